@@ -1,0 +1,11 @@
+// Command etcd is etcd's own server entry point, built from its Go module so that tests and
+// dev mode need nothing outside the Go module proxy.
+package main
+
+import (
+	"os"
+
+	"go.etcd.io/etcd/server/v3/etcdmain"
+)
+
+func main() { etcdmain.Main(os.Args) }

@@ -1,0 +1,86 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	ctrl "sigs.k8s.io/controller-runtime"
+)
+
+// Group names a set of controllers that run together.
+type Group string
+
+// The controller groups, in the order they are set up.
+const (
+	// Infrastructure runs the Cluster API provider: Metal3Cluster, Metal3Machine and the
+	// Metal3DataTemplate -> Metal3DataClaim -> Metal3Data chain.
+	Infrastructure Group = "infrastructure"
+	// IPAM runs the ipam.metal3.io IPPool allocator and Cluster API IPAddressClaim support.
+	IPAM Group = "ipam"
+	// Preprovisioning renders DHCP-less pre-provisioning network data for BareMetalHosts.
+	Preprovisioning Group = "preprovisioning"
+)
+
+// AllGroups lists every group; it is the default of --controllers.
+var AllGroups = []Group{Infrastructure, IPAM, Preprovisioning}
+
+// Options carries what every reconciler may need from the command line.
+type Options struct {
+	// Concurrency is the number of objects each controller reconciles at once.
+	Concurrency int
+}
+
+// setupFunc adds one reconciler to a manager.
+type setupFunc func(ctx context.Context, mgr ctrl.Manager, opts Options) error
+
+// registry maps each group to its reconcilers. A reconciler's package adds itself here when it
+// lands; a group with none yet starts nothing.
+var registry = map[Group][]namedSetup{}
+
+type namedSetup struct {
+	name  string
+	setup setupFunc
+}
+
+// ParseGroups turns --controllers values into groups, refusing unknown names.
+func ParseGroups(names []string) ([]Group, error) {
+	groups := make([]Group, 0, len(names))
+	for _, name := range names {
+		g := Group(strings.TrimSpace(name))
+		if !slices.Contains(AllGroups, g) {
+			return nil, fmt.Errorf("--controllers: unknown group %q; choose from %s", name, strings.Join(GroupNames(), ", "))
+		}
+		if !slices.Contains(groups, g) {
+			groups = append(groups, g)
+		}
+	}
+	return groups, nil
+}
+
+// GroupNames lists the names of every group.
+func GroupNames() []string {
+	names := make([]string, len(AllGroups))
+	for i, g := range AllGroups {
+		names[i] = string(g)
+	}
+	return names
+}
+
+// Setup adds the reconcilers of the given groups to mgr and returns the names of those added.
+func Setup(ctx context.Context, mgr ctrl.Manager, groups []Group, opts Options) ([]string, error) {
+	var added []string
+	for _, g := range AllGroups {
+		if !slices.Contains(groups, g) {
+			continue
+		}
+		for _, s := range registry[g] {
+			if err := s.setup(ctx, mgr, opts); err != nil {
+				return added, fmt.Errorf("setting up the %s controller (%s group): %w", s.name, g, err)
+			}
+			added = append(added, s.name)
+		}
+	}
+	return added, nil
+}

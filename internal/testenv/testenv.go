@@ -1,0 +1,87 @@
+package testenv
+
+import (
+	"fmt"
+	"os"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/metalwire/metalwire/internal/scheme"
+)
+
+// Env is a running control plane with every CRD metalwire needs.
+type Env struct {
+	// Config reaches the API server as an administrator.
+	Config *rest.Config
+	// Client is a direct (uncached) client with metalwire's scheme.
+	Client client.Client
+	// Scheme has every type metalwire uses.
+	Scheme *runtime.Scheme
+	// KubeConfig is a kubeconfig file's content that reaches the API server as Config does.
+	KubeConfig []byte
+
+	env *envtest.Environment
+}
+
+// Start starts etcd and kube-apiserver from bin/ and installs the CRDs. It fails with
+// "run make tools" when the binaries have not been built.
+func Start() (*Env, error) {
+	dir, err := ControlPlaneDir()
+	if err != nil {
+		return nil, err
+	}
+	if err := checkBinaries(dir); err != nil {
+		return nil, err
+	}
+	crds, err := CRDDirs()
+	if err != nil {
+		return nil, err
+	}
+	s := scheme.New()
+	env := &envtest.Environment{
+		BinaryAssetsDirectory: dir,
+		CRDDirectoryPaths:     crds,
+		ErrorIfCRDPathMissing: false,
+		Scheme:                s,
+	}
+	cfg, err := env.Start()
+	if err != nil {
+		return nil, fmt.Errorf("testenv: starting kube-apiserver and etcd from %s: %w", dir, err)
+	}
+	// Tests create many objects quickly; the default client limits (5 QPS) would make them slow.
+	cfg.QPS, cfg.Burst = 1000, 2000
+	c, err := client.New(cfg, client.Options{Scheme: s})
+	if err != nil {
+		_ = env.Stop()
+		return nil, fmt.Errorf("testenv: creating client: %w", err)
+	}
+	return &Env{Config: cfg, Client: c, Scheme: s, KubeConfig: env.KubeConfig, env: env}, nil
+}
+
+// Stop stops the API server and etcd.
+func (e *Env) Stop() error {
+	return e.env.Stop()
+}
+
+// Main runs a package's tests against one shared control plane: call it from TestMain. It sets
+// *env before the tests run and stops the control plane after them.
+func Main(m *testing.M, env **Env) {
+	started, err := Start()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	*env = started
+	code := m.Run()
+	if err := started.Stop(); err != nil {
+		fmt.Fprintln(os.Stderr, "testenv: stopping:", err)
+		if code == 0 {
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
