@@ -10,6 +10,8 @@ import (
 	capiipamv1 "sigs.k8s.io/cluster-api/api/ipam/v1beta2"
 
 	bmov1 "github.com/metalwire/metalwire/api/baremetal/v1alpha1"
+	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
+	ipamv1 "github.com/metalwire/metalwire/api/ipam/v1alpha1"
 )
 
 // New returns a scheme with Kubernetes' built-in types, Cluster API's core and IPAM types, and
@@ -21,6 +23,8 @@ func New() *runtime.Scheme {
 		clusterv1.AddToScheme,
 		capiipamv1.AddToScheme,
 		bmov1.AddToScheme,
+		infrav1.AddToScheme,
+		ipamv1.AddToScheme,
 	} {
 		utilruntime.Must(add(s))
 	}
