@@ -52,6 +52,7 @@ $(GOLANGCI_LINT):
 
 .PHONY: generate
 generate: $(CONTROLLER_GEN) ## Regenerate deepcopy code and CRDs from the API types.
+	@mkdir -p config/crd/bases config/crd/dev config/rbac
 	$(CONTROLLER_GEN) object paths=./api/...
 	$(CONTROLLER_GEN) crd paths=./api/... output:crd:dir=config/crd/bases
 	@# BMO installs the real BareMetalHost CRD; ours is for tests and dev mode only.

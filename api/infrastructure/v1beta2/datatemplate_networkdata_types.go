@@ -1,0 +1,535 @@
+package v1beta2
+
+import (
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+)
+
+// The networkData part of a Metal3DataTemplate: a template of OpenStack network_data.json
+// (links, networks, services). JSON names are CAPM3's v1beta2 names; the seed-era inline
+// address ({start, end, subnet, step} computed from the index) is accepted as an addition.
+
+// NetworkData is a template of network_data.json.
+type NetworkData struct {
+	// links are the layer 2 interfaces: ethernets, bonds, bridges and VLANs.
+	// +optional
+	Links NetworkDataLinks `json:"links,omitempty"`
+
+	// networks are the layer 3 configurations of the links.
+	// +optional
+	Networks NetworkDataNetworks `json:"networks,omitempty"`
+
+	// services are the host-wide services (DNS servers).
+	// +optional
+	Services NetworkDataService `json:"services,omitempty"`
+}
+
+// NetworkDataLinks lists the layer 2 interfaces. Link ids are unique across all four lists.
+type NetworkDataLinks struct {
+	// ethernets are physical or virtual Ethernet interfaces.
+	// +optional
+	// +listType=map
+	// +listMapKey=id
+	// +kubebuilder:validation:MaxItems=64
+	Ethernets []NetworkDataLinkEthernet `json:"ethernets,omitempty"`
+
+	// bonds aggregate other links.
+	// +optional
+	// +listType=map
+	// +listMapKey=id
+	// +kubebuilder:validation:MaxItems=64
+	Bonds []NetworkDataLinkBond `json:"bonds,omitempty"`
+
+	// bridges are Linux bridges over other links.
+	// +optional
+	// +listType=map
+	// +listMapKey=id
+	// +kubebuilder:validation:MaxItems=64
+	Bridges []NetworkDataLinkBridge `json:"bridges,omitempty"`
+
+	// vlans are 802.1Q VLAN interfaces on another link.
+	// +optional
+	// +listType=map
+	// +listMapKey=id
+	// +kubebuilder:validation:MaxItems=64
+	Vlans []NetworkDataLinkVlan `json:"vlans,omitempty"`
+}
+
+// MTU is a link's maximum transmission unit in bytes.
+// +kubebuilder:validation:Minimum=68
+// +kubebuilder:validation:Maximum=9000
+type MTU int32
+
+// LinkID names a link in network_data.json; networks, bonds and VLANs refer to links by it.
+// +kubebuilder:validation:MinLength=1
+// +kubebuilder:validation:MaxLength=64
+type LinkID string
+
+// InterfaceName is the name cloud-init gives the interface, as Linux allows it.
+// +kubebuilder:validation:MaxLength=15
+// +kubebuilder:validation:Pattern=`^[a-zA-Z][a-zA-Z0-9._-]*$`
+type InterfaceName string
+
+// NetworkLinkEthernetMac says where a link's MAC address comes from: exactly one source.
+// +kubebuilder:validation:XValidation:rule="(has(self.string) ? 1 : 0) + (has(self.fromHostInterface) ? 1 : 0) + (has(self.fromAnnotation) ? 1 : 0) == 1",message="set exactly one of string, fromHostInterface or fromAnnotation"
+type NetworkLinkEthernetMac struct {
+	// string is the MAC address itself.
+	// +optional
+	String *MACAddress `json:"string,omitempty"`
+
+	// fromHostInterface names a NIC in the host's status.hardware.nics whose MAC to use.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	FromHostInterface *string `json:"fromHostInterface,omitempty"`
+
+	// fromAnnotation reads the MAC from an annotation of the Machine, Metal3Machine or host.
+	// +optional
+	FromAnnotation *NetworkLinkEthernetMacFromAnnotation `json:"fromAnnotation,omitempty"`
+}
+
+// NetworkLinkEthernetMacFromAnnotation names an annotation holding a MAC address.
+type NetworkLinkEthernetMacFromAnnotation struct {
+	// object is whose annotation to read: machine, metal3machine or baremetalhost.
+	// +kubebuilder:validation:Enum=machine;metal3machine;baremetalhost
+	Object string `json:"object"`
+	// annotation is the annotation key.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=317
+	Annotation string `json:"annotation"`
+}
+
+// NetworkDataLinkEthernet is an Ethernet interface.
+type NetworkDataLinkEthernet struct {
+	// type is the interface type, as network_data.json names it.
+	// +kubebuilder:validation:Enum=bridge;dvs;hw_veb;hyperv;ovs;tap;vhostuser;vif;phy
+	Type string `json:"type"`
+
+	// id names the link.
+	ID LinkID `json:"id"`
+
+	// name is the interface name cloud-init gives the NIC with this MAC address.
+	// +optional
+	Name InterfaceName `json:"name,omitempty"`
+
+	// mtu of the interface.
+	// +kubebuilder:default=1500
+	// +optional
+	MTU MTU `json:"mtu,omitempty"`
+
+	// macAddress says where the interface's MAC address comes from.
+	MACAddress *NetworkLinkEthernetMac `json:"macAddress"`
+}
+
+// NetworkDataLinkBond is a bond of other links.
+type NetworkDataLinkBond struct {
+	// bondMode is the bonding mode.
+	// +kubebuilder:validation:Enum="balance-rr";"active-backup";"balance-xor";"broadcast";"balance-tlb";"balance-alb";"802.3ad"
+	BondMode string `json:"bondMode"`
+
+	// bondXmitHashPolicy selects the transmit hash policy of balance-xor and 802.3ad bonds.
+	// +kubebuilder:validation:Enum="layer2";"layer3+4";"layer2+3"
+	// +optional
+	BondXmitHashPolicy string `json:"bondXmitHashPolicy,omitempty"`
+
+	// id names the link.
+	ID LinkID `json:"id"`
+
+	// name is the interface name cloud-init gives the bond.
+	// +optional
+	Name InterfaceName `json:"name,omitempty"`
+
+	// mtu of the bond.
+	// +kubebuilder:default=1500
+	// +optional
+	MTU MTU `json:"mtu,omitempty"`
+
+	// macAddress of the bond; the first member's MAC when unset.
+	// +optional
+	MACAddress *NetworkLinkEthernetMac `json:"macAddress,omitempty"`
+
+	// parameters are extra bond settings written as bond_<name> in network_data.json.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=32
+	Parameters []NetworkDataLinkBondParam `json:"parameters,omitempty"`
+
+	// bondLinks are the ids of the member links.
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=16
+	BondLinks []LinkID `json:"bondLinks"`
+}
+
+// NetworkDataLinkBondParam is one extra bond setting, passed through as is.
+type NetworkDataLinkBondParam struct {
+	// name of the setting, without the bond_ prefix (miimon, lacp_rate, ...).
+	// +kubebuilder:validation:MinLength=1
+	Name string `json:"name"`
+	// value of the setting: any JSON value.
+	// +optional
+	// +kubebuilder:validation:Schemaless
+	// +kubebuilder:pruning:PreserveUnknownFields
+	Value *apiextensionsv1.JSON `json:"value,omitempty"`
+}
+
+// NetworkDataLinkBridge is a Linux bridge over other links.
+type NetworkDataLinkBridge struct {
+	// id names the link.
+	ID LinkID `json:"id"`
+
+	// name is the interface name cloud-init gives the bridge.
+	// +optional
+	Name InterfaceName `json:"name,omitempty"`
+
+	// mtu of the bridge.
+	// +kubebuilder:default=1500
+	// +optional
+	MTU MTU `json:"mtu,omitempty"`
+
+	// macAddress of the bridge; the first member's MAC when unset.
+	// +optional
+	MACAddress *NetworkLinkEthernetMac `json:"macAddress,omitempty"`
+
+	// bridgeLinks are the ids of the member links.
+	// +optional
+	// +kubebuilder:validation:MaxItems=16
+	BridgeLinks []LinkID `json:"bridgeLinks,omitempty"`
+
+	// acceptRA controls IPv6 router advertisements on the bridge; unset leaves the default.
+	// +optional
+	AcceptRA *bool `json:"acceptRA,omitempty"`
+
+	// parameters are extra bridge settings, passed through as is.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=32
+	Parameters []NetworkDataLinkBridgeParam `json:"parameters,omitempty"`
+}
+
+// NetworkDataLinkBridgeParam is one extra bridge setting.
+type NetworkDataLinkBridgeParam struct {
+	// name of the setting, without the bridge_ prefix.
+	// +kubebuilder:validation:MinLength=1
+	Name string `json:"name"`
+	// value of the setting: any JSON value.
+	// +optional
+	// +kubebuilder:validation:Schemaless
+	// +kubebuilder:pruning:PreserveUnknownFields
+	Value *apiextensionsv1.JSON `json:"value,omitempty"`
+}
+
+// NetworkDataLinkVlan is an 802.1Q VLAN interface on another link.
+type NetworkDataLinkVlan struct {
+	// vlanID is the VLAN tag.
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=4094
+	VlanID int32 `json:"vlanID"`
+
+	// id names the link.
+	ID LinkID `json:"id"`
+
+	// name is the interface name cloud-init gives the VLAN interface.
+	// +optional
+	Name InterfaceName `json:"name,omitempty"`
+
+	// mtu of the VLAN interface.
+	// +kubebuilder:default=1500
+	// +optional
+	MTU MTU `json:"mtu,omitempty"`
+
+	// macAddress of the VLAN interface; the parent link's MAC when unset.
+	// +optional
+	MACAddress *NetworkLinkEthernetMac `json:"macAddress,omitempty"`
+
+	// vlanLink is the id of the link the VLAN is on.
+	VlanLink LinkID `json:"vlanLink"`
+}
+
+// NetworkDataNetworks lists the layer 3 configurations.
+type NetworkDataNetworks struct {
+	// ipv4 are static IPv4 configurations.
+	// +optional
+	// +kubebuilder:validation:MaxItems=64
+	IPv4 []NetworkDataIPv4 `json:"ipv4,omitempty"`
+
+	// ipv6 are static IPv6 configurations.
+	// +optional
+	// +kubebuilder:validation:MaxItems=64
+	IPv6 []NetworkDataIPv6 `json:"ipv6,omitempty"`
+
+	// ipv4DHCP are links configured by DHCPv4.
+	// +optional
+	// +kubebuilder:validation:MaxItems=64
+	IPv4DHCP []NetworkDataIPv4DHCP `json:"ipv4DHCP,omitempty"`
+
+	// ipv6DHCP are links configured by DHCPv6.
+	// +optional
+	// +kubebuilder:validation:MaxItems=64
+	IPv6DHCP []NetworkDataIPv6DHCP `json:"ipv6DHCP,omitempty"`
+
+	// ipv6SLAAC are links configured by stateless address autoconfiguration.
+	// +optional
+	// +kubebuilder:validation:MaxItems=64
+	IPv6SLAAC []NetworkDataIPv6DHCP `json:"ipv6SLAAC,omitempty"`
+}
+
+// IPPoolReference names a pool of any IPAM provider.
+type IPPoolReference struct {
+	// name of the pool, in the template's namespace.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name"`
+	// kind of the pool, such as IPPool or InClusterIPPool.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	Kind string `json:"kind"`
+	// apiGroup of the pool, such as ipam.metal3.io.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	APIGroup string `json:"apiGroup"`
+}
+
+// FromPoolAnnotation reads a pool name from an annotation of the Machine, Metal3Machine or host.
+// When set, it overrides the other pool references of the same item.
+type FromPoolAnnotation struct {
+	// object is whose annotation to read: machine, metal3machine or baremetalhost.
+	// +kubebuilder:validation:Enum=machine;metal3machine;baremetalhost
+	Object string `json:"object"`
+	// annotation is the key of the annotation holding the pool name.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=317
+	Annotation string `json:"annotation"`
+}
+
+// NetworkDataIPAddress is the seed-era address computed from the Metal3Data index:
+// start + index*step, refused past end or outside subnet. Without start, the first address is
+// the subnet's second.
+// +kubebuilder:validation:XValidation:rule="has(self.start) || has(self.subnet)",message="needs start or subnet: give the first address to hand out, or the subnet to take it from"
+type NetworkDataIPAddress struct {
+	// start is the address of index 0.
+	// +optional
+	Start *IPAddress `json:"start,omitempty"`
+	// end is the last address that may be used.
+	// +optional
+	End *IPAddress `json:"end,omitempty"`
+	// subnet bounds the addresses and gives their prefix.
+	// +optional
+	Subnet *IPSubnet `json:"subnet,omitempty"`
+	// step is the distance between the addresses of consecutive indexes; 1 when unset.
+	// +kubebuilder:default=1
+	// +kubebuilder:validation:Minimum=1
+	// +optional
+	Step int32 `json:"step,omitempty"`
+}
+
+// NetworkDataIPv4 is a static IPv4 configuration of a link. The address comes from exactly one
+// of ipAddressFromIPPool, fromPoolRef or ipAddress; fromPoolAnnotation may name the pool
+// instead, and then wins.
+// +kubebuilder:validation:XValidation:rule="has(self.fromPoolAnnotation) || (has(self.ipAddressFromIPPool) ? 1 : 0) + (has(self.fromPoolRef) ? 1 : 0) + (has(self.ipAddress) ? 1 : 0) == 1",message="set exactly one address source: ipAddressFromIPPool, fromPoolRef, fromPoolAnnotation or ipAddress"
+type NetworkDataIPv4 struct {
+	// id names the network.
+	// +kubebuilder:validation:MinLength=1
+	ID string `json:"id"`
+
+	// link is the id of the link the network is on.
+	Link LinkID `json:"link"`
+
+	// ipAddressFromIPPool names an ipam.metal3.io IPPool to take the address from.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	IPAddressFromIPPool string `json:"ipAddressFromIPPool,omitempty"`
+
+	// fromPoolRef names a pool of any IPAM provider to take the address from.
+	// +optional
+	FromPoolRef *IPPoolReference `json:"fromPoolRef,omitempty"`
+
+	// fromPoolAnnotation reads the pool name from an annotation.
+	// +optional
+	FromPoolAnnotation *FromPoolAnnotation `json:"fromPoolAnnotation,omitempty"`
+
+	// ipAddress computes the address from the index, without a pool (seed-era).
+	// +optional
+	IPAddress *NetworkDataIPAddress `json:"ipAddress,omitempty"`
+
+	// netmask is the prefix length of an ipAddress without subnet (seed-era).
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=32
+	// +optional
+	Netmask *int32 `json:"netmask,omitempty"`
+
+	// routes of the network.
+	// +optional
+	// +kubebuilder:validation:MaxItems=32
+	Routes []NetworkDataRoutev4 `json:"routes,omitempty"`
+}
+
+// NetworkDataIPv6 is a static IPv6 configuration of a link, with the same address sources as
+// NetworkDataIPv4.
+// +kubebuilder:validation:XValidation:rule="has(self.fromPoolAnnotation) || (has(self.ipAddressFromIPPool) ? 1 : 0) + (has(self.fromPoolRef) ? 1 : 0) + (has(self.ipAddress) ? 1 : 0) == 1",message="set exactly one address source: ipAddressFromIPPool, fromPoolRef, fromPoolAnnotation or ipAddress"
+type NetworkDataIPv6 struct {
+	// id names the network.
+	// +kubebuilder:validation:MinLength=1
+	ID string `json:"id"`
+
+	// link is the id of the link the network is on.
+	Link LinkID `json:"link"`
+
+	// ipAddressFromIPPool names an ipam.metal3.io IPPool to take the address from.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	IPAddressFromIPPool string `json:"ipAddressFromIPPool,omitempty"`
+
+	// fromPoolRef names a pool of any IPAM provider to take the address from.
+	// +optional
+	FromPoolRef *IPPoolReference `json:"fromPoolRef,omitempty"`
+
+	// fromPoolAnnotation reads the pool name from an annotation.
+	// +optional
+	FromPoolAnnotation *FromPoolAnnotation `json:"fromPoolAnnotation,omitempty"`
+
+	// ipAddress computes the address from the index, without a pool (seed-era).
+	// +optional
+	IPAddress *NetworkDataIPAddress `json:"ipAddress,omitempty"`
+
+	// netmask is the prefix length of an ipAddress without subnet (seed-era).
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=128
+	// +optional
+	Netmask *int32 `json:"netmask,omitempty"`
+
+	// routes of the network.
+	// +optional
+	// +kubebuilder:validation:MaxItems=32
+	Routes []NetworkDataRoutev6 `json:"routes,omitempty"`
+}
+
+// NetworkDataIPv4DHCP is a link configured by DHCPv4.
+type NetworkDataIPv4DHCP struct {
+	// id names the network.
+	// +kubebuilder:validation:MinLength=1
+	ID string `json:"id"`
+	// link is the id of the link the network is on.
+	Link LinkID `json:"link"`
+	// routes of the network.
+	// +optional
+	// +kubebuilder:validation:MaxItems=32
+	Routes []NetworkDataRoutev4 `json:"routes,omitempty"`
+}
+
+// NetworkDataIPv6DHCP is a link configured by DHCPv6 or SLAAC.
+type NetworkDataIPv6DHCP struct {
+	// id names the network.
+	// +kubebuilder:validation:MinLength=1
+	ID string `json:"id"`
+	// link is the id of the link the network is on.
+	Link LinkID `json:"link"`
+	// routes of the network.
+	// +optional
+	// +kubebuilder:validation:MaxItems=32
+	Routes []NetworkDataRoutev6 `json:"routes,omitempty"`
+}
+
+// NetworkGatewayv4 says where an IPv4 route's gateway comes from.
+// +kubebuilder:validation:XValidation:rule="has(self.fromPoolAnnotation) || (has(self.string) ? 1 : 0) + (has(self.fromIPPool) ? 1 : 0) + (has(self.fromPoolRef) ? 1 : 0) == 1",message="set exactly one gateway source: string, fromIPPool, fromPoolRef or fromPoolAnnotation"
+type NetworkGatewayv4 struct {
+	// string is the gateway address itself.
+	// +optional
+	String *IPv4Address `json:"string,omitempty"`
+	// fromIPPool names an ipam.metal3.io IPPool whose gateway to use.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	FromIPPool *string `json:"fromIPPool,omitempty"`
+	// fromPoolRef names a pool of any IPAM provider whose gateway to use.
+	// +optional
+	FromPoolRef *IPPoolReference `json:"fromPoolRef,omitempty"`
+	// fromPoolAnnotation reads the pool name from an annotation.
+	// +optional
+	FromPoolAnnotation *FromPoolAnnotation `json:"fromPoolAnnotation,omitempty"`
+}
+
+// NetworkGatewayv6 says where an IPv6 route's gateway comes from.
+// +kubebuilder:validation:XValidation:rule="has(self.fromPoolAnnotation) || (has(self.string) ? 1 : 0) + (has(self.fromIPPool) ? 1 : 0) + (has(self.fromPoolRef) ? 1 : 0) == 1",message="set exactly one gateway source: string, fromIPPool, fromPoolRef or fromPoolAnnotation"
+type NetworkGatewayv6 struct {
+	// string is the gateway address itself.
+	// +optional
+	String *IPv6Address `json:"string,omitempty"`
+	// fromIPPool names an ipam.metal3.io IPPool whose gateway to use.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	FromIPPool *string `json:"fromIPPool,omitempty"`
+	// fromPoolRef names a pool of any IPAM provider whose gateway to use.
+	// +optional
+	FromPoolRef *IPPoolReference `json:"fromPoolRef,omitempty"`
+	// fromPoolAnnotation reads the pool name from an annotation.
+	// +optional
+	FromPoolAnnotation *FromPoolAnnotation `json:"fromPoolAnnotation,omitempty"`
+}
+
+// NetworkDataRoutev4 is an IPv4 route.
+type NetworkDataRoutev4 struct {
+	// network is the destination network address; 0.0.0.0 with prefix 0 is the default route.
+	Network IPv4Address `json:"network"`
+	// prefix is the destination's prefix length.
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=32
+	// +optional
+	Prefix int32 `json:"prefix,omitempty"`
+	// gateway of the route.
+	Gateway NetworkGatewayv4 `json:"gateway"`
+	// services reachable through the route.
+	// +optional
+	Services NetworkDataServicev4 `json:"services,omitempty"`
+}
+
+// NetworkDataRoutev6 is an IPv6 route.
+type NetworkDataRoutev6 struct {
+	// network is the destination network address; :: with prefix 0 is the default route.
+	Network IPv6Address `json:"network"`
+	// prefix is the destination's prefix length.
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=128
+	// +optional
+	Prefix int32 `json:"prefix,omitempty"`
+	// gateway of the route.
+	Gateway NetworkGatewayv6 `json:"gateway"`
+	// services reachable through the route.
+	// +optional
+	Services NetworkDataServicev6 `json:"services,omitempty"`
+}
+
+// NetworkDataService lists host-wide DNS servers.
+type NetworkDataService struct {
+	// dns are DNS server addresses.
+	// +optional
+	// +kubebuilder:validation:MaxItems=16
+	DNS []IPAddress `json:"dns,omitempty"`
+	// dnsFromIPPool names an ipam.metal3.io IPPool whose DNS servers to add.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	DNSFromIPPool *string `json:"dnsFromIPPool,omitempty"`
+}
+
+// NetworkDataServicev4 lists DNS servers reachable through an IPv4 route.
+type NetworkDataServicev4 struct {
+	// dns are IPv4 DNS server addresses.
+	// +optional
+	// +kubebuilder:validation:MaxItems=16
+	DNS []IPv4Address `json:"dns,omitempty"`
+	// dnsFromIPPool names an ipam.metal3.io IPPool whose DNS servers to add.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	DNSFromIPPool *string `json:"dnsFromIPPool,omitempty"`
+}
+
+// NetworkDataServicev6 lists DNS servers reachable through an IPv6 route.
+type NetworkDataServicev6 struct {
+	// dns are IPv6 DNS server addresses.
+	// +optional
+	// +kubebuilder:validation:MaxItems=16
+	DNS []IPv6Address `json:"dns,omitempty"`
+	// dnsFromIPPool names an ipam.metal3.io IPPool whose DNS servers to add.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	DNSFromIPPool *string `json:"dnsFromIPPool,omitempty"`
+}

@@ -1,0 +1,89 @@
+package v1beta2
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// DataTemplateFinalizer lets the template controller release indexes before the template goes.
+const DataTemplateFinalizer = "metal3datatemplate.infrastructure.cluster.x-k8s.io"
+
+// Metal3DataTemplateSpec is a template of the metaData and networkData each host receives.
+// Both are immutable once created: hosts already rendered keep what they got, and a changed
+// template is a new template (roll the nodes to use it).
+type Metal3DataTemplateSpec struct {
+	// clusterName is the Cluster the template belongs to.
+	// +optional
+	ClusterName string `json:"clusterName,omitempty"`
+
+	// metaData is the template of the metaData Secret.
+	// +optional
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="metaData is immutable: hosts already rendered keep their data; create a new Metal3DataTemplate and point the Metal3MachineTemplate at it"
+	MetaData *MetaData `json:"metaData,omitempty"`
+
+	// networkData is the template of the networkData Secret (network_data.json).
+	// +optional
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="networkData is immutable: hosts already rendered keep their data; create a new Metal3DataTemplate and point the Metal3MachineTemplate at it"
+	NetworkData *NetworkData `json:"networkData,omitempty"`
+}
+
+// IndexEntry records the index given to one claim.
+type IndexEntry struct {
+	// name is the claim's (and Metal3Machine's) name.
+	Name string `json:"name"`
+	// index is the index given.
+	Index int32 `json:"index"`
+}
+
+// Metal3DataTemplateStatus records which claims hold which indexes.
+type Metal3DataTemplateStatus struct {
+	// lastUpdated is when the status last changed.
+	// +optional
+	LastUpdated *metav1.Time `json:"lastUpdated,omitempty"`
+
+	// indexes lists the index of every claim of the template.
+	// +optional
+	// +listType=map
+	// +listMapKey=index
+	Indexes []IndexEntry `json:"indexes,omitempty"`
+
+	// conditions describe the template's state.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}
+
+// Metal3DataTemplate renders per-host metaData and networkData for the Metal3Machines that
+// reference it.
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:resource:path=metal3datatemplates,scope=Namespaced,categories=cluster-api,shortName=m3dt;m3datatemplate;metal3dt
+// +kubebuilder:storageversion
+// +kubebuilder:subresource:status
+// +kubebuilder:printcolumn:name="Cluster",type="string",JSONPath=".metadata.labels.cluster\\.x-k8s\\.io/cluster-name",description="Cluster the template belongs to"
+// +kubebuilder:printcolumn:name="Age",type="date",JSONPath=".metadata.creationTimestamp"
+type Metal3DataTemplate struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// spec is the template.
+	// +optional
+	Spec Metal3DataTemplateSpec `json:"spec,omitempty"`
+
+	// status records the indexes handed out.
+	// +optional
+	Status Metal3DataTemplateStatus `json:"status,omitempty"`
+}
+
+// Metal3DataTemplateList is a list of Metal3DataTemplates.
+//
+// +kubebuilder:object:root=true
+type Metal3DataTemplateList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []Metal3DataTemplate `json:"items"`
+}
+
+func init() {
+	objectTypes = append(objectTypes, &Metal3DataTemplate{}, &Metal3DataTemplateList{})
+}
