@@ -1,0 +1,151 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/metalwire/metalwire/pkg/render"
+)
+
+// Output formats of metalwire render.
+var renderFormats = []string{"network-data", "metadata", "netplan", "nmstate"}
+
+type renderOptions struct {
+	template, host, pools  string
+	index                  int
+	format                 string
+	machine, metal3machine string
+}
+
+func newRenderCommand() *cobra.Command {
+	o := &renderOptions{}
+	cmd := &cobra.Command{
+		Use:   "render --template T.yaml --host BMH.yaml",
+		Short: "Render a Metal3DataTemplate for one host, offline, to check it before any host uses it",
+		Long: `render renders a Metal3DataTemplate for one BareMetalHost from files, with no cluster:
+the metaData map, network_data.json, cloud-init network config v2 (netplan) or nmstate YAML.
+
+Addresses from IP pools come from --pools, a YAML map from pool name to the address the pool
+gave the host (address, prefix, gateway, dnsServers). The Machine and Metal3Machine do not
+exist offline: name them with --machine and --metal3machine when the template reads them
+(metaData always does, for providerid). Without them the output is what a host gets before
+provisioning.`,
+		Example: `  metalwire render --template template.yaml --host host.yaml --pools pools.yaml
+  metalwire render --template template.yaml --host host.yaml --index 3 --format netplan
+  metalwire render --template template.yaml --host host.yaml --metal3machine worker-0 --format metadata`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if !slices.Contains(renderFormats, o.format) {
+				return usageError{fmt.Errorf("--format %q is not a format; use one of %s", o.format, strings.Join(renderFormats, ", "))}
+			}
+			if o.index < 0 {
+				return usageError{fmt.Errorf("--index %d is negative; indexes start at 0", o.index)}
+			}
+			out, err := o.run()
+			if err != nil {
+				return err
+			}
+			_, err = cmd.OutOrStdout().Write(out)
+			return err
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.template, "template", "", "Metal3DataTemplate manifest to render (required)")
+	f.StringVar(&o.host, "host", "", "BareMetalHost manifest of the host to render for (required)")
+	f.StringVar(&o.pools, "pools", "", "YAML map from pool name to the address it gave the host: {address, prefix, gateway, dnsServers}")
+	f.IntVar(&o.index, "index", 0, "Metal3Data index of the host (seed-era ipAddress ranges and metaData indexes use it)")
+	f.StringVar(&o.format, "format", "network-data", "output: "+strings.Join(renderFormats, ", "))
+	f.StringVar(&o.machine, "machine", "", "name of the CAPI Machine, for templates that read it")
+	f.StringVar(&o.metal3machine, "metal3machine", "", "name of the Metal3Machine, for templates that read it (metaData always does)")
+	_ = cmd.MarkFlagRequired("template")
+	_ = cmd.MarkFlagRequired("host")
+	return cmd
+}
+
+func (o *renderOptions) run() ([]byte, error) {
+	data, err := os.ReadFile(o.template)
+	if err != nil {
+		return nil, err
+	}
+	tmpl, err := render.DecodeTemplate(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", o.template, err)
+	}
+	if data, err = os.ReadFile(o.host); err != nil {
+		return nil, err
+	}
+	host, err := render.DecodeHost(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", o.host, err)
+	}
+	facts := &render.Facts{Index: o.index, Namespace: tmpl.Namespace}
+	facts.HostFacts(host)
+	if facts.Namespace == "" {
+		facts.Namespace = host.Namespace
+	}
+	if o.machine != "" {
+		facts.Machine = &render.Object{Name: o.machine, Namespace: facts.Namespace}
+	}
+	if o.metal3machine != "" {
+		facts.Metal3Machine = &render.Object{Name: o.metal3machine, Namespace: facts.Namespace}
+	}
+	byName := map[string]render.PoolAddress{}
+	if o.pools != "" {
+		if data, err = os.ReadFile(o.pools); err != nil {
+			return nil, err
+		}
+		if byName, err = render.DecodePools(data); err != nil {
+			return nil, fmt.Errorf("%s: %w", o.pools, err)
+		}
+	}
+	md, nd := tmpl.Spec.MetaData, tmpl.Spec.NetworkData
+	if o.format == "metadata" {
+		nd = nil
+	} else {
+		md = nil
+	}
+	refs, err := render.Pools(md, nd, facts)
+	if err != nil {
+		return nil, o.explain(err)
+	}
+	facts.Pools = render.PoolsByName(byName, refs)
+
+	if o.format == "metadata" {
+		m, err := render.MetaData(md, facts)
+		if err != nil {
+			return nil, o.explain(err)
+		}
+		return render.MarshalMetaData(m)
+	}
+	net, err := render.Networking(nd, facts)
+	if err != nil {
+		return nil, o.explain(err)
+	}
+	switch o.format {
+	case "netplan":
+		return net.Netplan()
+	case "nmstate":
+		return net.NMState()
+	}
+	return net.JSON()
+}
+
+// explain adds the command-line fix to errors whose cause is a missing flag.
+func (o *renderOptions) explain(err error) error {
+	var e *render.Error
+	if !errors.As(err, &e) {
+		return err
+	}
+	switch {
+	case e.Reason == render.ReasonWaitingForPool:
+		return fmt.Errorf("%w; give its address in --pools (a YAML map: %s: {address: ..., prefix: ..., gateway: ...})", err, e.Pool.Name)
+	case e.Reason == render.ReasonObjectUnavailable:
+		return fmt.Errorf("%w; or pass --%s NAME to render as for a provisioned host", err, e.Object)
+	}
+	return err
+}

@@ -1,0 +1,119 @@
+package render
+
+import (
+	bmov1 "github.com/metalwire/metalwire/api/baremetal/v1alpha1"
+	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
+)
+
+// Facts is everything a template is rendered from, gathered by the caller.
+type Facts struct {
+	// Index is the Metal3Data index of the host's claim.
+	Index int
+
+	// Namespace is the namespace of the rendered objects (metaData `namespaces`).
+	Namespace string
+
+	// Machine and Metal3Machine are nil before provisioning (pre-provisioning network data,
+	// `metalwire render` without --machine): a template that reads them then fails with an
+	// error naming the field.
+	Machine       *Object
+	Metal3Machine *Object
+
+	// Host is the BareMetalHost.
+	Host Object
+
+	// NICs are the host's inspected interfaces (status.hardware.nics); empty before inspection.
+	NICs []NIC
+
+	// BootMAC is the host's spec.bootMACAddress.
+	BootMAC string
+
+	// Pools holds the address allocated to this host from each pool the template names. A pool
+	// the template needs that is missing here gives a WaitingForPool error.
+	Pools map[PoolRef]PoolAddress
+}
+
+// Object is what a template may read from the Machine, Metal3Machine or BareMetalHost.
+type Object struct {
+	Name        string
+	Namespace   string
+	Labels      map[string]string
+	Annotations map[string]string
+}
+
+// NIC is one of the host's network interfaces.
+type NIC struct {
+	Name string
+	MAC  string
+}
+
+// PoolRef identifies a pool: the API group and kind of any IPAM provider, and the pool's name in
+// the template's namespace. Use NewPoolRef so that the ipam.metal3.io defaults are filled in.
+type PoolRef struct {
+	APIGroup string
+	Kind     string
+	Name     string
+}
+
+// Pool defaults: an item that names only a pool means an ipam.metal3.io IPPool.
+const (
+	DefaultPoolAPIGroup = "ipam.metal3.io"
+	DefaultPoolKind     = "IPPool"
+)
+
+// NewPoolRef returns the identity of a pool, defaulting apiGroup and kind to ipam.metal3.io IPPool.
+func NewPoolRef(apiGroup, kind, name string) PoolRef {
+	if apiGroup == "" {
+		apiGroup = DefaultPoolAPIGroup
+	}
+	if kind == "" {
+		kind = DefaultPoolKind
+	}
+	return PoolRef{APIGroup: apiGroup, Kind: kind, Name: name}
+}
+
+// String names the pool for messages: just the name for an ipam.metal3.io IPPool.
+func (p PoolRef) String() string {
+	if p.APIGroup == DefaultPoolAPIGroup && p.Kind == DefaultPoolKind {
+		return p.Name
+	}
+	return p.Kind + "." + p.APIGroup + "/" + p.Name
+}
+
+// PoolAddress is the address a pool gave this host, as an IPAddress object holds it.
+type PoolAddress struct {
+	Address    string   `json:"address"`
+	Prefix     int      `json:"prefix"`
+	Gateway    string   `json:"gateway,omitempty"`
+	DNSServers []string `json:"dnsServers,omitempty"`
+}
+
+// HostFacts fills Host, NICs and BootMAC from a BareMetalHost.
+func (f *Facts) HostFacts(bmh *bmov1.BareMetalHost) {
+	f.Host = Object{
+		Name:        bmh.Name,
+		Namespace:   bmh.Namespace,
+		Labels:      bmh.Labels,
+		Annotations: bmh.Annotations,
+	}
+	f.BootMAC = bmh.Spec.BootMACAddress
+	f.NICs = nil
+	if bmh.Status.HardwareDetails != nil {
+		for _, nic := range bmh.Status.HardwareDetails.NIC {
+			f.NICs = append(f.NICs, NIC{Name: nic.Name, MAC: nic.MAC})
+		}
+	}
+}
+
+// object returns the named object, or nil when the caller did not provide it.
+func (f *Facts) object(kind string) *Object {
+	switch kind {
+	case infrav1.ObjectMachine:
+		return f.Machine
+	case infrav1.ObjectMetal3Machine:
+		return f.Metal3Machine
+	case infrav1.ObjectBareMetalHost:
+		return &f.Host
+	}
+	return nil
+}

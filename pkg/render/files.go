@@ -1,0 +1,88 @@
+package render
+
+import (
+	"fmt"
+	"strings"
+
+	"sigs.k8s.io/yaml"
+
+	bmov1 "github.com/metalwire/metalwire/api/baremetal/v1alpha1"
+	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
+)
+
+// Reading the inputs of `metalwire render` (and of the golden tests) from manifest files.
+
+// DecodeTemplate reads a Metal3DataTemplate manifest. Unknown fields are refused, so a typo
+// (vlanId for vlanID, ipAddesses) is reported instead of silently rendering less.
+func DecodeTemplate(data []byte) (*infrav1.Metal3DataTemplate, error) {
+	var head struct {
+		APIVersion string `json:"apiVersion"`
+		Kind       string `json:"kind"`
+	}
+	if err := yaml.Unmarshal(data, &head); err != nil {
+		return nil, fmt.Errorf("not a YAML manifest: %w", err)
+	}
+	if head.Kind != "Metal3DataTemplate" {
+		return nil, fmt.Errorf("kind is %q; give a Metal3DataTemplate manifest", head.Kind)
+	}
+	if want := infrav1.GroupVersion.String(); head.APIVersion != want {
+		return nil, fmt.Errorf("apiVersion is %q; metalwire render reads %s (convert older manifests with metalwire migrate)", head.APIVersion, want)
+	}
+	t := &infrav1.Metal3DataTemplate{}
+	if err := yaml.UnmarshalStrict(data, t); err != nil {
+		return nil, fmt.Errorf("Metal3DataTemplate: %s", cleanYAMLError(err))
+	}
+	return t, nil
+}
+
+// DecodeHost reads a BareMetalHost manifest. Fields metalwire does not model are ignored: a
+// host manifest carries many (bmc, rootDeviceHints, ...).
+func DecodeHost(data []byte) (*bmov1.BareMetalHost, error) {
+	h := &bmov1.BareMetalHost{}
+	if err := yaml.Unmarshal(data, h); err != nil {
+		return nil, fmt.Errorf("BareMetalHost: %s", cleanYAMLError(err))
+	}
+	if h.Kind != "BareMetalHost" {
+		return nil, fmt.Errorf("kind is %q; give a BareMetalHost manifest", h.Kind)
+	}
+	if h.Name == "" {
+		return nil, fmt.Errorf("BareMetalHost: metadata.name is empty; name the host")
+	}
+	return h, nil
+}
+
+// DecodePools reads the addresses pools gave a host, keyed by pool name:
+//
+//	provisioning:
+//	  address: 192.168.111.20
+//	  prefix: 24
+//	  gateway: 192.168.111.1
+//	  dnsServers: [192.168.111.1]
+func DecodePools(data []byte) (map[string]PoolAddress, error) {
+	pools := map[string]PoolAddress{}
+	if err := yaml.UnmarshalStrict(data, &pools); err != nil {
+		return nil, fmt.Errorf("pools: %s; write one entry per pool name with address, prefix, gateway and dnsServers", cleanYAMLError(err))
+	}
+	return pools, nil
+}
+
+// PoolsByName keys addresses given by pool name (as in a --pools file) by the identity of each
+// pool the template references, whatever its API group and kind.
+func PoolsByName(byName map[string]PoolAddress, refs []PoolRef) map[PoolRef]PoolAddress {
+	out := make(map[PoolRef]PoolAddress, len(refs))
+	for _, ref := range refs {
+		if a, ok := byName[ref.Name]; ok {
+			out[ref] = a
+		}
+	}
+	return out
+}
+
+// cleanYAMLError drops the decoder's plumbing ("error unmarshaling JSON: while decoding JSON:").
+func cleanYAMLError(err error) string {
+	s := err.Error()
+	for _, p := range []string{"error unmarshaling JSON: ", "while decoding JSON: ", "json: "} {
+		s = strings.ReplaceAll(s, p, "")
+	}
+	return s
+}

@@ -1,0 +1,217 @@
+package render
+
+import (
+	"fmt"
+
+	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
+)
+
+// poolSource is one way a template item names a pool: by IPPool name, by a typed reference to
+// any IPAM provider's pool, or by an annotation holding an IPPool name (which wins when set).
+type poolSource struct {
+	name       string
+	ref        *infrav1.IPPoolReference
+	annotation *infrav1.FromPoolAnnotation
+	// apiGroup and kind qualify name (metaData items carry them beside the name).
+	apiGroup, kind string
+	// field is the path of the item; the source's own key is appended in messages.
+	field string
+}
+
+func (s poolSource) set() bool { return s.name != "" || s.ref != nil || s.annotation != nil }
+
+// ref returns the identity of the pool the source names.
+func (s poolSource) resolve(f *Facts) (PoolRef, error) {
+	switch {
+	case s.annotation != nil:
+		field := s.field + ".fromPoolAnnotation"
+		v, err := annotationValue(field, s.annotation.Object, s.annotation.Annotation, f)
+		if err != nil {
+			return PoolRef{}, err
+		}
+		if v == "" {
+			return PoolRef{}, invalid(field, "annotation %q on the %s is missing or empty; set it to the name of an IPPool", s.annotation.Annotation, s.annotation.Object)
+		}
+		return NewPoolRef("", "", v), nil
+	case s.ref != nil:
+		return NewPoolRef(s.ref.APIGroup, s.ref.Kind, s.ref.Name), nil
+	default:
+		return NewPoolRef(s.apiGroup, s.kind, s.name), nil
+	}
+}
+
+// address returns the host's address from the pool the source names.
+func (s poolSource) address(f *Facts) (PoolAddress, error) {
+	ref, err := s.resolve(f)
+	if err != nil {
+		return PoolAddress{}, err
+	}
+	a, ok := f.Pools[ref]
+	if !ok {
+		return PoolAddress{}, &Error{
+			Field:  s.field,
+			Reason: ReasonWaitingForPool,
+			Detail: fmt.Sprintf("waiting for an address from pool %s", ref),
+			Pool:   ref,
+		}
+	}
+	return a, nil
+}
+
+// Pools lists the pools metaData and networkData take addresses from (either may be nil), in
+// template order without repeats, so a controller can claim an address in each before
+// rendering. Pools named by annotation are resolved from facts.
+func Pools(md *infrav1.MetaData, nd *infrav1.NetworkData, facts *Facts) ([]PoolRef, error) {
+	var refs []PoolRef
+	seen := map[PoolRef]bool{}
+	err := forEachPoolSource(md, nd, func(s poolSource) error {
+		ref, err := s.resolve(facts)
+		if err != nil {
+			return err
+		}
+		if !seen[ref] {
+			seen[ref] = true
+			refs = append(refs, ref)
+		}
+		return nil
+	})
+	return refs, err
+}
+
+// forEachPoolSource calls fn with every pool source of the template, in template order.
+func forEachPoolSource(md *infrav1.MetaData, nd *infrav1.NetworkData, fn func(poolSource) error) error {
+	var sources []poolSource
+	if md != nil {
+		for _, list := range []struct {
+			name  string
+			items []infrav1.FromPool
+		}{
+			{"ipAddressesFromPool", md.IPAddressesFromPool},
+			{"prefixesFromPool", md.PrefixesFromPool},
+			{"gatewaysFromPool", md.GatewaysFromPool},
+			{"dnsServersFromPool", md.DNSServersFromPool},
+		} {
+			for i, it := range list.items {
+				sources = append(sources, metaDataPool(fmt.Sprintf("metaData.%s[%d]", list.name, i), it))
+			}
+		}
+	}
+	if nd != nil {
+		n := nd.Networks
+		for i, net := range n.IPv4 {
+			field := fmt.Sprintf("networkData.networks.ipv4[%d]", i)
+			sources = append(sources, staticPool(field, net.IPAddressFromIPPool, net.FromPoolRef, net.FromPoolAnnotation))
+			sources = append(sources, routev4Pools(field, net.Routes)...)
+		}
+		for i, net := range n.IPv6 {
+			field := fmt.Sprintf("networkData.networks.ipv6[%d]", i)
+			sources = append(sources, staticPool(field, net.IPAddressFromIPPool, net.FromPoolRef, net.FromPoolAnnotation))
+			sources = append(sources, routev6Pools(field, net.Routes)...)
+		}
+		for i, net := range n.IPv4DHCP {
+			sources = append(sources, routev4Pools(fmt.Sprintf("networkData.networks.ipv4DHCP[%d]", i), net.Routes)...)
+		}
+		for i, net := range n.IPv6DHCP {
+			sources = append(sources, routev6Pools(fmt.Sprintf("networkData.networks.ipv6DHCP[%d]", i), net.Routes)...)
+		}
+		for i, net := range n.IPv6SLAAC {
+			sources = append(sources, routev6Pools(fmt.Sprintf("networkData.networks.ipv6SLAAC[%d]", i), net.Routes)...)
+		}
+		sources = append(sources, dnsPool("networkData.services", nd.Services.DNSFromIPPool))
+	}
+	for _, s := range sources {
+		if !s.set() {
+			continue
+		}
+		if err := fn(s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func metaDataPool(field string, it infrav1.FromPool) poolSource {
+	return poolSource{field: field + ".name", name: it.Name, apiGroup: it.APIGroup, kind: it.Kind}
+}
+
+func staticPool(field, name string, ref *infrav1.IPPoolReference, ann *infrav1.FromPoolAnnotation) poolSource {
+	s := poolSource{field: field + ".ipAddressFromIPPool", name: name, ref: ref, annotation: ann}
+	switch {
+	case ann != nil:
+		s.field = field
+	case ref != nil:
+		s.field = field + ".fromPoolRef"
+	}
+	return s
+}
+
+func gatewayPool(field string, name *string, ref *infrav1.IPPoolReference, ann *infrav1.FromPoolAnnotation) poolSource {
+	s := poolSource{field: field + ".fromIPPool", ref: ref, annotation: ann}
+	if name != nil {
+		s.name = *name
+	}
+	switch {
+	case ann != nil:
+		s.field = field
+	case ref != nil:
+		s.field = field + ".fromPoolRef"
+	}
+	return s
+}
+
+func dnsPool(field string, name *string) poolSource {
+	s := poolSource{field: field + ".dnsFromIPPool"}
+	if name != nil {
+		s.name = *name
+	}
+	return s
+}
+
+func routev4Pools(field string, routes []infrav1.NetworkDataRoutev4) []poolSource {
+	var out []poolSource
+	for i, r := range routes {
+		rf := fmt.Sprintf("%s.routes[%d]", field, i)
+		out = append(out, gatewayPool(rf+".gateway", r.Gateway.FromIPPool, r.Gateway.FromPoolRef, r.Gateway.FromPoolAnnotation),
+			dnsPool(rf+".services", r.Services.DNSFromIPPool))
+	}
+	return out
+}
+
+func routev6Pools(field string, routes []infrav1.NetworkDataRoutev6) []poolSource {
+	var out []poolSource
+	for i, r := range routes {
+		rf := fmt.Sprintf("%s.routes[%d]", field, i)
+		out = append(out, gatewayPool(rf+".gateway", r.Gateway.FromIPPool, r.Gateway.FromPoolRef, r.Gateway.FromPoolAnnotation),
+			dnsPool(rf+".services", r.Services.DNSFromIPPool))
+	}
+	return out
+}
+
+// annotationValue reads an annotation of the Machine, Metal3Machine or host; absent is "".
+func annotationValue(field, object, key string, f *Facts) (string, error) {
+	o, err := objectFor(field, object, f)
+	if err != nil {
+		return "", err
+	}
+	return o.Annotations[key], nil
+}
+
+// objectFor returns the object a template item reads, or an error naming the field when the
+// caller has no such object (before provisioning) or the kind is unknown.
+func objectFor(field, object string, f *Facts) (*Object, error) {
+	switch object {
+	case infrav1.ObjectMachine, infrav1.ObjectMetal3Machine, infrav1.ObjectBareMetalHost:
+	default:
+		return nil, invalid(field, "unknown object %q; use machine, metal3machine or baremetalhost", object)
+	}
+	o := f.object(object)
+	if o == nil {
+		return nil, &Error{
+			Field:  field,
+			Reason: ReasonObjectUnavailable,
+			Detail: fmt.Sprintf("object %s is not available before provisioning; use baremetalhost", object),
+			Object: object,
+		}
+	}
+	return o, nil
+}
