@@ -79,6 +79,9 @@ func (n *NetworkData) NMState() ([]byte, error) {
 				dns = appendNew(dns, d)
 			}
 		}
+		if raw, ok := l.Params["bridge_accept_ra"]; ok && ipv6["enabled"] == true {
+			ipv6["autoconf"] = paramValue(raw) // the bridge's own setting wins, as in netplan
+		}
 		iface["ipv4"], iface["ipv6"] = ipv4, ipv6
 		ifaces = append(ifaces, iface)
 	}

@@ -1,0 +1,208 @@
+package render_test
+
+import (
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	. "github.com/onsi/gomega"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"sigs.k8s.io/yaml"
+
+	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
+	"github.com/metalwire/metalwire/internal/testenv"
+	"github.com/metalwire/metalwire/pkg/render"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files from the current output (review the diff!)")
+
+// goldenCase is one folder of testdata/golden: a template, a host and the other facts
+// (facts.yaml), and the expected outputs beside them.
+type goldenCase struct {
+	name     string
+	dir      string
+	template *infrav1.Metal3DataTemplate
+	facts    *render.Facts
+}
+
+// factsFile is facts.yaml: what a controller would gather besides the host.
+type factsFile struct {
+	Index         int                           `json:"index"`
+	Machine       *render.Object                `json:"machine,omitempty"`
+	Metal3Machine *render.Object                `json:"metal3machine,omitempty"`
+	Pools         map[string]render.PoolAddress `json:"pools,omitempty"`
+}
+
+func loadGolden(t testing.TB) []goldenCase {
+	t.Helper()
+	dirs, err := filepath.Glob("testdata/golden/*")
+	if err != nil || len(dirs) == 0 {
+		t.Fatalf("no golden cases: %v", err)
+	}
+	cases := make([]goldenCase, 0, len(dirs))
+	for _, dir := range dirs {
+		cases = append(cases, loadCase(t, dir))
+	}
+	return cases
+}
+
+func loadCase(t testing.TB, dir string) goldenCase {
+	t.Helper()
+	read := func(name string) []byte {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	tmpl, err := render.DecodeTemplate(read("template.yaml"))
+	if err != nil {
+		t.Fatalf("%s: %v", dir, err)
+	}
+	host, err := render.DecodeHost(read("host.yaml"))
+	if err != nil {
+		t.Fatalf("%s: %v", dir, err)
+	}
+	var ff factsFile
+	if err := yaml.UnmarshalStrict(read("facts.yaml"), &ff); err != nil {
+		t.Fatalf("%s/facts.yaml: %v", dir, err)
+	}
+	f := &render.Facts{Index: ff.Index, Namespace: tmpl.Namespace, Machine: ff.Machine, Metal3Machine: ff.Metal3Machine}
+	f.HostFacts(host)
+	refs, err := render.Pools(tmpl.Spec.MetaData, tmpl.Spec.NetworkData, f)
+	if err != nil {
+		t.Fatalf("%s: %v", dir, err)
+	}
+	f.Pools = render.PoolsByName(ff.Pools, refs)
+	return goldenCase{name: filepath.Base(dir), dir: dir, template: tmpl, facts: f}
+}
+
+// outputs renders every format of a case; metadata.yaml only when a Metal3Machine is given.
+func (c goldenCase) outputs(t testing.TB) map[string][]byte {
+	t.Helper()
+	g := NewWithT(t)
+	out := map[string][]byte{}
+	nd, err := render.Networking(c.template.Spec.NetworkData, c.facts)
+	g.Expect(err).NotTo(HaveOccurred())
+	out["network_data.json"], err = nd.JSON()
+	g.Expect(err).NotTo(HaveOccurred())
+	out["network_data.yaml"], err = nd.YAML()
+	g.Expect(err).NotTo(HaveOccurred())
+	out["netplan.yaml"], err = nd.Netplan()
+	g.Expect(err).NotTo(HaveOccurred())
+	out["nmstate.yaml"], err = nd.NMState()
+	g.Expect(err).NotTo(HaveOccurred())
+	if c.facts.Metal3Machine != nil {
+		md, err := render.MetaData(c.template.Spec.MetaData, c.facts)
+		g.Expect(err).NotTo(HaveOccurred())
+		out["metadata.yaml"], err = render.MarshalMetaData(md)
+		g.Expect(err).NotTo(HaveOccurred())
+	}
+	return out
+}
+
+func TestGolden(t *testing.T) {
+	for _, c := range loadGolden(t) {
+		t.Run(c.name, func(t *testing.T) {
+			g := NewWithT(t)
+			for name, got := range c.outputs(t) {
+				path := filepath.Join(c.dir, name)
+				if *update {
+					g.Expect(os.WriteFile(path, got, 0o600)).To(Succeed())
+					continue
+				}
+				want, err := os.ReadFile(path)
+				g.Expect(err).NotTo(HaveOccurred(), "missing golden file; run go test ./pkg/render -run TestGolden -update and review it")
+				g.Expect(string(got)).To(Equal(string(want)), "%s differs from its golden file", path)
+			}
+		})
+	}
+}
+
+// TestGoldenDeterministic renders each case many times: map iteration must never leak into
+// the output, or every reconcile would rewrite the Secrets.
+func TestGoldenDeterministic(t *testing.T) {
+	for _, c := range loadGolden(t) {
+		first := c.outputs(t)
+		for range 20 {
+			again := c.outputs(t)
+			for name := range first {
+				if string(again[name]) != string(first[name]) {
+					t.Fatalf("%s/%s changes between renders", c.name, name)
+				}
+			}
+		}
+	}
+}
+
+// TestGoldenNetworkDataValidatesAgainstIronicSchema checks every golden network_data.json with
+// the schema Ironic enforces: Ironic refuses the node's network data otherwise.
+func TestGoldenNetworkDataValidatesAgainstIronicSchema(t *testing.T) {
+	schema := ironicSchema(t)
+	for _, c := range loadGolden(t) {
+		t.Run(c.name, func(t *testing.T) {
+			b, err := os.ReadFile(filepath.Join(c.dir, "network_data.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			doc, err := jsonschema.UnmarshalJSON(strings.NewReader(string(b)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := schema.Validate(doc); err != nil {
+				t.Fatalf("network_data.json is not valid for Ironic: %v", err)
+			}
+		})
+	}
+}
+
+var (
+	schemaOnce sync.Once
+	schemaVal  *jsonschema.Schema
+	schemaErr  error
+)
+
+// ironicSchema compiles ../shared/schemas/network_data.schema.json (skipping when absent).
+func ironicSchema(t testing.TB) *jsonschema.Schema {
+	t.Helper()
+	dir := testenv.SharedDir(t)
+	schemaOnce.Do(func() {
+		path := filepath.Join(dir, "schemas", "network_data.schema.json")
+		var f *os.File
+		if f, schemaErr = os.Open(path); schemaErr != nil {
+			return
+		}
+		defer f.Close()
+		var doc any
+		if doc, schemaErr = jsonschema.UnmarshalJSON(f); schemaErr != nil {
+			return
+		}
+		c := jsonschema.NewCompiler()
+		if schemaErr = c.AddResource("network_data.schema.json", doc); schemaErr != nil {
+			return
+		}
+		schemaVal, schemaErr = c.Compile("network_data.schema.json")
+	})
+	if schemaErr != nil {
+		t.Fatalf("compiling the Ironic schema: %v", schemaErr)
+	}
+	return schemaVal
+}
+
+// validate checks a rendered document against the Ironic schema.
+func validate(t testing.TB, nd *render.NetworkData) error {
+	t.Helper()
+	b, err := json.Marshal(nd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(string(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ironicSchema(t).Validate(doc)
+}
