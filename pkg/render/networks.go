@@ -137,8 +137,8 @@ func (r *networkRenderer) static(field, typ, id, link string, src staticSource) 
 			return Network{}, err
 		}
 		ref, _ := src.pool.resolve(r.f)
-		if addr, err = parseAddr(src.pool.field, a.Address, family); err != nil {
-			return Network{}, explain(err, "pool %s gave ", ref)
+		if addr, err = poolValue(src.pool.field, ref, "address", a.Address, family); err != nil {
+			return Network{}, err
 		}
 		prefixLen = a.Prefix
 		if err := checkPrefix(src.pool.field, prefixLen, ipv4); err != nil {
@@ -239,8 +239,8 @@ func (r *networkRenderer) route(field string, rt route, ipv4 bool) (Route, error
 		if a.Gateway == "" {
 			return Route{}, invalid(rt.gwPool.field, "pool %s has no gateway for this host's address; add a gateway to the pool, or set gateway.string", ref)
 		}
-		if gw, err = parseAddr(rt.gwPool.field, a.Gateway, family); err != nil {
-			return Route{}, explain(err, "pool %s gave gateway ", ref)
+		if gw, err = poolValue(rt.gwPool.field, ref, "gateway", a.Gateway, family); err != nil {
+			return Route{}, err
 		}
 	case rt.gwText != nil:
 		if gw, err = parseAddr(field+".gateway.string", *rt.gwText, family); err != nil {
@@ -282,11 +282,25 @@ func (r *networkRenderer) services(field string, dns []string, pool *string, fam
 		return nil, err
 	}
 	for _, d := range a.DNSServers {
-		addr, err := parseAddr(src.field, d, family)
+		ref, _ := src.resolve(r.f)
+		addr, err := poolValue(src.field, ref, "DNS server", d, family)
 		if err != nil {
-			return nil, explain(err, "pool %s gave DNS server ", src.name)
+			return nil, err
 		}
 		out = append(out, Service{Type: ServiceDNS, Address: addr.String()})
 	}
 	return out, nil
+}
+
+// poolValue parses an address a pool gave; family 0 accepts both.
+func poolValue(field string, ref PoolRef, what, value string, family int) (netip.Addr, error) {
+	a, err := netip.ParseAddr(value)
+	if err != nil || a.Zone() != "" {
+		return netip.Addr{}, invalid(field, "pool %s gave %s %q, which is not an IP address; fix the pool's IPAddress", ref, what, value)
+	}
+	a = a.Unmap()
+	if family == 4 && !a.Is4() || family == 6 && !a.Is6() {
+		return netip.Addr{}, invalid(field, "pool %s gave %s %s, which is not an IPv%d address; use a pool of IPv%d addresses here", ref, what, a, family, family)
+	}
+	return a, nil
 }
