@@ -69,8 +69,12 @@ lint: $(GOLANGCI_LINT) ## Run go vet and golangci-lint.
 	$(GOLANGCI_LINT) run ./...
 
 .PHONY: test
-test: $(KUBE_APISERVER) $(ETCD) ## Run every test (builds the control plane on first run).
+test: $(KUBE_APISERVER) $(ETCD) test-deps ## Run every test (builds the control plane on first run).
 	go test $(GOTEST_FLAGS) $(TEST_PKGS)
+
+.PHONY: test-deps
+test-deps: ## Install the real consumers tests feed (cloud-init, a Debian package) when missing.
+	@command -v cloud-init >/dev/null || (apt-get update && apt-get install -y --no-install-recommends cloud-init)
 
 ##@ Running
 

@@ -40,6 +40,9 @@ provisioning.`,
   metalwire render --template template.yaml --host host.yaml --metal3machine worker-0 --format metadata`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if o.template == "" || o.host == "" {
+				return usageError{errors.New("--template and --host are required: give the Metal3DataTemplate and BareMetalHost manifests to render")}
+			}
 			if !slices.Contains(renderFormats, o.format) {
 				return usageError{fmt.Errorf("--format %q is not a format; use one of %s", o.format, strings.Join(renderFormats, ", "))}
 			}
@@ -62,8 +65,6 @@ provisioning.`,
 	f.StringVar(&o.format, "format", "network-data", "output: "+strings.Join(renderFormats, ", "))
 	f.StringVar(&o.machine, "machine", "", "name of the CAPI Machine, for templates that read it")
 	f.StringVar(&o.metal3machine, "metal3machine", "", "name of the Metal3Machine, for templates that read it (metaData always does)")
-	_ = cmd.MarkFlagRequired("template")
-	_ = cmd.MarkFlagRequired("host")
 	return cmd
 }
 
@@ -141,10 +142,10 @@ func (o *renderOptions) explain(err error) error {
 	if !errors.As(err, &e) {
 		return err
 	}
-	switch {
-	case e.Reason == render.ReasonWaitingForPool:
+	switch e.Reason {
+	case render.ReasonWaitingForPool:
 		return fmt.Errorf("%w; give its address in --pools (a YAML map: %s: {address: ..., prefix: ..., gateway: ...})", err, e.Pool.Name)
-	case e.Reason == render.ReasonObjectUnavailable:
+	case render.ReasonObjectUnavailable:
 		return fmt.Errorf("%w; or pass --%s NAME to render as for a provisioned host", err, e.Object)
 	}
 	return err

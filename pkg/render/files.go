@@ -1,9 +1,11 @@
 package render
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
+	kjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
 
 	bmov1 "github.com/metalwire/metalwire/api/baremetal/v1alpha1"
@@ -29,8 +31,8 @@ func DecodeTemplate(data []byte) (*infrav1.Metal3DataTemplate, error) {
 		return nil, fmt.Errorf("apiVersion is %q; metalwire render reads %s (convert older manifests with metalwire migrate)", head.APIVersion, want)
 	}
 	t := &infrav1.Metal3DataTemplate{}
-	if err := yaml.UnmarshalStrict(data, t); err != nil {
-		return nil, fmt.Errorf("Metal3DataTemplate: %s", cleanYAMLError(err))
+	if err := decodeStrict(data, t); err != nil {
+		return nil, fmt.Errorf("Metal3DataTemplate: %w", err)
 	}
 	return t, nil
 }
@@ -60,8 +62,8 @@ func DecodeHost(data []byte) (*bmov1.BareMetalHost, error) {
 //	  dnsServers: [192.168.111.1]
 func DecodePools(data []byte) (map[string]PoolAddress, error) {
 	pools := map[string]PoolAddress{}
-	if err := yaml.UnmarshalStrict(data, &pools); err != nil {
-		return nil, fmt.Errorf("pools: %s; write one entry per pool name with address, prefix, gateway and dnsServers", cleanYAMLError(err))
+	if err := decodeStrict(data, &pools); err != nil {
+		return nil, fmt.Errorf("pools: %w; write one entry per pool name with address, prefix, gateway and dnsServers", err)
 	}
 	return pools, nil
 }
@@ -76,6 +78,27 @@ func PoolsByName(byName map[string]PoolAddress, refs []PoolRef) map[PoolRef]Pool
 		}
 	}
 	return out
+}
+
+// decodeStrict decodes YAML as the API server would: field names are case-sensitive (vlanId is
+// not vlanID) and unknown or repeated fields are refused rather than dropped.
+func decodeStrict(data []byte, into any) error {
+	j, err := yaml.YAMLToJSON(data)
+	if err != nil {
+		return errors.New(cleanYAMLError(err))
+	}
+	strict, err := kjson.UnmarshalStrict(j, into)
+	if err != nil {
+		return errors.New(cleanYAMLError(err))
+	}
+	if len(strict) > 0 {
+		msgs := make([]string, len(strict))
+		for i, e := range strict {
+			msgs[i] = cleanYAMLError(e)
+		}
+		return errors.New(strings.Join(msgs, "; "))
+	}
+	return nil
 }
 
 // cleanYAMLError drops the decoder's plumbing ("error unmarshaling JSON: while decoding JSON:").

@@ -1,6 +1,7 @@
 package render_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"flag"
 	"os"
@@ -131,7 +132,7 @@ func TestGoldenDeterministic(t *testing.T) {
 		for range 20 {
 			again := c.outputs(t)
 			for name := range first {
-				if string(again[name]) != string(first[name]) {
+				if !bytes.Equal(again[name], first[name]) {
 					t.Fatalf("%s/%s changes between renders", c.name, name)
 				}
 			}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -246,8 +247,7 @@ func renderLinks(l *infrav1.NetworkDataLinks, s *linkSet) ([]Link, error) {
 		link.Type, link.BridgeLinks = LinkBridge, linkIDs(b.BridgeLinks)
 		params := make([]param, 0, len(b.Parameters)+1)
 		if b.AcceptRA != nil {
-			raw, _ := json.Marshal(*b.AcceptRA)
-			params = append(params, param{"accept_ra", &apiextensionsv1.JSON{Raw: raw}})
+			params = append(params, param{"accept_ra", &apiextensionsv1.JSON{Raw: []byte(strconv.FormatBool(*b.AcceptRA))}})
 		}
 		for _, p := range b.Parameters {
 			params = append(params, param{p.Name, p.Value})

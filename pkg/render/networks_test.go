@@ -156,7 +156,9 @@ func TestNetworkErrors(t *testing.T) {
 			nil, `networkData.networks.ipv4DHCP[0].routes[0].services.dnsFromIPPool: pool pool6 gave DNS server 2001:db8::53, which is not an IPv4 address`, ""},
 		{"gateway from a pool without one",
 			infrav1.NetworkDataNetworks{IPv4DHCP: []infrav1.NetworkDataIPv4DHCP{{ID: "n", Link: "eno1", Routes: []infrav1.NetworkDataRoutev4{defaultRoute4(infrav1.NetworkGatewayv4{FromIPPool: ptr.To("nogw")})}}}},
-			func(f *render.Facts) { f.Pools[render.NewPoolRef("", "", "nogw")] = render.PoolAddress{Address: "10.0.0.2", Prefix: 24} },
+			func(f *render.Facts) {
+				f.Pools[render.NewPoolRef("", "", "nogw")] = render.PoolAddress{Address: "10.0.0.2", Prefix: 24}
+			},
 			`networkData.networks.ipv4DHCP[0].routes[0].gateway.fromIPPool: pool nogw has no gateway for this host's address`, ""},
 	}
 	for _, tt := range tests {

@@ -79,7 +79,7 @@ func (n *NetworkData) NMState() ([]byte, error) {
 				dns = appendNew(dns, d)
 			}
 		}
-		if raw, ok := l.Params["bridge_accept_ra"]; ok && ipv6["enabled"] == true {
+		if raw, ok := l.Params["bridge_accept_ra"]; ok && ipv6Enabled(ipv6) {
 			ipv6["autoconf"] = paramValue(raw) // the bridge's own setting wins, as in netplan
 		}
 		iface["ipv4"], iface["ipv6"] = ipv4, ipv6
@@ -113,8 +113,9 @@ func (c *layer3) nmstateIP() (ipv4, ipv6 map[string]any) {
 		ipv4["dhcp"], ipv4["address"] = false, v4
 	}
 	autoconf := c.acceptRA != nil && *c.acceptRA
-	ipv6 = map[string]any{"enabled": c.dhcp6 || autoconf || len(v6) > 0}
-	if ipv6["enabled"] == true {
+	enabled6 := c.dhcp6 || autoconf || len(v6) > 0
+	ipv6 = map[string]any{"enabled": enabled6}
+	if enabled6 {
 		ipv6["dhcp"], ipv6["autoconf"] = c.dhcp6, autoconf
 		if len(v6) > 0 {
 			ipv6["address"] = v6
@@ -146,4 +147,9 @@ func nmstateBridgeOptions(l Link) (map[string]any, error) {
 		opts["stp"] = stp
 	}
 	return opts, nil
+}
+
+func ipv6Enabled(ipv6 map[string]any) bool {
+	enabled, _ := ipv6["enabled"].(bool)
+	return enabled
 }

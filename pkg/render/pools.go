@@ -168,7 +168,7 @@ func dnsPool(field string, name *string) poolSource {
 }
 
 func routev4Pools(field string, routes []infrav1.NetworkDataRoutev4) []poolSource {
-	var out []poolSource
+	out := make([]poolSource, 0, 2*len(routes))
 	for i, r := range routes {
 		rf := fmt.Sprintf("%s.routes[%d]", field, i)
 		out = append(out, gatewayPool(rf+".gateway", r.Gateway.FromIPPool, r.Gateway.FromPoolRef, r.Gateway.FromPoolAnnotation),
@@ -178,7 +178,7 @@ func routev4Pools(field string, routes []infrav1.NetworkDataRoutev4) []poolSourc
 }
 
 func routev6Pools(field string, routes []infrav1.NetworkDataRoutev6) []poolSource {
-	var out []poolSource
+	out := make([]poolSource, 0, 2*len(routes))
 	for i, r := range routes {
 		rf := fmt.Sprintf("%s.routes[%d]", field, i)
 		out = append(out, gatewayPool(rf+".gateway", r.Gateway.FromIPPool, r.Gateway.FromPoolRef, r.Gateway.FromPoolAnnotation),

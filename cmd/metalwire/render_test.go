@@ -1,0 +1,117 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	. "github.com/onsi/gomega"
+)
+
+// The golden cases of pkg/render double as the command's inputs.
+const goldenDir = "../../pkg/render/testdata/golden"
+
+func golden(t *testing.T, parts ...string) string {
+	t.Helper()
+	return filepath.Join(append([]string{goldenDir}, parts...)...)
+}
+
+func writeFile(t *testing.T, name, content string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestRenderNetworkDataMatchesTheLibrary(t *testing.T) {
+	g := NewWithT(t)
+	out, code := run(context.Background(), "render", "--template", golden(t, "seed", "template.yaml"), "--host", golden(t, "seed", "host.yaml"), "--index", "3")
+	g.Expect(code).To(Equal(0), out)
+	want, err := os.ReadFile(golden(t, "seed", "network_data.json"))
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(out).To(Equal(string(want)))
+}
+
+func TestRenderEveryFormat(t *testing.T) {
+	base := []string{"render", "--template", golden(t, "seed", "template.yaml"), "--host", golden(t, "seed", "host.yaml"), "--index", "3",
+		"--machine", "machine-1", "--metal3machine", "machine-1"}
+	tests := []struct {
+		format string
+		want   []string
+	}{
+		{"metadata", []string{"providerid: default/node-1/machine-1\n", "ip: 192.168.0.13\n", "name_machine: machine-1\n", "label-1: \"\"\n"}},
+		{"netplan", []string{"network:\n", "version: 2", "vlan1:", "- 192.168.0.13/24"}},
+		{"nmstate", []string{"interfaces:\n", "type: bond", "base-iface: bond0", "next-hop-address: 192.168.0.1"}},
+		{"network-data", []string{`"network_id": "Baremetal"`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.format, func(t *testing.T) {
+			g := NewWithT(t)
+			out, code := run(context.Background(), append(base, "--format", tt.format)...)
+			g.Expect(code).To(Equal(0), out)
+			for _, w := range tt.want {
+				g.Expect(out).To(ContainSubstring(w))
+			}
+		})
+	}
+}
+
+func TestRenderTakesPoolAddressesFromPoolsFile(t *testing.T) {
+	g := NewWithT(t)
+	pools := writeFile(t, "pools.yaml", "provisioning:\n  address: 172.22.0.77\n  prefix: 24\n  gateway: 172.22.0.1\n  dnsServers: [172.22.0.53]\n")
+	out, code := run(context.Background(), "render", "--template", golden(t, "preprovisioning", "template.yaml"),
+		"--host", golden(t, "preprovisioning", "host.yaml"), "--pools", pools)
+	g.Expect(code).To(Equal(0), out)
+	g.Expect(out).To(ContainSubstring(`"ip_address": "172.22.0.77"`))
+	g.Expect(out).To(ContainSubstring(`"address": "172.22.0.53"`))
+}
+
+func TestRenderErrors(t *testing.T) {
+	seedTemplate, seedHost := golden(t, "seed", "template.yaml"), golden(t, "seed", "host.yaml")
+	seed, err := os.ReadFile(seedTemplate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"missing flags are a usage error", []string{"render", "--host", seedHost}, 2, "--template and --host are required"},
+		{"unknown format", []string{"render", "--template", seedTemplate, "--host", seedHost, "--format", "ifupdown"}, 2,
+			`--format "ifupdown" is not a format; use one of network-data, metadata, netplan, nmstate`},
+		{"a pool address not given names the pool and the flag",
+			[]string{"render", "--template", golden(t, "preprovisioning", "template.yaml"), "--host", golden(t, "preprovisioning", "host.yaml")}, 1,
+			"networkData.networks.ipv4[0].ipAddressFromIPPool: waiting for an address from pool provisioning; give its address in --pools"},
+		{"metaData without a Metal3Machine names the flag",
+			[]string{"render", "--template", seedTemplate, "--host", seedHost, "--format", "metadata", "--machine", "m"}, 1,
+			"or pass --metal3machine NAME"},
+		{"address past the end of the seed-era range",
+			[]string{"render", "--template", seedTemplate, "--host", seedHost, "--index", "91"}, 1,
+			"networkData.networks.ipv4[0].ipAddress.end: index 91 gives 192.168.0.101, past end 192.168.0.100"},
+		{"a NIC not on the host",
+			[]string{"render", "--template", writeFile(t, "t.yaml", strings.Replace(string(seed), `fromHostInterface: "eth1"`, `fromHostInterface: "eth9"`, 1)), "--host", seedHost}, 1,
+			`networkData.links.ethernets[1].macAddress.fromHostInterface: host node-1 has no NIC "eth9"; its NICs are eth0, eth1`},
+		{"a typo in a field name is refused, not ignored",
+			[]string{"render", "--template", writeFile(t, "t.yaml", strings.Replace(string(seed), "vlanID: 1", "vlanId: 1", 1)), "--host", seedHost}, 1,
+			`unknown field "spec.networkData.links.vlans[0].vlanId"`},
+		{"a seed-era manifest points at metalwire migrate",
+			[]string{"render", "--template", writeFile(t, "t.yaml", strings.Replace(string(seed), "infrastructure.cluster.x-k8s.io/v1beta2", "infrastructure.cluster.x-k8s.io/v1alpha4", 1)), "--host", seedHost}, 1,
+			"metalwire render reads infrastructure.cluster.x-k8s.io/v1beta2 (convert older manifests with metalwire migrate)"},
+		{"a missing file", []string{"render", "--template", "/nonexistent.yaml", "--host", seedHost}, 1, "/nonexistent.yaml"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			out, code := run(context.Background(), tt.args...)
+			g.Expect(code).To(Equal(tt.code), out)
+			g.Expect(out).To(ContainSubstring(tt.want))
+			g.Expect(strings.Count(strings.TrimSpace(out), "\n")).To(BeZero(), "one line: %s", out)
+		})
+	}
+}
