@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"strings"
 
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/selection"
@@ -16,14 +15,15 @@ import (
 // An empty selector matches every host. Every matchLabels entry and every matchExpressions
 // entry must hold (they are ANDed).
 //
-// The CRD refuses what Selector would refuse, with the same messages, so a Metal3Machine
-// that was admitted always yields a selector.
+// The CRD refuses what Selector would refuse, with the same messages, with one exception: the
+// characters of matchLabels values are checked only by Selector, because a CEL regex over map
+// values of unknown length exceeds the API server's cost budget.
 type HostSelector struct {
 	// MatchLabels are label key/value pairs a chosen BareMetalHost must carry exactly.
 	// +optional
 	// +kubebuilder:validation:MaxProperties=64
 	// +kubebuilder:validation:XValidation:rule=`self.all(k, size(k) <= 317 && k.matches('^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$'))`,message=`every key must be a label key such as rack or example.com/rack: an optional DNS prefix and '/', then at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit`
-	// +kubebuilder:validation:XValidation:rule=`self.all(k, size(self[k]) <= 63 && self[k].matches('^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?$'))`,message=`every value must be a label value: at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit`
+	// +kubebuilder:validation:XValidation:rule=`self.all(k, size(self[k]) <= 63)`,message=`every value must be a label value of at most 63 characters`
 	MatchLabels map[string]string `json:"matchLabels,omitempty"`
 
 	// MatchExpressions are label requirements a chosen BareMetalHost must meet.
@@ -91,7 +91,7 @@ var hostSelectorOperators = map[HostSelectorOperator]selection.Operator{
 // needs.
 //
 // The CEL rules below repeat the checks of HostSelector.Selector; keep their messages in step.
-// +kubebuilder:validation:XValidation:rule=`!(self.operator in ['gt', 'lt']) || (has(self.values) && size(self.values) == 1 && self.values[0].matches('^[-+]?[0-9]{1,18}$'))`,messageExpression=`'operator "' + self.operator + '" needs exactly one integer value, such as values: ["8"]'`,fieldPath=`.values`,reason=FieldValueInvalid
+// +kubebuilder:validation:XValidation:rule=`!(self.operator in ['gt', 'lt']) || (has(self.values) && size(self.values) == 1 && self.values[0].matches('^[0-9]{1,18}$'))`,messageExpression=`'operator "' + self.operator + '" needs exactly one integer value, such as values: ["8"]'`,fieldPath=`.values`,reason=FieldValueInvalid
 // +kubebuilder:validation:XValidation:rule=`!(self.operator in ['in', 'notin', 'In', 'NotIn']) || (has(self.values) && size(self.values) > 0)`,messageExpression=`'operator "' + self.operator + '" needs at least one value; list them in values, or use exists to require only the key'`,fieldPath=`.values`,reason=FieldValueInvalid
 // +kubebuilder:validation:XValidation:rule=`!(self.operator in ['exists', '!', 'Exists', 'DoesNotExist']) || !has(self.values) || size(self.values) == 0`,messageExpression=`'operator "' + self.operator + '" takes no values; remove values, or use "=" or "in" to match a value'`,fieldPath=`.values`,reason=FieldValueInvalid
 // +kubebuilder:validation:XValidation:rule=`!(self.operator in ['=', '==', '!=']) || (has(self.values) && size(self.values) == 1)`,messageExpression=`'operator "' + self.operator + '" needs exactly one value; use "in" or "notin" for several'`,fieldPath=`.values`,reason=FieldValueInvalid
@@ -106,7 +106,7 @@ type HostSelectorRequirement struct {
 	// "gt", "lt", or the long forms "In", "NotIn", "Exists", "DoesNotExist".
 	Operator HostSelectorOperator `json:"operator"`
 
-	// Values for the operator: exactly one for "=", "==", "!=", "gt" and "lt" (an integer for
+	// Values for the operator: exactly one for "=", "==", "!=", "gt" and "lt" (digits only for
 	// the last two), at least one for "in" and "notin", none for "exists" and "!".
 	// +optional
 	// +listType=atomic
@@ -189,15 +189,14 @@ func (r HostSelectorRequirement) requirement(path *field.Path) (*labels.Requirem
 	return labels.NewRequirement(r.Key, op, r.Values, field.WithPath(path))
 }
 
-// isInteger accepts what the CRD rule accepts: an optional sign and 1 to 18 digits, which
-// always fits the int64 the labels package parses.
+// isInteger accepts what the CRD rule accepts: 1 to 18 digits. A sign is no use, since a label
+// value must start with a letter or digit, and 18 digits always fit the int64 labels parses.
 func isInteger(s string) bool {
-	digits := strings.TrimLeft(s, "+-")
-	if len(s)-len(digits) > 1 || len(digits) == 0 || len(digits) > 18 {
+	if len(s) == 0 || len(s) > 18 {
 		return false
 	}
-	_, err := strconv.ParseInt(s, 10, 64)
-	return err == nil
+	_, err := strconv.ParseUint(s, 10, 64)
+	return err == nil // ParseUint refuses signs too
 }
 
 func supportedHostSelectorOperators() []string {
