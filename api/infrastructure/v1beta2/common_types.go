@@ -3,12 +3,12 @@ package v1beta2
 // Types shared by Metal3Cluster, Metal3Machine and their templates.
 
 // APIEndpoint is where the workload cluster's Kubernetes API server is reached.
-// +kubebuilder:validation:XValidation:rule=`has(self.host) && self.host != ''`,message=`must be set: the IP address or DNS name of the workload cluster's API server (a VIP or load balancer), such as host: 192.168.111.249`,fieldPath=`.host`,reason=FieldValueRequired
+// +kubebuilder:validation:XValidation:rule=`has(self.host) && size(self.host) > 0`,message=`must be set: the IP address or DNS name of the workload cluster's API server (a VIP or load balancer), such as host: 192.168.111.249`,fieldPath=`.host`,reason=FieldValueRequired
 type APIEndpoint struct {
 	// Host is the IP address or DNS name of the API server, without scheme or port.
 	// +optional
 	// +kubebuilder:validation:MaxLength=253
-	// +kubebuilder:validation:XValidation:rule=`self == '' || isIP(self) || self.lowerAscii().matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$')`,message=`must be an IP address or DNS name without scheme or port, such as 192.168.111.249 or api.example.com; put the port in controlPlaneEndpoint.port`
+	// +kubebuilder:validation:XValidation:rule=`size(self) == 0 || isIP(self) || self.lowerAscii().matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$')`,message=`must be an IP address or DNS name without scheme or port, such as 192.168.111.249 or api.example.com; put the port in controlPlaneEndpoint.port`
 	Host string `json:"host,omitempty"`
 
 	// Port is the API server's port.
@@ -32,7 +32,7 @@ const DiskFormatLiveISO = "live-iso"
 //
 // When url and checksum are required is decided by Metal3MachineSpec, because a customDeploy
 // method makes the image optional.
-// +kubebuilder:validation:XValidation:rule=`!has(self.url) || self.url == '' || isURL(self.url)`,message=`must be an absolute URL such as http://images.example.com/ubuntu.qcow2`,fieldPath=`.url`,reason=FieldValueInvalid
+// +kubebuilder:validation:XValidation:rule=`!has(self.url) || size(self.url) == 0 || isURL(self.url)`,message=`must be an absolute URL such as http://images.example.com/ubuntu.qcow2`,fieldPath=`.url`,reason=FieldValueInvalid
 // +kubebuilder:validation:XValidation:rule=`!has(self.checksum) || !(self.checksum.startsWith('http://') || self.checksum.startsWith('https://')) || isURL(self.checksum)`,message=`a checksum that starts with http:// or https:// must be a valid URL of a checksum file`,fieldPath=`.checksum`,reason=FieldValueInvalid
 type Image struct {
 	// URL of the image to deploy.

@@ -202,7 +202,6 @@ func TestMetal3MachineTemplateAdmission(t *testing.T) {
 		want := make([]string, len(c.want))
 		for i, w := range c.want {
 			want[i] = strings.Replace(w, "spec.", "spec.template.spec.", 1) // the field path
-
 		}
 		c.want = want
 		cases = append(cases, c)
@@ -250,4 +249,3 @@ spec:
 `, want: []string{`unknown field "spec.dataTemplate.Name"`, `unknown field "spec.metaData.Name"`}},
 	})
 }
-

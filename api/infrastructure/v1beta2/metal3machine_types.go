@@ -105,8 +105,8 @@ const (
 
 // Metal3MachineSpec is the desired state of a Metal3Machine: which host to pick and what to
 // put on it.
-// +kubebuilder:validation:XValidation:rule=`(has(self.customDeploy) && self.customDeploy.method != '') || (has(self.image) && has(self.image.url) && self.image.url != '')`,message=`required unless customDeploy is set: the URL of the image to write to the host's disk, such as http://images.example.com/ubuntu.qcow2`,fieldPath=`.image.url`,reason=FieldValueRequired
-// +kubebuilder:validation:XValidation:rule=`(has(self.customDeploy) && self.customDeploy.method != '') || (has(self.image) && has(self.image.format) && self.image.format == 'live-iso') || (has(self.image) && has(self.image.checksum) && self.image.checksum != '')`,message=`required unless image.format is live-iso (or customDeploy is set): the image's md5/sha256/sha512 sum, or the URL of a file holding it`,fieldPath=`.image.checksum`,reason=FieldValueRequired
+// +kubebuilder:validation:XValidation:rule=`(has(self.customDeploy) && size(self.customDeploy.method) > 0) || (has(self.image) && has(self.image.url) && size(self.image.url) > 0)`,message=`required unless customDeploy is set: the URL of the image to write to the host's disk, such as http://images.example.com/ubuntu.qcow2`,fieldPath=`.image.url`,reason=FieldValueRequired
+// +kubebuilder:validation:XValidation:rule=`(has(self.customDeploy) && size(self.customDeploy.method) > 0) || (has(self.image) && has(self.image.format) && self.image.format == 'live-iso') || (has(self.image) && has(self.image.checksum) && size(self.image.checksum) > 0)`,message=`required unless image.format is live-iso (or customDeploy is set): the image's md5/sha256/sha512 sum, or the URL of a file holding it`,fieldPath=`.image.checksum`,reason=FieldValueRequired
 type Metal3MachineSpec struct {
 	// ProviderID is the machine's ID for Cluster API, metal3://<namespace>/<host>/<metal3machine>,
 	// set by the controller once a host is claimed.
