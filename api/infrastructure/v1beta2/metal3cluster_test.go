@@ -39,6 +39,24 @@ func TestCloudProviderEnabledResolvesBothFields(t *testing.T) {
 	}
 }
 
+func TestAPIEndpointIsValid(t *testing.T) {
+	tests := []struct {
+		name  string
+		given infrav1.APIEndpoint
+		want  bool
+	}{
+		{"host and port", infrav1.APIEndpoint{Host: "10.0.0.1", Port: 6443}, true},
+		{"no port", infrav1.APIEndpoint{Host: "10.0.0.1"}, false},
+		{"no host", infrav1.APIEndpoint{Port: 6443}, false},
+		{"empty", infrav1.APIEndpoint{}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			NewWithT(t).Expect(tt.given.IsValid()).To(Equal(tt.want))
+		})
+	}
+}
+
 const m3cHeader = `
 apiVersion: infrastructure.cluster.x-k8s.io/v1beta2
 kind: Metal3Cluster
