@@ -26,7 +26,7 @@ const (
 
 	// PreprovisioningSecretSuffix ends the name of a host's pre-provisioning networkData Secret:
 	// <host>-preprov-networkdata.
-	PreprovisioningSecretSuffix = "-preprov-networkdata"
+	PreprovisioningSecretSuffix = "-preprov-networkdata" //nolint:gosec // a Secret name suffix, not a credential
 
 	// PreprovisioningDataTemplateLabel on a Secret names the template that rendered it, so the
 	// controller finds its Secrets through a label selector instead of listing every Secret.
