@@ -312,6 +312,23 @@ var networkRefusals = []templateCase{
 		field: ipv4 + ".fromPoolRef.kind", message: "should be at least 1 chars long",
 	},
 	{
+		name: "fromPoolRef apiGroup that is not a DNS name",
+		given: func(m *infrav1.Metal3DataTemplate) {
+			m.Spec.NetworkData.Networks.IPv4[0].IPAddressFromIPPool = ""
+			m.Spec.NetworkData.Networks.IPv4[0].FromPoolRef = &infrav1.IPPoolReference{Name: "pool", Kind: "IPPool", APIGroup: "ipam.metal3.io/v1alpha1"}
+		},
+		field: ipv4 + ".fromPoolRef.apiGroup", message: "should match '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$'",
+	},
+	{
+		name: "route gateway fromPoolRef kind with a space",
+		given: func(m *infrav1.Metal3DataTemplate) {
+			m.Spec.NetworkData.Networks.IPv4[0].Routes[0].Gateway = infrav1.NetworkGatewayv4{
+				FromPoolRef: &infrav1.IPPoolReference{Name: "pool", Kind: "IP Pool", APIGroup: "ipam.metal3.io"},
+			}
+		},
+		field: route4 + ".gateway.fromPoolRef.kind", message: "should match '^[a-zA-Z]([-a-zA-Z0-9]*[a-zA-Z0-9])?$'",
+	},
+	{
 		name: "fromPoolAnnotation of an unknown object",
 		given: func(m *infrav1.Metal3DataTemplate) {
 			m.Spec.NetworkData.Networks.IPv4[0].FromPoolAnnotation = &infrav1.FromPoolAnnotation{Object: "cluster", Annotation: "pool"}
