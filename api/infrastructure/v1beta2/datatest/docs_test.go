@@ -11,8 +11,10 @@ import (
 
 	. "github.com/onsi/gomega"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
+	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
 	"github.com/metalwire/metalwire/internal/testenv"
 )
 
@@ -92,7 +94,9 @@ func TestDocExamples(t *testing.T) {
 					obj := &unstructured.Unstructured{}
 					g.Expect(yaml.Unmarshal(doc, &obj.Object)).To(Succeed(), "%s:%d is not YAML", page, ex.line)
 					obj.SetNamespace(ns) // the pages use their own namespace; tests stay apart
-					err := env.Client.Create(context.Background(), obj)
+					// Strict, as `kubectl apply` warns: a misspelt field in an example is an error,
+					// not silently pruned.
+					err := env.Client.Create(context.Background(), obj, client.FieldValidation("Strict"))
 					if ex.refused == "" {
 						g.Expect(err).NotTo(HaveOccurred(), "%s:%d: the example must apply", page, ex.line)
 						continue
@@ -132,4 +136,35 @@ func TestDocsListEveryMessage(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestRealisticTemplateApplies applies the reference page's main example (bonds, a VLAN, static
+// IPv4 and IPv6 from pools, DHCP, routes, DNS) and reads back what the controllers will render
+// from: nothing lost, defaults filled in.
+func TestRealisticTemplateApplies(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	examples := examplesOf(readDocPage(t, "metal3datatemplate.md"))
+	g.Expect(examples).NotTo(BeEmpty())
+	tpl := &infrav1.Metal3DataTemplate{}
+	g.Expect(yaml.UnmarshalStrict([]byte(examples[0].yaml), tpl)).To(Succeed(), "the example has a field the Go types do not know")
+	tpl.Namespace = newNamespace(t)
+	g.Expect(env.Client.Create(ctx, tpl)).To(Succeed())
+
+	got := &infrav1.Metal3DataTemplate{}
+	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(tpl), got)).To(Succeed())
+	nd := got.Spec.NetworkData
+	g.Expect(nd.Links.Bonds).To(HaveLen(1))
+	g.Expect(nd.Links.Bonds[0].BondLinks).To(Equal([]infrav1.LinkID{"enp2s0f0", "enp2s0f1"}))
+	g.Expect(nd.Links.Bonds[0].Parameters).To(HaveLen(2))
+	g.Expect(string(nd.Links.Bonds[0].Parameters[0].Value.Raw)).To(Equal("100"))
+	g.Expect(nd.Links.Vlans[0].VlanLink).To(Equal(infrav1.LinkID("bond0")))
+	g.Expect(nd.Links.Ethernets[0].MTU).To(Equal(infrav1.MTU(1500)), "an unset mtu defaults to 1500")
+	g.Expect(nd.Links.Ethernets[1].MTU).To(Equal(infrav1.MTU(9000)))
+	g.Expect(nd.Networks.IPv4[0].IPAddressFromIPPool).To(Equal("public-v4"))
+	g.Expect(nd.Networks.IPv6[0].IPAddressFromIPPool).To(Equal("public-v6"))
+	g.Expect(nd.Networks.IPv4DHCP[0].Link).To(Equal(infrav1.LinkID("provisioning")))
+	g.Expect(*nd.Networks.IPv4[0].Routes[0].Gateway.FromIPPool).To(Equal("public-v4"))
+	g.Expect(nd.Services.DNS).To(Equal([]infrav1.IPAddress{"192.0.2.53", "2001:db8:100::53"}))
+	g.Expect(got.Spec.MetaData.Indexes[0].Step).To(Equal(int32(1)), "an unset step defaults to 1")
 }
