@@ -28,7 +28,8 @@ const (
 // is lowercased, its "::" expanded to the missing zero groups, and each of its eight groups
 // padded to four hex digits, so that string order is address order. The keys are built with
 // indexOf/substring rather than split(), because the API server cannot bound the cost of rules
-// over split()'s results and refuses them. [x].map(name, ...)[0] binds a name to a value.
+// over split()'s results and refuses them. [x].map(name, ...)[0] binds a name to a value. The
+// rule (and the excludedAddresses one) is built by celrules_test.go, which fails if they drift.
 //
 // +kubebuilder:validation:XValidation:rule="has(self.start) || has(self.subnet)",message="a pool entry needs start or subnet: set start (and end) for a range, or subnet to hand out the whole network"
 // +kubebuilder:validation:XValidation:rule="[(has(self.start) && isIP(self.start) ? [ip(self.start).family()] : []) + (has(self.end) && isIP(self.end) ? [ip(self.end).family()] : []) + (has(self.subnet) && isCIDR(self.subnet) ? [cidr(self.subnet).ip().family()] : []) + (has(self.gateway) && isIP(self.gateway) ? [ip(self.gateway).family()] : [])].all(f, f.all(x, x == f[0]))",message="start, end, subnet and gateway must all be IPv4 or all IPv6; put each address family in its own pool entry"
