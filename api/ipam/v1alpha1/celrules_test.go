@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
-	. "github.com/onsi/gomega"
 	"sigs.k8s.io/yaml"
 )
 
@@ -73,9 +73,12 @@ func ipv6Key(x string) string {
 	return bind("a", x+".lowerAscii().replace('::', ':z:')", body)
 }
 
-// notAfter says lo <= hi for two valid addresses of one family.
+// notAfter says lo <= hi for two valid addresses of one family. IPv6 written with a dotted
+// IPv4 tail (64:ff9b::192.0.2.1) is let through unchecked: the key does not read that form, and
+// the allocator treats a reversed range as empty.
 func notAfter(lo, hi string) string {
-	return fmt.Sprintf("(ip(%s).family() == 4 ? %s <= %s : %s <= %s)", lo, ipv4Key(lo), ipv4Key(hi), ipv6Key(lo), ipv6Key(hi))
+	return fmt.Sprintf("(ip(%s).family() == 4 ? %s <= %s : (%s.contains('.') || %s.contains('.') || %s <= %s))",
+		lo, ipv4Key(lo), ipv4Key(hi), lo, hi, ipv6Key(lo), ipv6Key(hi))
 }
 
 func TestOrderingRulesMatchTheirBuilders(t *testing.T) {
@@ -89,7 +92,9 @@ func TestOrderingRulesMatchTheirBuilders(t *testing.T) {
 	rules := crdRules(t, "ipam.metal3.io_ippools.yaml")
 	for name, rule := range want {
 		t.Run(name, func(t *testing.T) {
-			NewWithT(t).Expect(rules).To(ContainElement(rule), "the CRD has no rule equal to the built one; put this in the marker:\n%s", rule)
+			if !slices.Contains(rules, rule) {
+				t.Errorf("the CRD has no rule equal to the built one; put this rule in the marker, then run make generate:\n%s", rule)
+			}
 		})
 	}
 }

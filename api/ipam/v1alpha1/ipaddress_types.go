@@ -5,14 +5,16 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// IPAddressSpec is one address handed out by an IPPool, with what goes with it. The address and
-// the names of the pool and claim are immutable, as upstream's webhook keeps them: the object's
-// name is derived from the address, and the pool's allocations are keyed by claim name. (Upstream
-// also refuses namespace and kind changes; the API server will not accept CEL rules comparing
-// more unbounded strings here, and the controllers never read those fields of an IPAddress.)
+// Upstream's webhook also refuses changes to the references' namespace and kind. The API server
+// refuses CRDs whose CEL rules compare that many unbounded strings (ObjectReference has no
+// maxLength), and the controllers read only the names, so only the names are kept immutable.
 //
 // +kubebuilder:validation:XValidation:rule="!has(self.gateway) || !isIP(self.address) || !isIP(self.gateway) || ip(self.address).family() == ip(self.gateway).family()",message="gateway must be of the same address family as address",fieldPath=".gateway"
 // +kubebuilder:validation:XValidation:rule="!has(self.prefix) || self.prefix <= 32 || !isIP(self.address) || ip(self.address).family() == 6",message="prefix must be between 0 and 32 for an IPv4 address",fieldPath=".prefix"
+
+// IPAddressSpec is one address handed out by an IPPool, with what goes with it. The address and
+// the names of the pool and claim are immutable: the object's name is derived from the address,
+// and the pool's allocations are keyed by claim name.
 type IPAddressSpec struct {
 	// Claim is the IPClaim (or Cluster API IPAddressClaim) this address was given to.
 	// +kubebuilder:validation:XValidation:rule="has(self.name) && size(self.name) > 0",message="claim.name must name the claim this address was given to"

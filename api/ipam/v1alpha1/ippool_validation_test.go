@@ -58,6 +58,10 @@ pools:
 preAllocations: {host-0-pool: 192.168.0.50, host-1-pool: "fd00::50"}
 excludedAddresses: [192.168.0.7, 192.168.0.20-192.168.0.29, 192.168.0.64/28, "fd00::1-fd00::ff", "fd00:1::/64"]
 reuseGracePeriod: 1h30m`},
+		{name: "IPv6 with a dotted IPv4 tail", spec: `
+namePrefix: nat64
+pools:
+- {start: "64:ff9b::192.0.2.1", end: "64:ff9b::192.0.2.99", prefix: 96}`},
 		{name: "grace period of zero", spec: `
 namePrefix: prov
 reuseGracePeriod: "0"`},
@@ -137,6 +141,12 @@ prefix: 64
 pools:
 - {start: "fd00::10", end: "fd00::20"}
 - {start: 10.0.0.10, end: 10.0.0.20}`,
+			want: `spec.prefix: Invalid value: prefix must be between 0 and 32: it applies to IPv4 addresses`},
+		{name: "an entry prefix of 0 inherits the top-level one, as upstream reads it", spec: `
+namePrefix: prov
+prefix: 48
+pools:
+- {start: 10.0.0.10, end: 10.0.0.20, prefix: 0}`,
 			want: `spec.prefix: Invalid value: prefix must be between 0 and 32: it applies to IPv4 addresses`},
 		{name: "top-level prefix above 32 with an IPv4 gateway", spec: `
 namePrefix: prov
