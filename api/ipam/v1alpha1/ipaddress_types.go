@@ -65,7 +65,8 @@ type IPAddress struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
-	Spec IPAddressSpec `json:"spec,omitempty"`
+	// +required
+	Spec IPAddressSpec `json:"spec"`
 }
 
 // IPAddressList is a list of IPAddresses.

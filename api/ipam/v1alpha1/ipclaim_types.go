@@ -47,7 +47,8 @@ type IPClaim struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
-	Spec   IPClaimSpec   `json:"spec,omitempty"`
+	// +required
+	Spec   IPClaimSpec   `json:"spec"`
 	Status IPClaimStatus `json:"status,omitempty"`
 }
 

@@ -205,7 +205,8 @@ type IPPool struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
-	Spec   IPPoolSpec   `json:"spec,omitempty"`
+	// +required
+	Spec   IPPoolSpec   `json:"spec"`
 	Status IPPoolStatus `json:"status,omitempty"`
 }
 

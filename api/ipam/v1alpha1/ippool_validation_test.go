@@ -1,7 +1,10 @@
 package v1alpha1_test
 
 import (
+	"context"
 	"testing"
+
+	. "github.com/onsi/gomega"
 )
 
 // Each case is a pool a user might write. The refusals are the messages kubectl shows.
@@ -268,3 +271,16 @@ allocationStrategy: roundrobin`,
 }
 
 const longName = "prov-0123456789-0123456789-0123456789-0123456789-0123456789-abcd"
+
+// An object without a spec is refused: nothing could be done with it (upstream's schema lets it
+// through).
+func TestSpecIsRequired(t *testing.T) {
+	for _, kind := range []string{"IPPool", "IPClaim", "IPAddress"} {
+		t.Run(kind, func(t *testing.T) {
+			g := NewWithT(t)
+			u := object(t, kind, "{}")
+			delete(u.Object, "spec")
+			expectRefused(g, env.Client.Create(context.Background(), u), "spec: Required value")
+		})
+	}
+}
