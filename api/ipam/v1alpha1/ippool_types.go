@@ -45,8 +45,8 @@ type Pool struct {
 	// +optional
 	Start *IPAddressStr `json:"start,omitempty"`
 
-	// End is the last address handed out. When unset, it is the last address before the subnet's
-	// broadcast address (192.168.0.254 for 192.168.0.0/24).
+	// End is the last address handed out. When unset, the entry runs to the end of its subnet; an
+	// entry given by subnet alone never hands out the subnet's last (broadcast) address.
 	// +kubebuilder:validation:XValidation:rule="isIP(self)",message="end must be an IPv4 or IPv6 address such as 192.168.0.10 or 2001:db8::10"
 	// +optional
 	End *IPAddressStr `json:"end,omitempty"`
