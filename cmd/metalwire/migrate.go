@@ -30,7 +30,12 @@ goes to stderr, one line each, naming the object and the field. YAML comments ar
 Exit status: 0 when everything was migrated, 1 when something needs you, 2 on usage errors.`,
 		Example: `  metalwire migrate -f old.yaml > new.yaml
   cat old.yaml | metalwire migrate -f - -o new.yaml`,
-		Args: cobra.NoArgs,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usageError{fmt.Errorf("unexpected argument %q: give the manifest with -f", args[0])}
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if file == "" {
 				return usageError{errors.New("-f is required: the manifest to migrate, or - for stdin")}
