@@ -21,16 +21,25 @@ func (d *document) migrateCluster(spec *yaml.Node) {
 			set(topology, "classRef", mapNode(strNode("name"), name))
 			d.changed("spec.topology.classRef", "class: <name> -> classRef: {name}")
 		}
-		d.mustFixIfPresent(topology, "spec.topology", "controlPlane", "workers")
+		d.migrateTopologyMachines(get(topology, "controlPlane"), "spec.topology.controlPlane")
+		if mds := getPath(topology, "workers", "machineDeployments"); isSeq(mds) {
+			for i, md := range mds.Content {
+				d.migrateTopologyMachines(md, path("spec.topology.workers.machineDeployments").index(i))
+			}
+		}
 	}
 }
 
-// mustFixIfPresent asks the user to move fields migrate does not rewrite, naming each.
-func (d *document) mustFixIfPresent(m *yaml.Node, p path, keys ...string) {
-	for _, k := range keys {
-		if get(m, k) != nil {
-			d.mustFix(p.field(k), "changed shape in v1beta2 (timeouts in seconds under deletion, health checks under healthCheck); rewrite it following the Cluster API v1beta2 migration guide")
-		}
+// migrateTopologyMachines handles the machine settings of a topology's control plane or
+// machine deployment: timeouts move under deletion; health checks changed shape too much to
+// rewrite blindly.
+func (d *document) migrateTopologyMachines(m *yaml.Node, p path) {
+	if !isMap(m) {
+		return
+	}
+	d.moveTimeouts(m, p, func() *yaml.Node { return m }, p)
+	if get(m, "machineHealthCheck") != nil {
+		d.mustFix(p.field("machineHealthCheck"), "became healthCheck (checks, remediation) with timeouts in seconds; rewrite it following Cluster API's v1beta2 migration guide")
 	}
 }
 
@@ -83,7 +92,8 @@ func (d *document) checkVersion(spec *yaml.Node, p path) {
 var machineTimeouts = []string{"nodeDrainTimeout", "nodeVolumeDetachTimeout", "nodeDeletionTimeout"}
 
 // moveTimeouts rewrites `nodeDrainTimeout: 5m` into `deletion: {nodeDrainTimeoutSeconds: 300}`.
-func (d *document) moveTimeouts(from *yaml.Node, p path, to *yaml.Node, toPath path) {
+// to returns the node that gets deletion, created on first use.
+func (d *document) moveTimeouts(from *yaml.Node, p path, to func() *yaml.Node, toPath path) {
 	for _, key := range machineTimeouts {
 		v := get(from, key)
 		if v == nil {
@@ -95,7 +105,7 @@ func (d *document) moveTimeouts(from *yaml.Node, p path, to *yaml.Node, toPath p
 			continue
 		}
 		del(from, key)
-		set(child(to, "deletion"), key+"Seconds", intNode(seconds))
+		set(child(to(), "deletion"), key+"Seconds", intNode(seconds))
 		d.changed(p.field(key), "%s -> %s: %d", v.Value, toPath.field("deletion").field(key+"Seconds"), seconds)
 	}
 }
@@ -130,7 +140,7 @@ func (d *document) migrateMachineSpec(spec *yaml.Node, p path, clusterName strin
 	}
 	d.contractRef(spec, "infrastructureRef", p)
 	d.checkVersion(spec, p)
-	d.moveTimeouts(spec, p, spec, p)
+	d.moveTimeouts(spec, p, func() *yaml.Node { return spec }, p)
 }
 
 func (d *document) requireClusterName(spec *yaml.Node, p path, clusterName string) {

@@ -236,3 +236,41 @@ metadata: {name: d}
 `,
 	}})
 }
+
+func TestClusterTopologyRules(t *testing.T) {
+	runRules(t, []rule{{
+		name: "topology: class becomes classRef, timeouts move under deletion, health checks are left to the user",
+		given: `
+apiVersion: cluster.x-k8s.io/v1beta1
+kind: Cluster
+metadata: {name: c}
+spec:
+  topology:
+    class: metal3
+    version: v1.33.1
+    controlPlane: {replicas: 3, nodeDrainTimeout: 1m}
+    workers:
+      machineDeployments:
+      - {class: worker, name: md-0, machineHealthCheck: {enable: true}}
+`,
+		want: `
+apiVersion: cluster.x-k8s.io/v1beta2
+kind: Cluster
+metadata: {name: c}
+spec:
+  topology:
+    classRef: {name: metal3}
+    version: v1.33.1
+    controlPlane: {replicas: 3, deletion: {nodeDrainTimeoutSeconds: 60}}
+    workers:
+      machineDeployments:
+      - {class: worker, name: md-0, machineHealthCheck: {enable: true}}
+`,
+		changes: []string{
+			"apiVersion:",
+			"spec.topology.classRef: class: <name> -> classRef: {name}",
+			"spec.topology.controlPlane.nodeDrainTimeout: 1m -> spec.topology.controlPlane.deletion.nodeDrainTimeoutSeconds: 60",
+		},
+		mustChange: []string{"spec.topology.workers.machineDeployments[0].machineHealthCheck: became healthCheck"},
+	}})
+}

@@ -122,9 +122,8 @@ func (d *document) migrateKubeadmControlPlane(spec *yaml.Node, p path) {
 			set(child(template, "spec"), "readinessGates", gates)
 			d.changed(templatePath.field("readinessGates"), "moved to %s", templatePath.field("spec.readinessGates"))
 		}
-		templateSpec := get(template, "spec")
-		d.moveTimeouts(template, templatePath, templateSpec, templatePath.field("spec"))
-		d.contractRef(templateSpec, "infrastructureRef", templatePath.field("spec"))
+		d.moveTimeouts(template, templatePath, func() *yaml.Node { return child(template, "spec") }, templatePath.field("spec"))
+		d.contractRef(get(template, "spec"), "infrastructureRef", templatePath.field("spec"))
 	}
 	if get(getPath(spec, "machineTemplate", "spec"), "infrastructureRef") == nil {
 		d.mustFix(templatePath.field("spec.infrastructureRef"), "required; reference the control plane's Metal3MachineTemplate with {apiGroup, kind, name}")
