@@ -3,6 +3,7 @@ package migrate
 import (
 	"net"
 	"strconv"
+	"strings"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -90,6 +91,18 @@ func (d *document) migrateNetworkData(nd *yaml.Node, p path) {
 			}
 		}
 	}
+	linkIDs := map[string]bool{}
+	var linkNames []string
+	for _, kind := range []string{"ethernets", "bonds", "bridges", "vlans"} {
+		if list := get(links, kind); isSeq(list) {
+			for _, link := range list.Content {
+				if id := scalarValue(link, "id"); id != "" {
+					linkIDs[id] = true
+					linkNames = append(linkNames, id)
+				}
+			}
+		}
+	}
 	networks := get(nd, "networks")
 	for _, kind := range []string{"ipv4", "ipv6", "ipv4DHCP", "ipv6DHCP", "ipv6SLAAC"} {
 		list := get(networks, kind)
@@ -98,8 +111,11 @@ func (d *document) migrateNetworkData(nd *yaml.Node, p path) {
 		}
 		for i, network := range list.Content {
 			at := p.field("networks").field(kind).index(i)
-			if scalarValue(network, "link") == "" {
-				d.mustFix(at.field("link"), "required; name the link (links.ethernets/bonds/vlans id) this network is configured on")
+			switch link := scalarValue(network, "link"); {
+			case link == "":
+				d.mustFix(at.field("link"), "required; name the link (the id of an entry under links) this network is configured on")
+			case !linkIDs[link]:
+				d.mustFix(at.field("link"), "%q is not a link of this template (links: %s); add it under links or fix the name", link, describeLinks(linkNames))
 			}
 			routes := get(network, "routes")
 			if !isSeq(routes) {
@@ -188,4 +204,11 @@ func (d *document) migrateIPPool(spec *yaml.Node) {
 	}
 	set(spec, "namePrefix", strNode(name))
 	d.changed("spec.namePrefix", "set to %q, the pool's name (required; IPAddresses are named <namePrefix>-<address>)", name)
+}
+
+func describeLinks(ids []string) string {
+	if len(ids) == 0 {
+		return "none"
+	}
+	return strings.Join(ids, ", ")
 }

@@ -358,7 +358,7 @@ spec:
     links:
       ethernets: [{type: phy, id: eth0, macAddress: {string: "XX:XX:XX:XX:XX:XX"}}]
     networks:
-      ipv4: [{id: n, ipAddressFromIPPool: pool-1}]
+      ipv4: [{id: n, ipAddressFromIPPool: pool-1}, {id: m, link: bond0, ipAddressFromIPPool: pool-1}]
 `,
 		want: `
 apiVersion: infrastructure.cluster.x-k8s.io/v1beta2
@@ -369,13 +369,14 @@ spec:
     links:
       ethernets: [{type: phy, id: eth0, macAddress: {string: "XX:XX:XX:XX:XX:XX"}}]
     networks:
-      ipv4: [{id: n, ipAddressFromIPPool: pool-1}]
+      ipv4: [{id: n, ipAddressFromIPPool: pool-1}, {id: m, link: bond0, ipAddressFromIPPool: pool-1}]
 `,
 		changes: []string{"apiVersion:"},
 		mustChange: []string{
 			"Metal3DataTemplate/t: spec.clusterName: required in v1beta2",
 			`spec.networkData.links.ethernets[0].macAddress.string: "XX:XX:XX:XX:XX:XX" is not a MAC address`,
 			"spec.networkData.networks.ipv4[0].link: required",
+			`spec.networkData.networks.ipv4[1].link: "bond0" is not a link of this template (links: eth0); add it under links or fix the name`,
 		},
 	}, {
 		name: "a hand-written Metal3Data is the controller's job now",

@@ -55,6 +55,51 @@ type want struct {
 	apiSays string
 }
 
+// userFix is what a user does after reading migrate's notes: text replacements in the
+// migrated document, each of which must apply, and what happens then.
+type userFix struct {
+	replace [][2]string
+	outcome outcome // applies, or refused naming field
+	field   string
+}
+
+// fixes says, per fixture and document number (from 1), how following migrate's advice ends:
+// the notes are only useful if doing what they say makes the object apply.
+var fixes = map[string]map[int][]userFix{
+	"000-05-machine.yaml": {1: {{replace: [][2]string{{"version: 1.16", `version: "v1.16.15"`}}, outcome: applies}}},
+	"000-10-metal3machine.yaml": {1: {
+		// A list, still with the seed's typographic quotes: refused, naming the field.
+		{replace: [][2]string{{"{‘abc’: null, ‘123’: null, ‘value2’: null}", "[‘abc’, ‘123’, ‘value2’]"}}, outcome: refused, field: "spec.hostSelector.matchExpressions[0].values"},
+		// The list migrate suggests.
+		{replace: [][2]string{{"{‘abc’: null, ‘123’: null, ‘value2’: null}", `["abc", "123", "value2"]`}}, outcome: applies},
+	}},
+	"000-11-machinedeployment.yaml":     {1: {{replace: [][2]string{{"version: 1.16", `version: "v1.16.15"`}}, outcome: applies}}},
+	"000-13-metal3machinetemplate.yaml": {1: {{replace: [][2]string{{"{‘abc’: null, ‘123’: null, ‘value2’: null}", `["abc", "123", "value2"]`}}, outcome: applies}}},
+	"000-14-metal3datatemplate.yaml": {1: {{replace: [][2]string{
+		{"XX:XX:XX:XX:XX:XX", "00:11:22:33:44:55"},
+		{"YY:YY:YY:YY:YY:YY", "00:11:22:33:44:66"},
+		{"\nspec:\n", "\nspec:\n  clusterName: cluster\n"},
+	}, outcome: applies}}},
+	"001-02-provisioning-multi.yaml": {
+		2: {{replace: [][2]string{
+			{"    networks:\n", "    links:\n      ethernets: [{type: phy, id: eth0, macAddress: {fromHostInterface: eth0}}]\n    networks:\n"},
+			{"- id: eth0\n", "- id: eth0\n          link: eth0\n"},
+		}, outcome: applies}},
+		3: {{replace: [][2]string{{"      dataTemplate:", "      image: {url: http://images.example.com/ubuntu.qcow2, checksum: http://images.example.com/ubuntu.qcow2.sha256sum}\n      dataTemplate:"}}, outcome: applies}},
+		4: {{replace: [][2]string{
+			{"  template:\n", "  selector: {matchLabels: {cluster.x-k8s.io/cluster-name: cluster}}\n  template:\n"},
+			{"      clusterName: cluster\n", "      clusterName: cluster\n      bootstrap: {configRef: {apiGroup: bootstrap.cluster.x-k8s.io, kind: KubeadmConfigTemplate, name: md-0}}\n"},
+		}, outcome: applies}},
+	},
+	"001-03-preprovisioning-common-pool-multi.yaml": {
+		2: {{replace: [][2]string{
+			{"    networks:\n", "    links:\n      ethernets: [{type: phy, id: eth0, macAddress: {fromHostInterface: eth0}}]\n    networks:\n"},
+			{"- id: eth0\n", "- id: eth0\n          link: eth0\n"},
+		}, outcome: applies}},
+		3: {{replace: [][2]string{{"metadata:\n", "metadata:\n  name: host-0\n"}}, outcome: applies}},
+	},
+}
+
 var table = []struct {
 	fixture string
 	docs    []want
@@ -127,6 +172,11 @@ func TestSeedExamplesAfterMigrate(t *testing.T) {
 				t.Run(fmt.Sprintf("%d-%s", j+1, w.outcome), func(t *testing.T) {
 					checkDocument(t, doc, w, ns)
 				})
+				for k, fix := range fixes[row.fixture][j+1] {
+					t.Run(fmt.Sprintf("%d-after-user-fix-%d-%s", j+1, k+1, fix.outcome), func(t *testing.T) {
+						checkUserFix(t, doc, fix, fmt.Sprintf("%s-fix-%d-%d", ns, j+1, k+1))
+					})
+				}
 			}
 		})
 	}
@@ -163,6 +213,35 @@ func checkDocument(t *testing.T, doc migrate.Document, w want, ns string) {
 			g.Expect(err.Error()).To(ContainSubstring(w.apiSays), "the API server's refusal names the field")
 		}
 		t.Logf("refused as expected: %v", err)
+	}
+}
+
+// checkUserFix edits the migrated document as the user would, then checks migrate has nothing
+// more to say and the API server answers as the fix expects.
+func checkUserFix(t *testing.T, doc migrate.Document, fix userFix, ns string) {
+	g := NewWithT(t)
+	edited := string(doc.YAML)
+	for _, r := range fix.replace {
+		g.Expect(edited).To(ContainSubstring(r[0]), "the fix's text is in the migrated document")
+		edited = strings.Replace(edited, r[0], r[1], 1)
+	}
+	res, err := migrate.Migrate([]byte(edited))
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(res.Documents).To(HaveLen(1))
+	fixed := res.Documents[0]
+	if fix.outcome == applies {
+		g.Expect(fixed.MustChange).To(BeEmpty(), "after the fix migrate is satisfied:\n%s", edited)
+	}
+	if !served(fixed) {
+		t.Skipf("no CRD for %s (%s) installed: cannot check the fix", fixed.Kind, fixed.APIVersion)
+	}
+	createNamespace(t, ns)
+	err = apply(fixed, ns)
+	switch fix.outcome {
+	case applies:
+		g.Expect(err).NotTo(HaveOccurred(), "fixed document:\n%s", fixed.YAML)
+	case refused:
+		g.Expect(err).To(MatchError(ContainSubstring(fix.field)), "fixed document:\n%s", fixed.YAML)
 	}
 }
 
@@ -204,5 +283,5 @@ func createNamespace(t *testing.T, name string) string {
 	if err := env.Client.Create(context.Background(), ns); err != nil {
 		t.Fatalf("creating namespace %s: %v", name, err)
 	}
-	return strings.TrimSpace(name)
+	return name
 }
