@@ -58,8 +58,8 @@ Exit status: 0 when everything was migrated, 1 when something needs you, 2 on us
 			for _, n := range res.MustChange() {
 				fmt.Fprintln(report, "must change:", n)
 			}
-			fmt.Fprintf(report, "migrated %d documents: %d changes, %d to fix by hand\n",
-				len(res.Documents), len(res.Changes()), len(res.MustChange()))
+			fmt.Fprintf(report, "migrated %s: %s, %d to fix by hand\n",
+				plural(len(res.Documents), "document"), plural(len(res.Changes()), "change"), len(res.MustChange()))
 			if len(res.MustChange()) > 0 {
 				return errNeedsUser
 			}
@@ -95,4 +95,11 @@ func writeOutput(stdout io.Writer, file string, out []byte) error {
 		return fmt.Errorf("writing -o: %w", err)
 	}
 	return nil
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
