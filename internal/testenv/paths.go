@@ -104,6 +104,9 @@ func CRDDirs() ([]string, error) {
 		filepath.Join(root, "config", "crd", "bases"), // metalwire's own kinds
 		filepath.Join(root, "config", "crd", "dev"),   // BareMetalHost, dev and tests only
 		filepath.Join(capi, "core", "config", "crd", "bases"),
+		// KubeadmConfig(Template) and KubeadmControlPlane: manifests users migrate hold them.
+		filepath.Join(capi, "bootstrap", "kubeadm", "config", "crd", "bases"),
+		filepath.Join(capi, "controlplane", "kubeadm", "config", "crd", "bases"),
 	}
 	return dirs, nil
 }

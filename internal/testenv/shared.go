@@ -19,7 +19,7 @@ func SharedDir(t testing.TB) string {
 		}
 		dir = filepath.Join(root, "..", "shared")
 	}
-	if _, err := os.Stat(dir); err != nil {
+	if _, err := os.Stat(dir); err != nil { //nolint:gosec // the folder is the developer's own choice, read by tests only
 		t.Skipf("skipped: the shared reference folder %s is not there (CI puts it beside the checkout; set METALWIRE_SHARED to use another)", dir)
 	}
 	return dir

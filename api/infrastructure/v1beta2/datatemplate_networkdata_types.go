@@ -9,6 +9,11 @@ import (
 // address ({start, end, subnet, step} computed from the index) is accepted as an addition.
 
 // NetworkData is a template of network_data.json.
+//
+// The cross-reference rules below are checked at admission so a typo in a link id is refused when
+// the template is applied, not found when the first host fails to render. The API server cannot
+// list the ids that exist in a message; the renderer repeats the checks and does.
+// +kubebuilder:validation:XValidation:rule="!has(self.networks) || ((!has(self.networks.ipv4) || self.networks.ipv4.all(n, has(self.links) && ((has(self.links.ethernets) && self.links.ethernets.exists(k, k.id == n.link)) || (has(self.links.bonds) && self.links.bonds.exists(k, k.id == n.link)) || (has(self.links.bridges) && self.links.bridges.exists(k, k.id == n.link)) || (has(self.links.vlans) && self.links.vlans.exists(k, k.id == n.link))))) && (!has(self.networks.ipv6) || self.networks.ipv6.all(n, has(self.links) && ((has(self.links.ethernets) && self.links.ethernets.exists(k, k.id == n.link)) || (has(self.links.bonds) && self.links.bonds.exists(k, k.id == n.link)) || (has(self.links.bridges) && self.links.bridges.exists(k, k.id == n.link)) || (has(self.links.vlans) && self.links.vlans.exists(k, k.id == n.link))))) && (!has(self.networks.ipv4DHCP) || self.networks.ipv4DHCP.all(n, has(self.links) && ((has(self.links.ethernets) && self.links.ethernets.exists(k, k.id == n.link)) || (has(self.links.bonds) && self.links.bonds.exists(k, k.id == n.link)) || (has(self.links.bridges) && self.links.bridges.exists(k, k.id == n.link)) || (has(self.links.vlans) && self.links.vlans.exists(k, k.id == n.link))))) && (!has(self.networks.ipv6DHCP) || self.networks.ipv6DHCP.all(n, has(self.links) && ((has(self.links.ethernets) && self.links.ethernets.exists(k, k.id == n.link)) || (has(self.links.bonds) && self.links.bonds.exists(k, k.id == n.link)) || (has(self.links.bridges) && self.links.bridges.exists(k, k.id == n.link)) || (has(self.links.vlans) && self.links.vlans.exists(k, k.id == n.link))))) && (!has(self.networks.ipv6SLAAC) || self.networks.ipv6SLAAC.all(n, has(self.links) && ((has(self.links.ethernets) && self.links.ethernets.exists(k, k.id == n.link)) || (has(self.links.bonds) && self.links.bonds.exists(k, k.id == n.link)) || (has(self.links.bridges) && self.links.bridges.exists(k, k.id == n.link)) || (has(self.links.vlans) && self.links.vlans.exists(k, k.id == n.link))))))",message="every network's link must name a link in networkData.links (the id of an ethernet, bond, bridge or vlan); add the link or fix the id",fieldPath=".networks"
 type NetworkData struct {
 	// links are the layer 2 interfaces: ethernets, bonds, bridges and VLANs.
 	// +optional
@@ -23,7 +28,13 @@ type NetworkData struct {
 	Services NetworkDataService `json:"services,omitempty"`
 }
 
-// NetworkDataLinks lists the layer 2 interfaces. Link ids are unique across all four lists.
+// NetworkDataLinks lists the layer 2 interfaces. Link ids are unique across all four lists
+// (each list's own uniqueness is its list-map key), and bonds, bridges and VLANs name their
+// members and parents by those ids.
+// +kubebuilder:validation:XValidation:rule="(!has(self.ethernets) || !has(self.bonds) || self.ethernets.all(x, !self.bonds.exists(y, y.id == x.id))) && (!has(self.ethernets) || !has(self.bridges) || self.ethernets.all(x, !self.bridges.exists(y, y.id == x.id))) && (!has(self.ethernets) || !has(self.vlans) || self.ethernets.all(x, !self.vlans.exists(y, y.id == x.id))) && (!has(self.bonds) || !has(self.bridges) || self.bonds.all(x, !self.bridges.exists(y, y.id == x.id))) && (!has(self.bonds) || !has(self.vlans) || self.bonds.all(x, !self.vlans.exists(y, y.id == x.id))) && (!has(self.bridges) || !has(self.vlans) || self.bridges.all(x, !self.vlans.exists(y, y.id == x.id)))",message="link ids must be unique across ethernets, bonds, bridges and vlans; rename one of the links that share an id"
+// +kubebuilder:validation:XValidation:rule="!has(self.bonds) || self.bonds.all(b, b.bondLinks.all(m, has(self.ethernets) && self.ethernets.exists(k, k.id == m)))",message="every bondLinks entry must name an ethernet in networkData.links (bonds aggregate Ethernet interfaces); add the ethernet or fix the id",fieldPath=".bonds"
+// +kubebuilder:validation:XValidation:rule="!has(self.bridges) || self.bridges.all(b, !has(b.bridgeLinks) || b.bridgeLinks.all(m, ((has(self.ethernets) && self.ethernets.exists(k, k.id == m)) || (has(self.bonds) && self.bonds.exists(k, k.id == m)) || (has(self.vlans) && self.vlans.exists(k, k.id == m)))))",message="every bridgeLinks entry must name an ethernet, bond or vlan in networkData.links; add the link or fix the id",fieldPath=".bridges"
+// +kubebuilder:validation:XValidation:rule="!has(self.vlans) || self.vlans.all(v, v.vlanLink != v.id && ((has(self.ethernets) && self.ethernets.exists(k, k.id == v.vlanLink)) || (has(self.bonds) && self.bonds.exists(k, k.id == v.vlanLink)) || (has(self.bridges) && self.bridges.exists(k, k.id == v.vlanLink)) || (has(self.vlans) && self.vlans.exists(k, k.id == v.vlanLink))))",message="every vlanLink must name another link in networkData.links (the id of an ethernet, bond, bridge or vlan); add the link or fix the id",fieldPath=".vlans"
 type NetworkDataLinks struct {
 	// ethernets are physical or virtual Ethernet interfaces.
 	// +optional
@@ -43,7 +54,7 @@ type NetworkDataLinks struct {
 	// +optional
 	// +listType=map
 	// +listMapKey=id
-	// +kubebuilder:validation:MaxItems=64
+	// +kubebuilder:validation:MaxItems=16
 	Bridges []NetworkDataLinkBridge `json:"bridges,omitempty"`
 
 	// vlans are 802.1Q VLAN interfaces on another link.
@@ -70,7 +81,9 @@ type LinkID string
 type InterfaceName string
 
 // NetworkLinkEthernetMac says where a link's MAC address comes from: exactly one source.
-// +kubebuilder:validation:XValidation:rule="(has(self.string) ? 1 : 0) + (has(self.fromHostInterface) ? 1 : 0) + (has(self.fromAnnotation) ? 1 : 0) == 1",message="set exactly one of string, fromHostInterface or fromAnnotation"
+// fromBootMAC is metalwire's addition: a freshly registered host has no hardware details yet, so
+// pre-provisioning templates need the one MAC the host is registered with.
+// +kubebuilder:validation:XValidation:rule="(has(self.string) ? 1 : 0) + (has(self.fromHostInterface) ? 1 : 0) + (has(self.fromAnnotation) ? 1 : 0) + ((has(self.fromBootMAC) && self.fromBootMAC) ? 1 : 0) == 1",message="set exactly one of string, fromHostInterface, fromAnnotation or fromBootMAC: true"
 type NetworkLinkEthernetMac struct {
 	// string is the MAC address itself.
 	// +optional
@@ -85,6 +98,10 @@ type NetworkLinkEthernetMac struct {
 	// fromAnnotation reads the MAC from an annotation of the Machine, Metal3Machine or host.
 	// +optional
 	FromAnnotation *NetworkLinkEthernetMacFromAnnotation `json:"fromAnnotation,omitempty"`
+
+	// fromBootMAC uses the host's spec.bootMACAddress (metalwire addition).
+	// +optional
+	FromBootMAC bool `json:"fromBootMAC,omitempty"`
 }
 
 // NetworkLinkEthernetMacFromAnnotation names an annotation holding a MAC address.
@@ -279,14 +296,17 @@ type IPPoolReference struct {
 	// name of the pool, in the template's namespace.
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
 	Name string `json:"name"`
 	// kind of the pool, such as IPPool or InClusterIPPool.
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:Pattern=`^[a-zA-Z]([-a-zA-Z0-9]*[a-zA-Z0-9])?$`
 	Kind string `json:"kind"`
 	// apiGroup of the pool, such as ipam.metal3.io.
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
 	APIGroup string `json:"apiGroup"`
 }
 

@@ -10,6 +10,11 @@ const DataTemplateFinalizer = "metal3datatemplate.infrastructure.cluster.x-k8s.i
 // Metal3DataTemplateSpec is a template of the metaData and networkData each host receives.
 // Both are immutable once created: hosts already rendered keep what they got, and a changed
 // template is a new template (roll the nodes to use it).
+//
+// The immutability rules sit here, not on the fields: a rule on an optional field only runs when
+// the old and the new object both have it, so removing or adding metaData would slip past.
+// +kubebuilder:validation:XValidation:rule="has(self.metaData) == has(oldSelf.metaData) && (!has(self.metaData) || self.metaData == oldSelf.metaData)",message="metaData is immutable: hosts already rendered keep their data; create a new Metal3DataTemplate and point the Metal3MachineTemplate at it",fieldPath=".metaData"
+// +kubebuilder:validation:XValidation:rule="has(self.networkData) == has(oldSelf.networkData) && (!has(self.networkData) || self.networkData == oldSelf.networkData)",message="networkData is immutable: hosts already rendered keep their data; create a new Metal3DataTemplate and point the Metal3MachineTemplate at it",fieldPath=".networkData"
 type Metal3DataTemplateSpec struct {
 	// clusterName is the Cluster the template belongs to.
 	// +optional
@@ -17,12 +22,10 @@ type Metal3DataTemplateSpec struct {
 
 	// metaData is the template of the metaData Secret.
 	// +optional
-	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="metaData is immutable: hosts already rendered keep their data; create a new Metal3DataTemplate and point the Metal3MachineTemplate at it"
 	MetaData *MetaData `json:"metaData,omitempty"`
 
 	// networkData is the template of the networkData Secret (network_data.json).
 	// +optional
-	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="networkData is immutable: hosts already rendered keep their data; create a new Metal3DataTemplate and point the Metal3MachineTemplate at it"
 	NetworkData *NetworkData `json:"networkData,omitempty"`
 }
 
