@@ -26,9 +26,10 @@ func newRenderCommand() *cobra.Command {
 	o := &renderOptions{}
 	cmd := &cobra.Command{
 		Use:   "render --template T.yaml --host BMH.yaml",
-		Short: "Render a Metal3DataTemplate for one host, offline, to check it before any host uses it",
-		Long: `render renders a Metal3DataTemplate for one BareMetalHost from files, with no cluster:
-the metaData map, network_data.json, cloud-init network config v2 (netplan) or nmstate YAML.
+		Short: "Render a data template for one host, offline, to check it before any host uses it",
+		Long: `render renders a Metal3DataTemplate (or a Metal3PreprovisioningDataTemplate) for one
+BareMetalHost from files, with no cluster: the metaData map, network_data.json, cloud-init
+network config v2 (netplan) or nmstate YAML.
 
 Addresses from IP pools come from --pools, a YAML map from pool name to the address the pool
 gave the host (address, prefix, gateway, dnsServers). The Machine and Metal3Machine do not
@@ -58,7 +59,7 @@ provisioning.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.template, "template", "", "Metal3DataTemplate manifest to render (required)")
+	f.StringVar(&o.template, "template", "", "Metal3DataTemplate or Metal3PreprovisioningDataTemplate manifest to render (required)")
 	f.StringVar(&o.host, "host", "", "BareMetalHost manifest of the host to render for (required)")
 	f.StringVar(&o.pools, "pools", "", "YAML map from pool name to the address it gave the host: {address, prefix, gateway, dnsServers}")
 	f.IntVar(&o.index, "index", 0, "Metal3Data index of the host (seed-era ipAddress ranges and metaData indexes use it)")
@@ -104,26 +105,29 @@ func (o *renderOptions) run() ([]byte, error) {
 			return nil, fmt.Errorf("%s: %w", o.pools, err)
 		}
 	}
-	md, nd := tmpl.Spec.MetaData, tmpl.Spec.NetworkData
 	if o.format == "metadata" {
-		nd = nil
-	} else {
-		md = nil
-	}
-	refs, err := render.Pools(md, nd, facts)
-	if err != nil {
-		return nil, o.explain(err)
-	}
-	facts.Pools = render.PoolsByName(byName, refs)
-
-	if o.format == "metadata" {
-		m, err := render.MetaData(md, facts)
+		if tmpl.Preprovisioning() {
+			return nil, fmt.Errorf("%s: a %s has no metaData; render it with --format network-data, netplan or nmstate", o.template, tmpl.Kind)
+		}
+		refs, err := render.Pools(tmpl.MetaData, nil, facts)
+		if err != nil {
+			return nil, o.explain(err)
+		}
+		facts.Pools = render.PoolsByName(byName, refs)
+		m, err := render.MetaData(tmpl.MetaData, facts)
 		if err != nil {
 			return nil, o.explain(err)
 		}
 		return render.MarshalMetaData(m)
 	}
-	net, err := render.Networking(nd, facts)
+	netTmpl := *tmpl
+	netTmpl.MetaData = nil // only the pools of the network data matter here
+	refs, err := netTmpl.Pools(facts)
+	if err != nil {
+		return nil, o.explain(err)
+	}
+	facts.Pools = render.PoolsByName(byName, refs)
+	net, err := tmpl.Networking(facts)
 	if err != nil {
 		return nil, o.explain(err)
 	}

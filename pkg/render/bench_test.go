@@ -14,14 +14,14 @@ func BenchmarkRenderSeedHost(b *testing.B) {
 	c := loadCase(b, "testdata/golden/seed")
 	b.ReportAllocs()
 	for b.Loop() {
-		md, err := render.MetaData(c.template.Spec.MetaData, c.facts)
+		md, err := render.MetaData(c.template.MetaData, c.facts)
 		if err != nil {
 			b.Fatal(err)
 		}
 		if _, err := render.MarshalMetaData(md); err != nil {
 			b.Fatal(err)
 		}
-		nd, err := render.Networking(c.template.Spec.NetworkData, c.facts)
+		nd, err := c.template.Networking(c.facts)
 		if err != nil {
 			b.Fatal(err)
 		}

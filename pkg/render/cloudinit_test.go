@@ -73,7 +73,7 @@ func cloudInitNetplan(t *testing.T, c goldenCase) ([]byte, error) {
 	// A host before inspection has no NICs in its status; the MACs the template names are
 	// still the machine's, so offer them under made-up kernel names.
 	if len(c.facts.NICs) == 0 {
-		nd, err := render.Networking(c.template.Spec.NetworkData, c.facts)
+		nd, err := c.template.Networking(c.facts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -95,7 +95,7 @@ func cloudInitNetplan(t *testing.T, c goldenCase) ([]byte, error) {
 }
 
 func hasBridges(c goldenCase) bool {
-	return c.template.Spec.NetworkData != nil && len(c.template.Spec.NetworkData.Links.Bridges) > 0
+	return c.template.NetworkData != nil && len(c.template.NetworkData.Links.Bridges) > 0
 }
 
 func TestCloudInitReadsGoldenNetworkData(t *testing.T) {
@@ -110,7 +110,7 @@ func TestCloudInitReadsGoldenNetworkData(t *testing.T) {
 			g.Expect(err).NotTo(HaveOccurred(), "cloud-init refused network_data.json: %s", raw)
 			var got netplanDoc
 			g.Expect(yaml.Unmarshal(raw, &got)).To(Succeed())
-			nd, err := render.Networking(c.template.Spec.NetworkData, c.facts)
+			nd, err := c.template.Networking(c.facts)
 			g.Expect(err).NotTo(HaveOccurred())
 			expectCloudInitNetplan(g, nd, got)
 		})

@@ -14,9 +14,46 @@ import (
 
 // Reading the inputs of `metalwire render` (and of the golden tests) from manifest files.
 
-// DecodeTemplate reads a Metal3DataTemplate manifest. Unknown fields are refused, so a typo
-// (vlanId for vlanID, ipAddesses) is reported instead of silently rendering less.
-func DecodeTemplate(data []byte) (*infrav1.Metal3DataTemplate, error) {
+// Template is what a template manifest renders from: a Metal3DataTemplate's metaData and
+// networkData, or a Metal3PreprovisioningDataTemplate's preprovisioningNetworkData (no metaData).
+type Template struct {
+	Kind      string
+	Name      string
+	Namespace string
+
+	MetaData    *infrav1.MetaData
+	NetworkData *infrav1.NetworkData
+}
+
+// Template kinds DecodeTemplate reads.
+const (
+	KindDataTemplate                = "Metal3DataTemplate"
+	KindPreprovisioningDataTemplate = "Metal3PreprovisioningDataTemplate"
+)
+
+// Preprovisioning reports whether the template is a Metal3PreprovisioningDataTemplate.
+func (t *Template) Preprovisioning() bool { return t.Kind == KindPreprovisioningDataTemplate }
+
+// Pools lists the pools the template takes addresses from (see the package functions).
+func (t *Template) Pools(f *Facts) ([]PoolRef, error) {
+	if t.Preprovisioning() {
+		return PreprovisioningPools(t.NetworkData, f)
+	}
+	return Pools(t.MetaData, t.NetworkData, f)
+}
+
+// Networking renders the template's network data, with messages naming its own fields.
+func (t *Template) Networking(f *Facts) (*NetworkData, error) {
+	if t.Preprovisioning() {
+		return PreprovisioningNetworking(t.NetworkData, f)
+	}
+	return Networking(t.NetworkData, f)
+}
+
+// DecodeTemplate reads a Metal3DataTemplate or Metal3PreprovisioningDataTemplate manifest.
+// Unknown fields are refused, so a typo (vlanId for vlanID, ipAddesses) is reported instead of
+// silently rendering less.
+func DecodeTemplate(data []byte) (*Template, error) {
 	var head struct {
 		APIVersion string `json:"apiVersion"`
 		Kind       string `json:"kind"`
@@ -24,17 +61,24 @@ func DecodeTemplate(data []byte) (*infrav1.Metal3DataTemplate, error) {
 	if err := yaml.Unmarshal(data, &head); err != nil {
 		return nil, fmt.Errorf("not a YAML manifest: %w", err)
 	}
-	if head.Kind != "Metal3DataTemplate" {
-		return nil, fmt.Errorf("kind is %q; give a Metal3DataTemplate manifest", head.Kind)
+	if head.Kind != KindDataTemplate && head.Kind != KindPreprovisioningDataTemplate {
+		return nil, fmt.Errorf("kind is %q; give a %s or %s manifest", head.Kind, KindDataTemplate, KindPreprovisioningDataTemplate)
 	}
 	if want := infrav1.GroupVersion.String(); head.APIVersion != want {
 		return nil, fmt.Errorf("apiVersion is %q; metalwire render reads %s (convert older manifests with metalwire migrate)", head.APIVersion, want)
 	}
-	t := &infrav1.Metal3DataTemplate{}
-	if err := decodeStrict(data, t); err != nil {
-		return nil, fmt.Errorf("Metal3DataTemplate: %w", err)
+	if head.Kind == KindPreprovisioningDataTemplate {
+		p := &infrav1.Metal3PreprovisioningDataTemplate{}
+		if err := decodeStrict(data, p); err != nil {
+			return nil, fmt.Errorf("%s: %w", head.Kind, err)
+		}
+		return &Template{Kind: head.Kind, Name: p.Name, Namespace: p.Namespace, NetworkData: p.Spec.PreprovisioningNetworkData}, nil
 	}
-	return t, nil
+	d := &infrav1.Metal3DataTemplate{}
+	if err := decodeStrict(data, d); err != nil {
+		return nil, fmt.Errorf("%s: %w", head.Kind, err)
+	}
+	return &Template{Kind: head.Kind, Name: d.Name, Namespace: d.Namespace, MetaData: d.Spec.MetaData, NetworkData: d.Spec.NetworkData}, nil
 }
 
 // DecodeHost reads a BareMetalHost manifest. Fields metalwire does not model are ignored: a

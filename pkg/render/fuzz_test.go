@@ -53,13 +53,13 @@ func FuzzRender(f *testing.F) {
 				byName[name] = render.PoolAddress{Address: addr, Prefix: n, Gateway: addr, DNSServers: []string{addr}}
 			}
 		}
-		refs, err := render.Pools(tmpl.Spec.MetaData, tmpl.Spec.NetworkData, facts)
+		refs, err := tmpl.Pools(facts)
 		expectFieldError(t, err)
 		facts.Pools = render.PoolsByName(byName, refs)
 
-		_, err = render.MetaData(tmpl.Spec.MetaData, facts)
+		_, err = render.MetaData(tmpl.MetaData, facts)
 		expectFieldError(t, err)
-		nd, err := render.Networking(tmpl.Spec.NetworkData, facts)
+		nd, err := tmpl.Networking(facts)
 		expectFieldError(t, err)
 		if err != nil {
 			return

@@ -14,7 +14,6 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"sigs.k8s.io/yaml"
 
-	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
 	"github.com/metalwire/metalwire/internal/testenv"
 	"github.com/metalwire/metalwire/pkg/render"
 )
@@ -26,7 +25,7 @@ var update = flag.Bool("update", false, "rewrite the golden files from the curre
 type goldenCase struct {
 	name     string
 	dir      string
-	template *infrav1.Metal3DataTemplate
+	template *render.Template
 	facts    *render.Facts
 }
 
@@ -74,7 +73,7 @@ func loadCase(t testing.TB, dir string) goldenCase {
 	}
 	f := &render.Facts{Index: ff.Index, Namespace: tmpl.Namespace, Machine: ff.Machine, Metal3Machine: ff.Metal3Machine}
 	f.HostFacts(host)
-	refs, err := render.Pools(tmpl.Spec.MetaData, tmpl.Spec.NetworkData, f)
+	refs, err := tmpl.Pools(f)
 	if err != nil {
 		t.Fatalf("%s: %v", dir, err)
 	}
@@ -82,12 +81,13 @@ func loadCase(t testing.TB, dir string) goldenCase {
 	return goldenCase{name: filepath.Base(dir), dir: dir, template: tmpl, facts: f}
 }
 
-// outputs renders every format of a case; metadata.yaml only when a Metal3Machine is given.
+// outputs renders every format of a case; metadata.yaml only for a Metal3DataTemplate rendered
+// with a Metal3Machine.
 func (c goldenCase) outputs(t testing.TB) map[string][]byte {
 	t.Helper()
 	g := NewWithT(t)
 	out := map[string][]byte{}
-	nd, err := render.Networking(c.template.Spec.NetworkData, c.facts)
+	nd, err := c.template.Networking(c.facts)
 	g.Expect(err).NotTo(HaveOccurred())
 	out["network_data.json"], err = nd.JSON()
 	g.Expect(err).NotTo(HaveOccurred())
@@ -97,8 +97,8 @@ func (c goldenCase) outputs(t testing.TB) map[string][]byte {
 	g.Expect(err).NotTo(HaveOccurred())
 	out["nmstate.yaml"], err = nd.NMState()
 	g.Expect(err).NotTo(HaveOccurred())
-	if c.facts.Metal3Machine != nil {
-		md, err := render.MetaData(c.template.Spec.MetaData, c.facts)
+	if !c.template.Preprovisioning() && c.facts.Metal3Machine != nil {
+		md, err := render.MetaData(c.template.MetaData, c.facts)
 		g.Expect(err).NotTo(HaveOccurred())
 		out["metadata.yaml"], err = render.MarshalMetaData(md)
 		g.Expect(err).NotTo(HaveOccurred())

@@ -41,10 +41,11 @@ type linkSet struct {
 	byID  map[string]int
 	macs  map[string]string
 	f     *Facts
+	root  string // networkData or preprovisioningNetworkData, for messages
 }
 
-func newLinkSet(l *infrav1.NetworkDataLinks, f *Facts) (*linkSet, error) {
-	s := &linkSet{byID: map[string]int{}, macs: map[string]string{}, f: f}
+func newLinkSet(root string, l *infrav1.NetworkDataLinks, f *Facts) (*linkSet, error) {
+	s := &linkSet{byID: map[string]int{}, macs: map[string]string{}, f: f, root: root}
 	add := func(ls linkSpec) error {
 		if ls.id == "" {
 			return invalid(ls.field+".id", "is empty; give the link an id that networks, bonds and VLANs can refer to")
@@ -59,27 +60,27 @@ func newLinkSet(l *infrav1.NetworkDataLinks, f *Facts) (*linkSet, error) {
 	// Template order is bonds, ethernets, vlans, bridges: the order they are written in.
 	for i := range l.Bonds {
 		b := &l.Bonds[i]
-		field := fmt.Sprintf("networkData.links.bonds[%d]", i)
+		field := fmt.Sprintf("%s.links.bonds[%d]", s.root, i)
 		if err := add(linkSpec{field: field, kind: "bond", id: string(b.ID), mac: b.MACAddress, members: b.BondLinks, membersField: field + ".bondLinks"}); err != nil {
 			return nil, err
 		}
 	}
 	for i := range l.Ethernets {
 		e := &l.Ethernets[i]
-		if err := add(linkSpec{field: fmt.Sprintf("networkData.links.ethernets[%d]", i), kind: "ethernet", id: string(e.ID), mac: e.MACAddress}); err != nil {
+		if err := add(linkSpec{field: fmt.Sprintf("%s.links.ethernets[%d]", s.root, i), kind: "ethernet", id: string(e.ID), mac: e.MACAddress}); err != nil {
 			return nil, err
 		}
 	}
 	for i := range l.Vlans {
 		v := &l.Vlans[i]
-		field := fmt.Sprintf("networkData.links.vlans[%d]", i)
+		field := fmt.Sprintf("%s.links.vlans[%d]", s.root, i)
 		if err := add(linkSpec{field: field, kind: "vlan", id: string(v.ID), mac: v.MACAddress, members: []infrav1.LinkID{v.VlanLink}, membersField: field + ".vlanLink"}); err != nil {
 			return nil, err
 		}
 	}
 	for i := range l.Bridges {
 		b := &l.Bridges[i]
-		field := fmt.Sprintf("networkData.links.bridges[%d]", i)
+		field := fmt.Sprintf("%s.links.bridges[%d]", s.root, i)
 		if err := add(linkSpec{field: field, kind: "bridge", id: string(b.ID), mac: b.MACAddress, members: b.BridgeLinks, membersField: field + ".bridgeLinks"}); err != nil {
 			return nil, err
 		}
@@ -98,6 +99,9 @@ func newLinkSet(l *infrav1.NetworkDataLinks, f *Facts) (*linkSet, error) {
 			if string(m) == ls.id {
 				return nil, invalid(field, "%q is the link itself; a %s cannot be its own member", m, ls.kind)
 			}
+			if err := s.checkMemberKind(field, ls.kind, string(m)); err != nil {
+				return nil, err
+			}
 		}
 		if ls.kind == "bond" && len(ls.members) == 0 {
 			return nil, invalid(ls.membersField, "is empty; list the ids of the links the bond aggregates")
@@ -112,6 +116,32 @@ func (s *linkSet) check(field, id string) error {
 		return nil
 	}
 	return invalid(field, "%q is not a link of this template; links: %s", id, s.ids())
+}
+
+// checkMemberKind applies the admission rules again, so a template read from a file gets the
+// same answer: bonds aggregate ethernets; bridges take ethernets, bonds and VLANs.
+func (s *linkSet) checkMemberKind(field, kind, member string) error {
+	mk := s.specs[s.byID[member]].kind
+	switch {
+	case kind == "bond" && mk != "ethernet":
+		return invalid(field, "%q is a %s; a bond aggregates ethernets: %s", member, mk, s.idsOf("ethernet"))
+	case kind == "bridge" && mk == "bridge":
+		return invalid(field, "%q is a bridge; a bridge takes ethernets, bonds and VLANs, not other bridges", member)
+	}
+	return nil
+}
+
+func (s *linkSet) idsOf(kind string) string {
+	var ids []string
+	for _, ls := range s.specs {
+		if ls.kind == kind {
+			ids = append(ids, ls.id)
+		}
+	}
+	if len(ids) == 0 {
+		return "(none)"
+	}
+	return strings.Join(ids, ", ")
 }
 
 func (s *linkSet) ids() string {
@@ -141,7 +171,7 @@ func (s *linkSet) mac(id string, path []string) (string, error) {
 	case ls.mac != nil:
 		mac, err = s.explicitMAC(ls.field+".macAddress", ls.mac)
 	case ls.kind == "ethernet":
-		err = invalid(ls.field+".macAddress", "is missing; set string, fromHostInterface (a NIC name of the host) or fromAnnotation")
+		err = invalid(ls.field+".macAddress", "is missing; set string, fromHostInterface (a NIC name of the host), fromAnnotation or fromBootMAC")
 	case len(ls.members) == 0:
 		err = invalid(ls.field+".macAddress", "is missing and the %s has no members to take a MAC from; set macAddress or list its links", ls.kind)
 	default:
@@ -164,6 +194,8 @@ func (s *linkSet) explicitMAC(field string, m *infrav1.NetworkLinkEthernetMac) (
 		return mac, nil
 	case m.FromHostInterface != nil:
 		return nicMAC(field+".fromHostInterface", *m.FromHostInterface, s.f)
+	case m.FromBootMAC:
+		return bootMAC(field+".fromBootMAC", s.f)
 	case m.FromAnnotation != nil:
 		af := field + ".fromAnnotation"
 		v, err := annotationValue(af, m.FromAnnotation.Object, m.FromAnnotation.Annotation, s.f)
@@ -179,7 +211,7 @@ func (s *linkSet) explicitMAC(field string, m *infrav1.NetworkLinkEthernetMac) (
 		}
 		return mac, nil
 	}
-	return "", invalid(field, "is empty; set string, fromHostInterface or fromAnnotation")
+	return "", invalid(field, "is empty; set string, fromHostInterface, fromAnnotation or fromBootMAC")
 }
 
 // renderLinks writes the links in upstream's order (bonds, ethernets, VLANs), then bridges, which
@@ -188,7 +220,7 @@ func renderLinks(l *infrav1.NetworkDataLinks, s *linkSet) ([]Link, error) {
 	out := make([]Link, 0, len(s.specs))
 	for i := range l.Bonds {
 		b := &l.Bonds[i]
-		field := fmt.Sprintf("networkData.links.bonds[%d]", i)
+		field := fmt.Sprintf("%s.links.bonds[%d]", s.root, i)
 		link, err := s.common(field, string(b.ID), string(b.Name), b.MTU)
 		if err != nil {
 			return nil, err
@@ -213,7 +245,7 @@ func renderLinks(l *infrav1.NetworkDataLinks, s *linkSet) ([]Link, error) {
 	}
 	for i := range l.Ethernets {
 		e := &l.Ethernets[i]
-		field := fmt.Sprintf("networkData.links.ethernets[%d]", i)
+		field := fmt.Sprintf("%s.links.ethernets[%d]", s.root, i)
 		if !slices.Contains(ethernetTypes, e.Type) {
 			return nil, invalid(field+".type", "%q is not a network_data.json link type; use phy for a physical NIC, or one of %s", e.Type, strings.Join(ethernetTypes[1:], ", "))
 		}
@@ -226,7 +258,7 @@ func renderLinks(l *infrav1.NetworkDataLinks, s *linkSet) ([]Link, error) {
 	}
 	for i := range l.Vlans {
 		v := &l.Vlans[i]
-		field := fmt.Sprintf("networkData.links.vlans[%d]", i)
+		field := fmt.Sprintf("%s.links.vlans[%d]", s.root, i)
 		if v.VlanID < 0 || v.VlanID > 4094 {
 			return nil, invalid(field+".vlanID", "%d is not a VLAN id; give 0 to 4094", v.VlanID)
 		}
@@ -239,7 +271,7 @@ func renderLinks(l *infrav1.NetworkDataLinks, s *linkSet) ([]Link, error) {
 	}
 	for i := range l.Bridges {
 		b := &l.Bridges[i]
-		field := fmt.Sprintf("networkData.links.bridges[%d]", i)
+		field := fmt.Sprintf("%s.links.bridges[%d]", s.root, i)
 		link, err := s.common(field, string(b.ID), string(b.Name), b.MTU)
 		if err != nil {
 			return nil, err

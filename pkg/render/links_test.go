@@ -2,6 +2,7 @@ package render_test
 
 import (
 	"encoding/json"
+	"errors"
 	"testing"
 
 	. "github.com/onsi/gomega"
@@ -92,6 +93,10 @@ func TestLinks(t *testing.T) {
 				{"type": "vlan", "id": "v", "mtu": 1500.0, "vlan_mac_address": "02:00:00:00:00:05", "vlan_id": 5.0, "vlan_link": "a"},
 				{"type": "bridge", "id": "br0", "mtu": 1500.0, "ethernet_mac_address": "52:54:00:00:00:01", "bridge_links": []any{"a"}, "bridge_stp": false, "bridge_accept_ra": true},
 			}},
+		{"ethernet MAC from the boot MAC, no NICs needed", infrav1.NetworkDataLinks{Ethernets: []infrav1.NetworkDataLinkEthernet{
+			eth("boot", &infrav1.NetworkLinkEthernetMac{FromBootMAC: true}),
+		}}, func(f *render.Facts) { f.NICs = nil; f.BootMAC = "52:54:00:AB:CD:EF" },
+			[]map[string]any{{"type": "phy", "id": "boot", "mtu": 1500.0, "ethernet_mac_address": "52:54:00:ab:cd:ef"}}},
 		{"pre-provisioning: MACs from a string and the host's annotation, no NICs needed", infrav1.NetworkDataLinks{Ethernets: []infrav1.NetworkDataLinkEthernet{
 			eth("boot", &infrav1.NetworkLinkEthernetMac{FromAnnotation: &infrav1.NetworkLinkEthernetMacFromAnnotation{Object: "baremetalhost", Annotation: "boot-mac"}}),
 		}}, func(f *render.Facts) {
@@ -153,6 +158,13 @@ func TestLinkErrors(t *testing.T) {
 		{"bond member that does not exist",
 			infrav1.NetworkDataLinks{Ethernets: []infrav1.NetworkDataLinkEthernet{eth("eno1", nic("eno1"))}, Bonds: []infrav1.NetworkDataLinkBond{{ID: "bond0", BondMode: "balance-rr", BondLinks: []infrav1.LinkID{"eno1", "eno3"}}}}, nil,
 			`networkData.links.bonds[0].bondLinks[1]: "eno3" is not a link of this template; links: bond0, eno1`, false},
+		{"bond member that is not an ethernet",
+			infrav1.NetworkDataLinks{Ethernets: []infrav1.NetworkDataLinkEthernet{eth("eno1", nic("eno1"))}, Vlans: []infrav1.NetworkDataLinkVlan{{ID: "v", VlanID: 3, VlanLink: "eno1"}},
+				Bonds: []infrav1.NetworkDataLinkBond{{ID: "bond0", BondMode: "balance-rr", BondLinks: []infrav1.LinkID{"v"}}}}, nil,
+			`networkData.links.bonds[0].bondLinks[0]: "v" is a vlan; a bond aggregates ethernets: eno1`, false},
+		{"boot MAC missing",
+			infrav1.NetworkDataLinks{Ethernets: []infrav1.NetworkDataLinkEthernet{eth("a", &infrav1.NetworkLinkEthernetMac{FromBootMAC: true})}}, func(f *render.Facts) { f.BootMAC = "" },
+			`networkData.links.ethernets[0].macAddress.fromBootMAC: host host-a has no spec.bootMACAddress; set it on the host`, false},
 		{"bond mode from the seed (802.1ad) says what was meant",
 			infrav1.NetworkDataLinks{Ethernets: []infrav1.NetworkDataLinkEthernet{eth("eno1", nic("eno1"))}, Bonds: []infrav1.NetworkDataLinkBond{{ID: "bond0", BondMode: "802.1ad", BondLinks: []infrav1.LinkID{"eno1"}}}}, nil,
 			`networkData.links.bonds[0].bondMode: "802.1ad" is not a bond mode; use one of 802.3ad, balance-rr, active-backup, balance-xor, broadcast, balance-tlb, balance-alb (802.1ad is VLAN stacking; LACP is 802.3ad)`, false},
@@ -190,4 +202,17 @@ func TestLinkErrors(t *testing.T) {
 			g.Expect(render.IsRetryable(err)).To(Equal(tt.retryable))
 		})
 	}
+}
+
+func TestPreprovisioningMessagesNameItsFields(t *testing.T) {
+	g := NewWithT(t)
+	nd := &infrav1.NetworkData{Links: infrav1.NetworkDataLinks{Ethernets: []infrav1.NetworkDataLinkEthernet{
+		eth("a", &infrav1.NetworkLinkEthernetMac{FromAnnotation: &infrav1.NetworkLinkEthernetMacFromAnnotation{Object: "machine", Annotation: "mac"}}),
+	}}}
+	_, err := render.PreprovisioningNetworking(nd, preprovFacts())
+	g.Expect(err).To(MatchError("preprovisioningNetworkData.links.ethernets[0].macAddress.fromAnnotation: object machine is not available before provisioning; use baremetalhost"))
+	var e *render.Error
+	g.Expect(errors.As(err, &e)).To(BeTrue())
+	g.Expect(e.Reason).To(Equal(render.ReasonObjectUnavailable))
+	g.Expect(e.Object).To(Equal("machine"))
 }

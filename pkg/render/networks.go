@@ -12,18 +12,34 @@ import (
 // routes, every route services, and every link a MAC, as the schema Ironic enforces requires.
 // A nil nd renders an empty document.
 func Networking(nd *infrav1.NetworkData, f *Facts) (*NetworkData, error) {
+	return networking(NetworkDataField, nd, f)
+}
+
+// PreprovisioningNetworking renders the preprovisioningNetworkData of a
+// Metal3PreprovisioningDataTemplate: the same document, with messages naming its fields.
+func PreprovisioningNetworking(nd *infrav1.NetworkData, f *Facts) (*NetworkData, error) {
+	return networking(PreprovisioningNetworkDataField, nd, f)
+}
+
+// Where network data lives in the two template kinds, for messages.
+const (
+	NetworkDataField                = "networkData"
+	PreprovisioningNetworkDataField = "preprovisioningNetworkData"
+)
+
+func networking(root string, nd *infrav1.NetworkData, f *Facts) (*NetworkData, error) {
 	out := &NetworkData{Links: []Link{}, Networks: []Network{}, Services: []Service{}}
 	if nd == nil {
 		return out, nil
 	}
-	links, err := newLinkSet(&nd.Links, f)
+	links, err := newLinkSet(root, &nd.Links, f)
 	if err != nil {
 		return nil, err
 	}
 	if out.Links, err = renderLinks(&nd.Links, links); err != nil {
 		return nil, err
 	}
-	r := networkRenderer{f: f, links: links}
+	r := networkRenderer{f: f, links: links, root: root}
 	if out.Networks, err = r.networks(&nd.Networks); err != nil {
 		return nil, err
 	}
@@ -31,7 +47,7 @@ func Networking(nd *infrav1.NetworkData, f *Facts) (*NetworkData, error) {
 	for i, d := range nd.Services.DNS {
 		dns[i] = string(d)
 	}
-	if out.Services, err = r.services("networkData.services", dns, nd.Services.DNSFromIPPool, 0); err != nil {
+	if out.Services, err = r.services(root+".services", dns, nd.Services.DNSFromIPPool, 0); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -40,6 +56,7 @@ func Networking(nd *infrav1.NetworkData, f *Facts) (*NetworkData, error) {
 type networkRenderer struct {
 	f     *Facts
 	links *linkSet
+	root  string
 }
 
 // staticSource is the address part of an ipv4 or ipv6 network.
@@ -53,7 +70,7 @@ func (r *networkRenderer) networks(n *infrav1.NetworkDataNetworks) ([]Network, e
 	out := make([]Network, 0, len(n.IPv4)+len(n.IPv6)+len(n.IPv4DHCP)+len(n.IPv6DHCP)+len(n.IPv6SLAAC))
 	for i := range n.IPv4 {
 		nw := &n.IPv4[i]
-		field := fmt.Sprintf("networkData.networks.ipv4[%d]", i)
+		field := fmt.Sprintf("%s.networks.ipv4[%d]", r.root, i)
 		src := staticSource{staticPool(field, nw.IPAddressFromIPPool, nw.FromPoolRef, nw.FromPoolAnnotation), nw.IPAddress, nw.Netmask}
 		net, err := r.static(field, NetworkIPv4, nw.ID, string(nw.Link), src)
 		if err != nil {
@@ -66,7 +83,7 @@ func (r *networkRenderer) networks(n *infrav1.NetworkDataNetworks) ([]Network, e
 	}
 	for i := range n.IPv6 {
 		nw := &n.IPv6[i]
-		field := fmt.Sprintf("networkData.networks.ipv6[%d]", i)
+		field := fmt.Sprintf("%s.networks.ipv6[%d]", r.root, i)
 		src := staticSource{staticPool(field, nw.IPAddressFromIPPool, nw.FromPoolRef, nw.FromPoolAnnotation), nw.IPAddress, nw.Netmask}
 		net, err := r.static(field, NetworkIPv6, nw.ID, string(nw.Link), src)
 		if err != nil {
@@ -79,7 +96,7 @@ func (r *networkRenderer) networks(n *infrav1.NetworkDataNetworks) ([]Network, e
 	}
 	for i := range n.IPv4DHCP {
 		nw := &n.IPv4DHCP[i]
-		field := fmt.Sprintf("networkData.networks.ipv4DHCP[%d]", i)
+		field := fmt.Sprintf("%s.networks.ipv4DHCP[%d]", r.root, i)
 		net, err := r.dynamic(field, NetworkIPv4DHCP, nw.ID, string(nw.Link))
 		if err != nil {
 			return nil, err
@@ -95,7 +112,7 @@ func (r *networkRenderer) networks(n *infrav1.NetworkDataNetworks) ([]Network, e
 	}{{"ipv6DHCP", NetworkIPv6DHCP, n.IPv6DHCP}, {"ipv6SLAAC", NetworkIPv6SLAAC, n.IPv6SLAAC}} {
 		for i := range list.items {
 			nw := &list.items[i]
-			field := fmt.Sprintf("networkData.networks.%s[%d]", list.name, i)
+			field := fmt.Sprintf("%s.networks.%s[%d]", r.root, list.name, i)
 			net, err := r.dynamic(field, list.typ, nw.ID, string(nw.Link))
 			if err != nil {
 				return nil, err

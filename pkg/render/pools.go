@@ -62,9 +62,19 @@ func (s poolSource) address(f *Facts) (PoolAddress, error) {
 // template order without repeats, so a controller can claim an address in each before
 // rendering. Pools named by annotation are resolved from facts.
 func Pools(md *infrav1.MetaData, nd *infrav1.NetworkData, facts *Facts) ([]PoolRef, error) {
+	return pools(md, NetworkDataField, nd, facts)
+}
+
+// PreprovisioningPools lists the pools a Metal3PreprovisioningDataTemplate's
+// preprovisioningNetworkData takes addresses from.
+func PreprovisioningPools(nd *infrav1.NetworkData, facts *Facts) ([]PoolRef, error) {
+	return pools(nil, PreprovisioningNetworkDataField, nd, facts)
+}
+
+func pools(md *infrav1.MetaData, root string, nd *infrav1.NetworkData, facts *Facts) ([]PoolRef, error) {
 	var refs []PoolRef
 	seen := map[PoolRef]bool{}
-	err := forEachPoolSource(md, nd, func(s poolSource) error {
+	err := forEachPoolSource(md, root, nd, func(s poolSource) error {
 		ref, err := s.resolve(facts)
 		if err != nil {
 			return err
@@ -79,7 +89,7 @@ func Pools(md *infrav1.MetaData, nd *infrav1.NetworkData, facts *Facts) ([]PoolR
 }
 
 // forEachPoolSource calls fn with every pool source of the template, in template order.
-func forEachPoolSource(md *infrav1.MetaData, nd *infrav1.NetworkData, fn func(poolSource) error) error {
+func forEachPoolSource(md *infrav1.MetaData, root string, nd *infrav1.NetworkData, fn func(poolSource) error) error {
 	var sources []poolSource
 	if md != nil {
 		for _, list := range []struct {
@@ -99,25 +109,25 @@ func forEachPoolSource(md *infrav1.MetaData, nd *infrav1.NetworkData, fn func(po
 	if nd != nil {
 		n := nd.Networks
 		for i, net := range n.IPv4 {
-			field := fmt.Sprintf("networkData.networks.ipv4[%d]", i)
+			field := fmt.Sprintf("%s.networks.ipv4[%d]", root, i)
 			sources = append(sources, staticPool(field, net.IPAddressFromIPPool, net.FromPoolRef, net.FromPoolAnnotation))
 			sources = append(sources, routev4Pools(field, net.Routes)...)
 		}
 		for i, net := range n.IPv6 {
-			field := fmt.Sprintf("networkData.networks.ipv6[%d]", i)
+			field := fmt.Sprintf("%s.networks.ipv6[%d]", root, i)
 			sources = append(sources, staticPool(field, net.IPAddressFromIPPool, net.FromPoolRef, net.FromPoolAnnotation))
 			sources = append(sources, routev6Pools(field, net.Routes)...)
 		}
 		for i, net := range n.IPv4DHCP {
-			sources = append(sources, routev4Pools(fmt.Sprintf("networkData.networks.ipv4DHCP[%d]", i), net.Routes)...)
+			sources = append(sources, routev4Pools(fmt.Sprintf("%s.networks.ipv4DHCP[%d]", root, i), net.Routes)...)
 		}
 		for i, net := range n.IPv6DHCP {
-			sources = append(sources, routev6Pools(fmt.Sprintf("networkData.networks.ipv6DHCP[%d]", i), net.Routes)...)
+			sources = append(sources, routev6Pools(fmt.Sprintf("%s.networks.ipv6DHCP[%d]", root, i), net.Routes)...)
 		}
 		for i, net := range n.IPv6SLAAC {
-			sources = append(sources, routev6Pools(fmt.Sprintf("networkData.networks.ipv6SLAAC[%d]", i), net.Routes)...)
+			sources = append(sources, routev6Pools(fmt.Sprintf("%s.networks.ipv6SLAAC[%d]", root, i), net.Routes)...)
 		}
-		sources = append(sources, dnsPool("networkData.services", nd.Services.DNSFromIPPool))
+		sources = append(sources, dnsPool(root+".services", nd.Services.DNSFromIPPool))
 	}
 	for _, s := range sources {
 		if !s.set() {
