@@ -276,7 +276,7 @@ func renderLinks(l *infrav1.NetworkDataLinks, s *linkSet) ([]Link, error) {
 		if err != nil {
 			return nil, err
 		}
-		link.Type, link.BridgeLinks = LinkBridge, linkIDs(b.BridgeLinks)
+		link.Type, link.Bridge, link.BridgeLinks = LinkBridge, true, linkIDs(b.BridgeLinks)
 		params := make([]param, 0, len(b.Parameters)+1)
 		if b.AcceptRA != nil {
 			params = append(params, param{"accept_ra", &apiextensionsv1.JSON{Raw: []byte(strconv.FormatBool(*b.AcceptRA))}})

@@ -93,6 +93,10 @@ func TestLinks(t *testing.T) {
 				{"type": "vlan", "id": "v", "mtu": 1500.0, "vlan_mac_address": "02:00:00:00:00:05", "vlan_id": 5.0, "vlan_link": "a"},
 				{"type": "bridge", "id": "br0", "mtu": 1500.0, "ethernet_mac_address": "52:54:00:00:00:01", "bridge_links": []any{"a"}, "bridge_stp": false, "bridge_accept_ra": true},
 			}},
+		{"an ethernet of type bridge (a network_data.json link type) is not a bridge with members", infrav1.NetworkDataLinks{Ethernets: []infrav1.NetworkDataLinkEthernet{
+			{Type: "bridge", ID: "br", MACAddress: nic("eno1")},
+		}}, nil,
+			[]map[string]any{{"type": "bridge", "id": "br", "mtu": 1500.0, "ethernet_mac_address": "52:54:00:00:00:01"}}},
 		{"ethernet MAC from the boot MAC, no NICs needed", infrav1.NetworkDataLinks{Ethernets: []infrav1.NetworkDataLinkEthernet{
 			eth("boot", &infrav1.NetworkLinkEthernetMac{FromBootMAC: true}),
 		}}, func(f *render.Facts) { f.NICs = nil; f.BootMAC = "52:54:00:AB:CD:EF" },

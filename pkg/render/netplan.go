@@ -28,8 +28,8 @@ func (n *NetworkData) Netplan() ([]byte, error) {
 	for _, l := range n.Links {
 		dev := map[string]any{"mtu": l.MTU}
 		key := deviceName(l)
-		switch l.Type {
-		case LinkBond:
+		switch {
+		case l.Type == LinkBond:
 			dev["macaddress"] = l.MAC
 			dev["interfaces"] = n.deviceNames(l.BondLinks)
 			params := map[string]any{"mode": l.BondMode}
@@ -41,7 +41,7 @@ func (n *NetworkData) Netplan() ([]byte, error) {
 			}
 			dev["parameters"] = params
 			add("bonds", key, dev)
-		case LinkBridge:
+		case l.Bridge:
 			dev["macaddress"] = l.MAC
 			dev["interfaces"] = n.deviceNames(l.BridgeLinks)
 			params := map[string]any{}
@@ -56,7 +56,7 @@ func (n *NetworkData) Netplan() ([]byte, error) {
 				dev["parameters"] = params
 			}
 			add("bridges", key, dev)
-		case LinkVLAN:
+		case l.Type == LinkVLAN:
 			dev["macaddress"] = l.MAC
 			dev["id"] = l.VLANID
 			dev["link"] = n.deviceNames([]string{l.VLANLink})[0]

@@ -37,6 +37,9 @@ type Link struct {
 	BondXmitHashPolicy string
 	BondLinks          []string
 
+	// Bridge marks a link of the template's bridges. An ethernet may have type "bridge" too (a
+	// network_data.json link type); only Bridge says the link has members.
+	Bridge      bool
 	BridgeLinks []string
 
 	VLANID   int
@@ -58,19 +61,19 @@ func (l Link) MarshalJSON() ([]byte, error) {
 	if l.Name != "" {
 		fields["name"] = l.Name
 	}
-	switch l.Type {
-	case LinkVLAN:
+	switch {
+	case l.Type == LinkVLAN:
 		fields["vlan_mac_address"] = l.MAC
 		fields["vlan_id"] = l.VLANID
 		fields["vlan_link"] = l.VLANLink
-	case LinkBond:
+	case l.Type == LinkBond:
 		fields["ethernet_mac_address"] = l.MAC
 		fields["bond_mode"] = l.BondMode
 		fields["bond_links"] = nonNil(l.BondLinks)
 		if l.BondXmitHashPolicy != "" {
 			fields["bond_xmit_hash_policy"] = l.BondXmitHashPolicy
 		}
-	case LinkBridge:
+	case l.Bridge:
 		fields["ethernet_mac_address"] = l.MAC
 		fields["bridge_links"] = nonNil(l.BridgeLinks)
 	default:

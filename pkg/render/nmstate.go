@@ -20,9 +20,19 @@ func (n *NetworkData) NMState() ([]byte, error) {
 	}
 	// Physical interfaces first, then what is built on them: easier to read, and the order
 	// nmstate itself reports.
-	order := map[string]int{LinkBond: 1, LinkBridge: 2, LinkVLAN: 3}
+	rank := func(l Link) int {
+		switch {
+		case l.Type == LinkBond:
+			return 1
+		case l.Bridge:
+			return 2
+		case l.Type == LinkVLAN:
+			return 3
+		}
+		return 0
+	}
 	links := slices.Clone(n.Links)
-	slices.SortStableFunc(links, func(a, b Link) int { return order[a.Type] - order[b.Type] })
+	slices.SortStableFunc(links, func(a, b Link) int { return rank(a) - rank(b) })
 
 	ifaces := make([]map[string]any, 0, len(links))
 	var routes []map[string]any
@@ -30,8 +40,8 @@ func (n *NetworkData) NMState() ([]byte, error) {
 	for _, l := range links {
 		name := deviceName(l)
 		iface := map[string]any{"name": name, "state": "up", "mtu": l.MTU, "mac-address": strings.ToUpper(l.MAC)}
-		switch l.Type {
-		case LinkBond:
+		switch {
+		case l.Type == LinkBond:
 			iface["type"] = "bond"
 			agg := map[string]any{"mode": l.BondMode, "port": n.deviceNames(l.BondLinks)}
 			opts := map[string]any{}
@@ -45,7 +55,7 @@ func (n *NetworkData) NMState() ([]byte, error) {
 				agg["options"] = opts
 			}
 			iface["link-aggregation"] = agg
-		case LinkBridge:
+		case l.Bridge:
 			iface["type"] = "linux-bridge"
 			ports := make([]map[string]any, len(l.BridgeLinks))
 			for i, p := range n.deviceNames(l.BridgeLinks) {
@@ -60,7 +70,7 @@ func (n *NetworkData) NMState() ([]byte, error) {
 				bridge["options"] = opts
 			}
 			iface["bridge"] = bridge
-		case LinkVLAN:
+		case l.Type == LinkVLAN:
 			iface["type"] = "vlan"
 			iface["vlan"] = map[string]any{"base-iface": n.deviceNames([]string{l.VLANLink})[0], "id": l.VLANID}
 		default:
