@@ -232,7 +232,11 @@ func (p *Pool) describeRanges() string {
 		if i > 0 {
 			out += ", "
 		}
-		out += e.First.String() + "-" + e.Last.String()
+		if e.Subnet.IsValid() && e.First == e.Subnet.Addr() && e.Last == u128ToAddr(addrToU128(e.First).or(hostMask(e.First.BitLen(), e.Subnet.Bits())), p.is4) {
+			out += e.Subnet.String()
+		} else {
+			out += e.First.String() + "-" + e.Last.String()
+		}
 	}
 	return out
 }

@@ -220,7 +220,7 @@ func parseRange(path string, r Range, d defaults, errs *FieldErrors) (Entry, []e
 	} else if subnet.IsValid() && !subnet.Contains(last) {
 		errs.add(path+".end", "%s is outside subnet %s; move end into the subnet or widen it", last, subnet)
 	}
-	if last.Less(first) {
+	if len(*errs) == before && last.Less(first) {
 		errs.add(path+".end", "%s is before start %s; swap start and end", last, first)
 	}
 	if prefix == 0 {
