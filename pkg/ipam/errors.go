@@ -44,6 +44,19 @@ func (l FieldErrors) Error() string {
 	return strings.Join(msgs, "; ")
 }
 
+// unique drops repeats: a bad top-level default is reported once, not once per entry using it.
+func (l FieldErrors) unique() FieldErrors {
+	seen := map[FieldError]bool{}
+	out := l[:0:0]
+	for _, e := range l {
+		if !seen[*e] {
+			seen[*e] = true
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
 func (l *FieldErrors) add(field, format string, args ...any) {
 	*l = append(*l, &FieldError{Field: field, Detail: fmt.Sprintf(format, args...)})
 }

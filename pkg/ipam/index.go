@@ -116,7 +116,7 @@ func (idx *Index) Allocate(owner string, now time.Time) (netip.Addr, error) {
 	if a, ok := idx.coolingOf[owner]; ok && idx.take(owner, a) == nil {
 		return a, nil
 	}
-	free := idx.pool.total.sub(u64(uint64(idx.taken.len())))
+	free := idx.pool.total.sub(idx.taken.count())
 	if free.isZero() {
 		return netip.Addr{}, idx.exhausted()
 	}
@@ -308,7 +308,7 @@ func (idx *Index) Stats(now time.Time) Stats {
 	allocated := len(idx.owners) - idx.outOfRange
 	return Stats{
 		Total:      Count{idx.pool.total},
-		Free:       Count{idx.pool.total.sub(u64(uint64(used)))},
+		Free:       Count{idx.pool.total.sub(idx.taken.count())},
 		Used:       used,
 		Allocated:  allocated,
 		Cooling:    len(idx.cooling),
@@ -359,5 +359,5 @@ func (idx *Index) String() string {
 // runtimeRand draws from the runtime's generator: addresses are not secrets, only a spread.
 type runtimeRand struct{}
 
-func (runtimeRand) Uint64() uint64          { return rand.Uint64() }  //nolint:gosec // spreading addresses, not a secret
+func (runtimeRand) Uint64() uint64          { return rand.Uint64() }   //nolint:gosec // spreading addresses, not a secret
 func (runtimeRand) Uint64N(n uint64) uint64 { return rand.Uint64N(n) } //nolint:gosec // spreading addresses, not a secret

@@ -103,7 +103,7 @@ func Parse(spec Spec) (*Pool, error) {
 		}
 	}
 	if len(errs) > 0 {
-		return nil, errs
+		return nil, errs.unique()
 	}
 	if err := p.buildSegments(excl); err != nil {
 		errs = append(errs, err)
@@ -335,6 +335,10 @@ func parseSubnet(field, s string, errs *FieldErrors) netip.Prefix {
 		errs.add(field, "%s is not a subnet; write it as address/length, like 10.0.0.0/24", s)
 		return netip.Prefix{}
 	}
+	if p.Addr().Is4In6() && p.Bits() < 96 {
+		errs.add(field, "%s mixes IPv4 and IPv6; write the IPv4 subnet, like 10.0.0.0/24", s)
+		return netip.Prefix{}
+	}
 	// Upstream (net.ParseCIDR) accepts host bits and masks them off; so do we.
 	return netip.PrefixFrom(p.Addr().Unmap(), p.Bits()-unmapShift(p.Addr())).Masked()
 }
@@ -352,7 +356,7 @@ func parseExcluded(s string) (netip.Addr, netip.Addr, error) {
 	s = strings.TrimSpace(s)
 	if strings.Contains(s, "/") {
 		p, err := netip.ParsePrefix(s)
-		if err != nil {
+		if err != nil || (p.Addr().Is4In6() && p.Bits() < 96) {
 			return netip.Addr{}, netip.Addr{}, fmt.Errorf("%q is not a CIDR; write it like 10.0.0.0/28", s)
 		}
 		p = netip.PrefixFrom(p.Addr().Unmap(), p.Bits()-unmapShift(p.Addr())).Masked()

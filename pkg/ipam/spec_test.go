@@ -216,6 +216,16 @@ func TestParseErrors(t *testing.T) {
 			want:  "prefix: 64 is not a prefix length for IPv4; use 1-32",
 		},
 		{
+			name:  "a bad top-level default is reported once",
+			given: Spec{Prefix: 64, Pools: []Range{{Start: "10.0.0.1", End: "10.0.0.9"}, {Start: "10.0.1.1", End: "10.0.1.9"}}},
+			want:  "prefix: 64 is not a prefix length for IPv4; use 1-32",
+		},
+		{
+			name:  "an IPv4-mapped subnet shorter than the mapping",
+			given: Spec{Pools: []Range{{Subnet: "::ffff:10.0.0.0/64"}}},
+			want:  "pools[0].subnet: ::ffff:10.0.0.0/64 mixes IPv4 and IPv6; write the IPv4 subnet, like 10.0.0.0/24",
+		},
+		{
 			name:  "a negative prefix",
 			given: Spec{Prefix: -1, Pools: []Range{{Subnet: "10.0.0.0/24"}}},
 			want:  "prefix: -1 is not a prefix length; use 1-32 for IPv4 or 1-128 for IPv6",

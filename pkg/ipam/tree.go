@@ -22,7 +22,7 @@ type takenSet struct {
 type treapNode struct {
 	key         u128
 	prio        uint32
-	size        int32
+	size        uint32
 	left, right int32
 }
 
@@ -31,6 +31,9 @@ func newTakenSet() *takenSet {
 }
 
 func (t *takenSet) len() int { return int(t.nodes[t.root].size) }
+
+// count is len as a 128-bit number, for arithmetic with pool positions.
+func (t *takenSet) count() u128 { return u64(uint64(t.nodes[t.root].size)) }
 
 func (t *takenSet) nextPrio() uint32 {
 	// xorshift64*: fast and good enough to keep the treap's expected depth logarithmic.
@@ -131,12 +134,12 @@ func (t *takenSet) fix(n int32) {
 // lowestFree is the smallest position not in the set: the count of taken positions that sit
 // exactly at their rank (t_i == i), all of which come first.
 func (t *takenSet) lowestFree() u128 {
-	var packed int64
+	var packed uint64
 	n := t.root
 	for n != 0 {
 		node := &t.nodes[n]
-		rank := packed + int64(t.nodes[node.left].size)
-		if node.key.cmp(u64(uint64(rank))) == 0 {
+		rank := packed + uint64(t.nodes[node.left].size)
+		if node.key.cmp(u64(rank)) == 0 {
 			// Everything up to this node is packed: the hole is to the right.
 			packed = rank + 1
 			n = node.right
@@ -144,25 +147,25 @@ func (t *takenSet) lowestFree() u128 {
 			n = node.left
 		}
 	}
-	return u64(uint64(packed))
+	return u64(packed)
 }
 
 // nthFree is the free position with r free positions below it: r plus the number of taken
 // positions with at most r free positions below them.
 func (t *takenSet) nthFree(r u128) u128 {
-	var below int64
+	var below uint64
 	n := t.root
 	for n != 0 {
 		node := &t.nodes[n]
-		rank := below + int64(t.nodes[node.left].size)
-		if node.key.sub(u64(uint64(rank))).cmp(r) <= 0 {
+		rank := below + uint64(t.nodes[node.left].size)
+		if node.key.sub(u64(rank)).cmp(r) <= 0 {
 			below = rank + 1
 			n = node.right
 		} else {
 			n = node.left
 		}
 	}
-	pos, _ := r.add(u64(uint64(below)))
+	pos, _ := r.add(u64(below))
 	return pos
 }
 

@@ -72,12 +72,14 @@ func (a u128) maskFamily(is4 bool) u128 {
 
 // u128ToAddr is the inverse of addrToU128 for the given family.
 func u128ToAddr(v u128, is4 bool) netip.Addr {
-	if is4 {
-		return netip.AddrFrom4([4]byte{byte(v.lo >> 24), byte(v.lo >> 16), byte(v.lo >> 8), byte(v.lo)})
-	}
 	var b [16]byte
 	putBeUint64(b[:8], v.hi)
 	putBeUint64(b[8:], v.lo)
+	if is4 {
+		// ::ffff:a.b.c.d unmaps to a.b.c.d.
+		b[10], b[11] = 0xff, 0xff
+		return netip.AddrFrom16(b).Unmap()
+	}
 	return netip.AddrFrom16(b)
 }
 
