@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"net/netip"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -168,7 +169,7 @@ func runFuzz(t *testing.T, fp fuzzPool, ops []byte) {
 	for len(ops) >= 2 {
 		op, arg := ops[0]%7, int(ops[1])
 		ops = ops[2:]
-		who := "c" + itoa(arg%8)
+		who := "c" + strconv.Itoa(arg%8)
 		m.expire(now)
 		switch op {
 		case 0: // allocate

@@ -2,6 +2,7 @@ package ipam
 
 import (
 	"net/netip"
+	"strconv"
 	"testing"
 	"time"
 
@@ -72,16 +73,5 @@ func allocateAll(g Gomega, idx *Index, prefix string, n int) []netip.Addr {
 }
 
 func owner(prefix string, i int) string {
-	return prefix + "-" + itoa(i)
-}
-
-func itoa(i int) string {
-	if i == 0 {
-		return "0"
-	}
-	var b []byte
-	for ; i > 0; i /= 10 {
-		b = append([]byte{byte('0' + i%10)}, b...)
-	}
-	return string(b)
+	return prefix + "-" + strconv.Itoa(i)
 }

@@ -177,6 +177,9 @@ func (idx *Index) take(owner string, addr netip.Addr) error {
 // not: addresses outside it after an edit count as outOfRange and stay their owner's.
 func (idx *Index) Observe(owner string, addr netip.Addr) error {
 	addr = addr.Unmap()
+	if !addr.IsValid() {
+		return addressError(addr, ErrNotInPool, "claim %q has an IPAddress without a valid address; fix or delete it", owner)
+	}
 	if other, ok := idx.owners[addr]; ok {
 		if other == owner {
 			return nil
@@ -191,7 +194,8 @@ func (idx *Index) Observe(owner string, addr netip.Addr) error {
 }
 
 // Reserve pins addr to owner (spec.preAllocations): no one else gets it, and owner gets it when
-// it asks. If another owner holds addr now, the pin takes effect when that owner releases it.
+// it asks. If another owner holds addr now, the pin takes effect when that owner releases it; if
+// owner holds another address already, it keeps that one until it releases it.
 func (idx *Index) Reserve(owner string, addr netip.Addr) error {
 	addr = addr.Unmap()
 	if !idx.pool.Contains(addr) {

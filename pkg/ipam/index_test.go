@@ -188,6 +188,10 @@ func TestAllocateSpecific(t *testing.T) {
 			wantMsg: "fd00::1 is IPv6 but the pool is IPv4; ask for an address of the pool",
 		},
 		{
+			name: "no address", owner: "c", given: "", wantIs: ErrNotInPool,
+			wantMsg: "no valid address was given; ask for an address of the pool",
+		},
+		{
 			name: "an owner that holds another address", owner: "holder", given: "10.0.0.9", wantIs: ErrOwnerConflict,
 			wantMsg: `claim "holder" already holds 10.0.0.2; release it before asking for 10.0.0.9`,
 		},
@@ -203,7 +207,11 @@ func TestAllocateSpecific(t *testing.T) {
 			_, err := idx.Allocate("holder", t0)
 			g.Expect(err).NotTo(HaveOccurred())
 
-			err = idx.AllocateSpecific(tt.owner, addr(tt.given), t0)
+			var requested netip.Addr
+			if tt.given != "" {
+				requested = addr(tt.given)
+			}
+			err = idx.AllocateSpecific(tt.owner, requested, t0)
 			if tt.wantIs == nil {
 				g.Expect(err).NotTo(HaveOccurred())
 				got, _ := idx.Lookup(tt.owner)
@@ -299,9 +307,11 @@ func TestRebuild(t *testing.T) {
 		{Owner: "c", Addr: addr("10.0.0.9")}, // a second address of one owner
 		{Owner: "old", Addr: addr("10.0.7.7")},
 	}
+	existing = append(existing, Allocation{Owner: "broken"})
 	idx, err := Rebuild(p, existing, nil)
 	g.Expect(err).To(MatchError(`10.0.0.2 is recorded for both "b" and "d"; delete one of the two IPAddresses` + "\n" +
-		`claim "c" holds both 10.0.0.4 and 10.0.0.9; delete one of the two IPAddresses`))
+		`claim "c" holds both 10.0.0.4 and 10.0.0.9; delete one of the two IPAddresses` + "\n" +
+		`claim "broken" has an IPAddress without a valid address; fix or delete it`))
 	g.Expect(idx).NotTo(BeNil())
 
 	st := idx.Stats(t0)

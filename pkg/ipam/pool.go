@@ -204,6 +204,9 @@ func (p *Pool) addrAt(pos u128) netip.Addr {
 // whyNotIn explains, for an error message, why addr is not an address of the pool.
 func (p *Pool) whyNotIn(addr netip.Addr) string {
 	addr = addr.Unmap()
+	if !addr.IsValid() {
+		return "no valid address was given"
+	}
 	if len(p.Entries) == 0 {
 		return fmt.Sprintf("%s is not in the pool: spec.pools is empty", addr)
 	}
