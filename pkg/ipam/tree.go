@@ -43,8 +43,7 @@ func (t *takenSet) nextPrio() uint32 {
 	return uint32((t.rng * 2685821657736338717) >> 32)
 }
 
-func (t *takenSet) contains(key u128) bool {
-	n := t.root
+func (t *takenSet) containsBelow(n int32, key u128) bool {
 	for n != 0 {
 		switch c := key.cmp(t.nodes[n].key); {
 		case c == 0:
@@ -58,36 +57,79 @@ func (t *takenSet) contains(key u128) bool {
 	return false
 }
 
-// insert adds key; it reports false when key was already there.
+// insert adds key; it reports false when key was already there. It walks down while the nodes
+// outrank the new one, then splits the subtree it stops at around key: one walk, no rotations.
 func (t *takenSet) insert(key u128) bool {
-	if t.contains(key) {
+	// Make room first: link below points into t.nodes, and nothing after this appends to it.
+	if len(t.free) == 0 {
+		t.nodes = append(t.nodes, treapNode{})
+		t.free = append(t.free, int32(len(t.nodes)-1)) //nolint:gosec // a pool index holds far fewer than 2^31 taken addresses
+	}
+	prio := t.nextPrio()
+	link := &t.root
+	for cur := *link; cur != 0 && t.nodes[cur].prio > prio; cur = *link {
+		if key.cmp(t.nodes[cur].key) == 0 {
+			t.resize(key, cur, -1)
+			return false
+		}
+		t.nodes[cur].size++ // the new node will sit below
+		if key.cmp(t.nodes[cur].key) < 0 {
+			link = &t.nodes[cur].left
+		} else {
+			link = &t.nodes[cur].right
+		}
+	}
+	if t.containsBelow(*link, key) {
+		t.resize(key, *link, -1)
 		return false
 	}
-	var n int32
-	if k := len(t.free); k > 0 {
-		n, t.free = t.free[k-1], t.free[:k-1]
-	} else {
-		t.nodes = append(t.nodes, treapNode{})
-		n = int32(len(t.nodes) - 1) //nolint:gosec // a pool index holds far fewer than 2^31 taken addresses
-	}
-	t.nodes[n] = treapNode{key: key, prio: t.nextPrio(), size: 1}
-	left, right := t.split(t.root, key)
-	t.root = t.merge(t.merge(left, n), right)
+	k := len(t.free) - 1
+	n := t.free[k]
+	t.free = t.free[:k]
+	left, right := t.split(*link, key)
+	t.nodes[n] = treapNode{key: key, prio: prio, left: left, right: right}
+	t.fix(n)
+	*link = n
 	return true
 }
 
-// remove deletes key; it reports false when key was not there.
+// remove deletes key; it reports false when key was not there. The node's two subtrees merge in
+// its place.
 func (t *takenSet) remove(key u128) bool {
-	if !t.contains(key) {
-		return false
+	link := &t.root
+	for cur := *link; cur != 0; cur = *link {
+		c := key.cmp(t.nodes[cur].key)
+		if c == 0 {
+			*link = t.merge(t.nodes[cur].left, t.nodes[cur].right)
+			t.free = append(t.free, cur)
+			return true
+		}
+		t.nodes[cur].size-- // the removed node was below
+		if c < 0 {
+			link = &t.nodes[cur].left
+		} else {
+			link = &t.nodes[cur].right
+		}
 	}
-	left, rest := t.split(t.root, key)
-	mid, right := t.split(rest, key.addU64(1))
-	// key+1 wraps only for the maximum u128, which no pool position can be (a pool holds at most
-	// 2^128-1 addresses, numbered from 0).
-	t.free = append(t.free, mid)
-	t.root = t.merge(left, right)
-	return true
+	t.resize(key, 0, +1)
+	return false
+}
+
+// resize undoes the size changes of a walk towards key that found nothing to do: it walks the
+// same path from the root, adding delta to each node, and stops at node stop.
+func (t *takenSet) resize(key u128, stop int32, delta int) {
+	for cur := t.root; cur != stop && cur != 0; {
+		if delta < 0 {
+			t.nodes[cur].size--
+		} else {
+			t.nodes[cur].size++
+		}
+		if key.cmp(t.nodes[cur].key) < 0 {
+			cur = t.nodes[cur].left
+		} else {
+			cur = t.nodes[cur].right
+		}
+	}
 }
 
 // split cuts tree n into keys < key and keys >= key.
