@@ -226,7 +226,7 @@ func runFuzz(t *testing.T, fp fuzzPool, ops []byte) {
 			now = now.Add(time.Duration(arg%16) * time.Second)
 		case 5: // the pool is re-read unchanged (a resync): nothing may move
 			idx.Reconfigure(mustParse(t, fp.spec))
-		case 6: // a restart: rebuild from what exists (grace periods are forgotten)
+		case 6: // a restart: rebuild from what exists, and replay the releases still cooling
 			var existing []Allocation
 			for _, a := range heldSorted(m) {
 				existing = append(existing, Allocation{Owner: m.held[a], Addr: a})
@@ -235,7 +235,23 @@ func runFuzz(t *testing.T, fp fuzzPool, ops []byte) {
 			if idx, err = Rebuild(pool, existing, rand.New(rand.NewPCG(2, uint64(arg)))); err != nil {
 				t.Fatalf("Rebuild: %v", err)
 			}
-			m.cooling, m.coolingOf = map[netip.Addr]cooldown{}, map[string]netip.Addr{}
+			cooling := make([]netip.Addr, 0, len(m.cooling))
+			for a := range m.cooling {
+				cooling = append(cooling, a)
+			}
+			slices.SortFunc(cooling, func(a, b netip.Addr) int {
+				if c := m.cooling[a].until.Compare(m.cooling[b].until); c != 0 {
+					return c
+				}
+				return a.Compare(b)
+			})
+			// Replayed in this order, each owner's latest release is the one it may have back.
+			m.coolingOf = map[string]netip.Addr{}
+			for _, a := range cooling {
+				c := m.cooling[a]
+				idx.ObserveRelease(c.owner, a, c.until.Add(-grace))
+				m.coolingOf[c.owner] = a
+			}
 		}
 		checkCounts(t, idx, m, now)
 	}

@@ -244,6 +244,21 @@ func (idx *Index) release(addr netip.Addr, now time.Time, grace time.Duration) (
 	return owner, true
 }
 
+// ObserveRelease records a release that happened before the index existed (a restart within the
+// grace period, with the release time kept somewhere durable), so the address keeps cooling until
+// releasedAt + grace. It does nothing if the address is held again or not in the pool.
+func (idx *Index) ObserveRelease(owner string, addr netip.Addr, releasedAt time.Time) {
+	addr = addr.Unmap()
+	if _, held := idx.owners[addr]; held || idx.pool.ReuseGracePeriod <= 0 || !idx.pool.Contains(addr) {
+		return
+	}
+	if c, ok := idx.cooling[addr]; ok && !c.until.Before(releasedAt.Add(idx.pool.ReuseGracePeriod)) {
+		return // a later release is already recorded
+	}
+	idx.cool(addr, owner, releasedAt.Add(idx.pool.ReuseGracePeriod))
+	idx.sync(addr)
+}
+
 // assign records owner's address. Callers have checked that no one else has a claim on it.
 func (idx *Index) assign(owner string, addr netip.Addr) {
 	idx.owners[addr], idx.addrs[owner] = owner, addr

@@ -130,6 +130,22 @@ func TestReuseGracePeriodWhenThePoolIsFull(t *testing.T) {
 	g.Expect(idx.Stats(t0.Add(time.Minute)).Cooling).To(Equal(0))
 }
 
+func TestObserveReleaseAfterARestart(t *testing.T) {
+	g := NewWithT(t)
+	p := mustParse(t, Spec{ReuseGracePeriod: time.Minute, Pools: []Range{{Subnet: "10.0.0.0/29"}}})
+	idx, err := Rebuild(p, []Allocation{{Owner: "a", Addr: addr("10.0.0.2")}}, nil)
+	g.Expect(err).NotTo(HaveOccurred())
+	idx.ObserveRelease("gone", addr("10.0.0.1"), t0)
+	idx.ObserveRelease("a", addr("10.0.0.2"), t0)    // held again: ignored
+	idx.ObserveRelease("x", addr("192.168.0.1"), t0) // not in the pool: ignored
+
+	got, _ := idx.Allocate("new", t0.Add(30*time.Second))
+	g.Expect(got).To(Equal(addr("10.0.0.3")), "10.0.0.1 still cools after the restart")
+	back, _ := idx.Allocate("gone", t0.Add(30*time.Second))
+	g.Expect(back).To(Equal(addr("10.0.0.1")), "its last owner may have it back")
+	g.Expect(idx.Stats(t0.Add(30 * time.Second)).Cooling).To(Equal(0))
+}
+
 func TestForgetSkipsTheGracePeriod(t *testing.T) {
 	g := NewWithT(t)
 	idx := NewIndex(mustParse(t, Spec{ReuseGracePeriod: time.Hour, Pools: []Range{{Subnet: "10.0.0.0/30"}}}), nil)
