@@ -109,7 +109,10 @@ func (idx *Index) Allocate(owner string, now time.Time) (netip.Addr, error) {
 		return a, nil
 	}
 	if a, ok := idx.pins[owner]; ok {
-		return a, idx.take(owner, a)
+		if err := idx.take(owner, a); err != nil {
+			return netip.Addr{}, err
+		}
+		return a, nil
 	}
 	// The grace period protects other hosts from a stale ARP entry; the host that used the
 	// address may have it back (seed 001: a re-provisioned host keeps its address).

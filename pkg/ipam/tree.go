@@ -210,10 +210,3 @@ func (t *takenSet) nthFree(r u128) u128 {
 	pos, _ := r.add(u64(below))
 	return pos
 }
-
-// clear empties the set and keeps its memory.
-func (t *takenSet) clear() {
-	t.nodes = t.nodes[:1]
-	t.free = t.free[:0]
-	t.root = 0
-}
