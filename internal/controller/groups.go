@@ -7,6 +7,10 @@ import (
 	"strings"
 
 	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/metalwire/metalwire/internal/controller/metal3data"
+	"github.com/metalwire/metalwire/internal/controller/metal3dataclaim"
+	"github.com/metalwire/metalwire/internal/controller/metal3datatemplate"
 )
 
 // Group names a set of controllers that run together.
@@ -30,6 +34,10 @@ var AllGroups = []Group{Infrastructure, IPAM, Preprovisioning}
 type Options struct {
 	// Concurrency is the number of objects each controller reconciles at once.
 	Concurrency int
+	// IPReuse names the address claims of a Metal3Data after its BareMetalHost (<host>-<pool>)
+	// rather than the Metal3Data, so that a host keeps its address across re-provisioning and
+	// shares it with pre-provisioning (CAPM3's enableBMHNameBasedPreallocation).
+	IPReuse bool
 }
 
 // setupFunc adds one reconciler to a manager.
@@ -37,7 +45,28 @@ type setupFunc func(ctx context.Context, mgr ctrl.Manager, opts Options) error
 
 // registry maps each group to its reconcilers. A reconciler's package adds itself here when it
 // lands; a group with none yet starts nothing.
-var registry = map[Group][]namedSetup{}
+var registry = map[Group][]namedSetup{
+	Infrastructure: {
+		{"metal3datatemplate", setupMetal3DataTemplate},
+		{"metal3dataclaim", setupMetal3DataClaim},
+		{"metal3data", setupMetal3Data},
+	},
+}
+
+func setupMetal3DataTemplate(ctx context.Context, mgr ctrl.Manager, opts Options) error {
+	r := &metal3datatemplate.Reconciler{Client: mgr.GetClient()}
+	return r.SetupWithManager(ctx, mgr, opts.Concurrency)
+}
+
+func setupMetal3DataClaim(ctx context.Context, mgr ctrl.Manager, opts Options) error {
+	r := &metal3dataclaim.Reconciler{Client: mgr.GetClient()}
+	return r.SetupWithManager(ctx, mgr, opts.Concurrency)
+}
+
+func setupMetal3Data(ctx context.Context, mgr ctrl.Manager, opts Options) error {
+	r := &metal3data.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), IPReuse: opts.IPReuse}
+	return r.SetupWithManager(ctx, mgr, opts.Concurrency)
+}
 
 type namedSetup struct {
 	name  string

@@ -1,0 +1,57 @@
+package metal3data
+
+import (
+	"strings"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
+	"github.com/metalwire/metalwire/pkg/render"
+)
+
+const (
+	dataKind          = "Metal3Data"
+	claimKind         = "Metal3DataClaim"
+	metal3MachineKind = "Metal3Machine"
+	machineKind       = "Machine"
+)
+
+func isInfraGroup(apiVersion string) bool {
+	gv, err := schema.ParseGroupVersion(apiVersion)
+	return err == nil && gv.Group == infrav1.GroupVersion.Group
+}
+
+// AddressClaimName is the name of the IPClaim (or Cluster API IPAddressClaim) a Metal3Data makes
+// in a pool: <metal3data>-<pool>, as CAPM3 names it. With IP reuse it is <host>-<pool>, so the
+// claim — and, through the pool's preAllocations or a claim kept by pre-provisioning, the
+// address — follows the BareMetalHost rather than the Metal3Data, which changes on every
+// re-provisioning.
+func AddressClaimName(dataName, hostName string, pool render.PoolRef, ipReuse bool) string {
+	if ipReuse {
+		return hostName + "-" + pool.Name
+	}
+	return dataName + "-" + pool.Name
+}
+
+// isMetal3Pool says whether a pool is an ipam.metal3.io IPPool, claimed with an IPClaim; any
+// other kind is claimed through the Cluster API IPAM contract with an IPAddressClaim.
+func isMetal3Pool(pool render.PoolRef) bool {
+	return pool.APIGroup == render.DefaultPoolAPIGroup && pool.Kind == render.DefaultPoolKind
+}
+
+// hostKey parses the metal3.io/BareMetalHost annotation of a Metal3Machine, "<namespace>/<name>".
+// A bare name is taken to be in the machine's namespace.
+func hostKey(annotation, namespace string) (ns, name string, ok bool) {
+	annotation = strings.TrimSpace(annotation)
+	if annotation == "" {
+		return "", "", false
+	}
+	ns, name, found := strings.Cut(annotation, "/")
+	if !found {
+		return namespace, ns, true
+	}
+	if ns == "" || name == "" {
+		return "", "", false
+	}
+	return ns, name, true
+}

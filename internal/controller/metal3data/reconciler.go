@@ -1,0 +1,174 @@
+package metal3data
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	capiipamv1 "sigs.k8s.io/cluster-api/api/ipam/v1beta2"
+	"sigs.k8s.io/cluster-api/util/patch"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	bmov1 "github.com/metalwire/metalwire/api/baremetal/v1alpha1"
+	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
+	ipamv1 "github.com/metalwire/metalwire/api/ipam/v1alpha1"
+)
+
+// notSeenRecheck is how soon to look again when an object we just learnt of (an IPAddress named
+// by a claim) is not in the cache yet; its own event usually comes first.
+const notSeenRecheck = 2 * time.Second
+
+// Reconciler owns Metal3Data status, its address claims and its Secrets.
+type Reconciler struct {
+	// Client reads from the manager's cache and writes to the API server.
+	Client client.Client
+	// APIReader reads from the API server, for the rare Secret the cache cannot answer for.
+	APIReader client.Reader
+	// IPReuse names address claims after the BareMetalHost (<host>-<pool>) instead of the
+	// Metal3Data, so a host keeps its address across re-provisioning (--ip-reuse).
+	IPReuse bool
+}
+
+// +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io,resources=metal3datas,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io,resources=metal3datas/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io,resources=metal3datatemplates;metal3dataclaims;metal3machines,verbs=get;list;watch
+// +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=machines,verbs=get;list;watch
+// +kubebuilder:rbac:groups=metal3.io,resources=baremetalhosts,verbs=get;list;watch
+// +kubebuilder:rbac:groups=ipam.metal3.io,resources=ipclaims,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=ipam.metal3.io,resources=ipaddresses,verbs=get;list;watch
+// +kubebuilder:rbac:groups=ipam.cluster.x-k8s.io,resources=ipaddressclaims,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=ipam.cluster.x-k8s.io,resources=ipaddresses,verbs=get;list;watch
+// +kubebuilder:rbac:groups=core,resources=secrets,verbs=get;list;watch;create;update;delete
+
+// Reconcile renders one Metal3Data, or cleans up after it.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, reterr error) {
+	data := &infrav1.Metal3Data{}
+	if err := r.Client.Get(ctx, req.NamespacedName, data); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	patcher, err := patch.NewHelper(data, r.Client)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	before := data.Status.DeepCopy()
+	defer func() {
+		if !statusEqual(before, &data.Status) {
+			now := metav1.Now()
+			data.Status.LastUpdated = &now
+		}
+		reterr = errors.Join(reterr, patcher.Patch(ctx, data))
+	}()
+
+	if !data.DeletionTimestamp.IsZero() {
+		return r.reconcileDelete(ctx, data)
+	}
+	return r.reconcileNormal(ctx, data)
+}
+
+// statusEqual compares what a person reads in the status, leaving out lastUpdated.
+func statusEqual(a, b *infrav1.Metal3DataStatus) bool {
+	x, y := a.DeepCopy(), b.DeepCopy()
+	x.LastUpdated, y.LastUpdated = nil, nil
+	for _, s := range []*infrav1.Metal3DataStatus{x, y} {
+		for i := range s.Conditions {
+			s.Conditions[i].LastTransitionTime = metav1.Time{}
+		}
+	}
+	return equality.Semantic.DeepEqual(x, y)
+}
+
+func setCondition(data *infrav1.Metal3Data, typ string, status metav1.ConditionStatus, reason, message string) {
+	meta.SetStatusCondition(&data.Status.Conditions, metav1.Condition{
+		Type: typ, Status: status, Reason: reason, Message: message, ObservedGeneration: data.Generation,
+	})
+}
+
+// SetupWithManager watches what a rendering waits for, each mapped to the few Metal3Data
+// concerned through the field indexes: address claims (addresses given, pools exhausted),
+// Metal3Machines (a host associated), BareMetalHosts (inspected, annotated), templates
+// (created late), and the Secrets (deleted ones are re-created).
+func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, concurrency int) error {
+	if err := AddIndexes(ctx, mgr.GetFieldIndexer()); err != nil {
+		return err
+	}
+	return ctrl.NewControllerManagedBy(mgr).
+		For(&infrav1.Metal3Data{}).
+		Owns(&corev1.Secret{}, builder.WithPredicates(predicate.Funcs{
+			// Only a deleted Secret needs us; our own writes would wake every Metal3Data.
+			CreateFunc: func(event.CreateEvent) bool { return false },
+			UpdateFunc: func(event.UpdateEvent) bool { return false },
+		})).
+		Watches(&ipamv1.IPClaim{}, handler.EnqueueRequestsFromMapFunc(claimToData)).
+		Watches(&capiipamv1.IPAddressClaim{}, handler.EnqueueRequestsFromMapFunc(claimToData)).
+		Watches(&infrav1.Metal3Machine{}, handler.EnqueueRequestsFromMapFunc(r.machineToData)).
+		Watches(&bmov1.BareMetalHost{}, handler.EnqueueRequestsFromMapFunc(r.hostToData)).
+		Watches(&infrav1.Metal3DataTemplate{}, handler.EnqueueRequestsFromMapFunc(r.templateToData)).
+		WithOptions(controller.Options{MaxConcurrentReconciles: concurrency}).
+		Named("metal3data").
+		Complete(r)
+}
+
+// claimToData maps an address claim to the Metal3Data that own it.
+func claimToData(_ context.Context, o client.Object) []reconcile.Request {
+	names := dataOwners(o)
+	reqs := make([]reconcile.Request, 0, len(names))
+	for _, n := range names {
+		reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKey{Namespace: o.GetNamespace(), Name: n}})
+	}
+	return reqs
+}
+
+// machineToData maps a Metal3Machine to the Metal3Data of its claim (named after it), while
+// that Metal3Data is not rendered: a rendered one does not read the machine again unless it
+// must re-create a Secret.
+func (r *Reconciler) machineToData(ctx context.Context, o client.Object) []reconcile.Request {
+	return r.dataMatching(ctx, o.GetNamespace(), DataByClaimIndex, o.GetName())
+}
+
+// hostToData maps a BareMetalHost to the Metal3Data of the machines holding it.
+func (r *Reconciler) hostToData(ctx context.Context, o client.Object) []reconcile.Request {
+	machines := &infrav1.Metal3MachineList{}
+	key := o.GetNamespace() + "/" + o.GetName()
+	if err := r.Client.List(ctx, machines, client.MatchingFields{MachineByHostIndex: key}, client.UnsafeDisableDeepCopy); err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "listing the Metal3Machines of a host", "host", key)
+		return nil
+	}
+	var reqs []reconcile.Request
+	for i := range machines.Items {
+		reqs = append(reqs, r.dataMatching(ctx, machines.Items[i].Namespace, DataByClaimIndex, machines.Items[i].Name)...)
+	}
+	return reqs
+}
+
+// templateToData maps a template to its Metal3Data that are not rendered yet (or whose deleted
+// Secrets could not be re-created).
+func (r *Reconciler) templateToData(ctx context.Context, o client.Object) []reconcile.Request {
+	return r.dataMatching(ctx, o.GetNamespace(), DataByTemplateIndex, o.GetName())
+}
+
+func (r *Reconciler) dataMatching(ctx context.Context, namespace, index, value string) []reconcile.Request {
+	list := &infrav1.Metal3DataList{}
+	if err := r.Client.List(ctx, list, client.InNamespace(namespace), client.MatchingFields{index: value}, client.UnsafeDisableDeepCopy); err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "listing Metal3Data", "index", index, "value", value)
+		return nil
+	}
+	var reqs []reconcile.Request
+	for i := range list.Items {
+		if d := &list.Items[i]; d.Status.Ready && d.Status.ErrorMessage == nil && d.DeletionTimestamp.IsZero() {
+			continue
+		}
+		reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])})
+	}
+	return reqs
+}

@@ -1,0 +1,163 @@
+package metal3data
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
+	"github.com/metalwire/metalwire/pkg/render"
+)
+
+// RenderedHashAnnotation on a Metal3Data holds a digest of what its Secrets were first written
+// with. A deleted Secret is re-created only when rendering again gives the same bytes, so a
+// host never silently gets a configuration different from the one it was provisioned with.
+const RenderedHashAnnotation = "metal3data.metalwire.io/rendered-sha256"
+
+// output is what a Metal3Data's Secrets hold; a nil field means the template has no such part
+// and no Secret is written for it, as CAPM3 does.
+type output struct {
+	metaData    []byte
+	networkData []byte
+}
+
+// renderOutput renders the template's metaData and networkData for one host.
+func renderOutput(tmpl *infrav1.Metal3DataTemplate, facts *render.Facts) (output, error) {
+	var out output
+	if md := tmpl.Spec.MetaData; md != nil {
+		m, err := render.MetaData(md, facts)
+		if err != nil {
+			return output{}, err
+		}
+		if out.metaData, err = render.MarshalMetaData(m); err != nil {
+			return output{}, fmt.Errorf("writing metaData as YAML: %w", err)
+		}
+	}
+	if nd := tmpl.Spec.NetworkData; nd != nil {
+		n, err := render.Networking(nd, facts)
+		if err != nil {
+			return output{}, err
+		}
+		if out.networkData, err = n.YAML(); err != nil {
+			return output{}, fmt.Errorf("writing networkData as YAML: %w", err)
+		}
+	}
+	return out, nil
+}
+
+// hash is the digest recorded in RenderedHashAnnotation.
+func (o output) hash() string {
+	h := sha256.New()
+	for _, part := range [][]byte{o.metaData, o.networkData} {
+		// The length first, so that moving bytes from one part to the other changes the digest.
+		fmt.Fprintf(h, "%d:", len(part))
+		h.Write(part)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// secretNames are the names of a Metal3Data's Secrets: <metal3machine>-metadata-<index> and
+// <metal3machine>-networkdata-<index>. The claim is named after its Metal3Machine.
+func secretNames(data *infrav1.Metal3Data, m3m string) (metaData, networkData string) {
+	return infrav1.MetaDataSecretName(m3m, data.Spec.Index), infrav1.NetworkDataSecretName(m3m, data.Spec.Index)
+}
+
+// secrets builds the Secrets for the output: type infrastructure.cluster.x-k8s.io/secret, the
+// cluster-name label, and the Metal3Data as controlling owner.
+func secrets(data *infrav1.Metal3Data, m3m, cluster string, out output) []*corev1.Secret {
+	mdName, ndName := secretNames(data, m3m)
+	var list []*corev1.Secret
+	for _, s := range []struct {
+		name, key string
+		content   []byte
+	}{
+		{mdName, infrav1.DataSecretMetaDataKey, out.metaData},
+		{ndName, infrav1.DataSecretNetworkDataKey, out.networkData},
+	} {
+		if s.content == nil {
+			continue
+		}
+		secret := &corev1.Secret{
+			ObjectMeta: metav1.ObjectMeta{
+				Name:            s.name,
+				Namespace:       data.Namespace,
+				OwnerReferences: []metav1.OwnerReference{dataOwnerRef(data, true)},
+			},
+			Type: infrav1.DataSecretType,
+			Data: map[string][]byte{s.key: s.content},
+		}
+		if cluster != "" {
+			secret.Labels = map[string]string{clusterv1.ClusterNameLabel: cluster}
+		}
+		list = append(list, secret)
+	}
+	return list
+}
+
+// writeSecrets creates the Secrets. A Secret of that name already there is made to match when
+// it belongs to this Metal3Data (a write that failed half-way before) and refused otherwise:
+// it is someone else's data.
+func (r *Reconciler) writeSecrets(ctx context.Context, data *infrav1.Metal3Data, list []*corev1.Secret) error {
+	for _, want := range list {
+		err := r.Client.Create(ctx, want)
+		if err == nil {
+			continue
+		}
+		if !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("writing Secret %s: %w", want.Name, err)
+		}
+		got := &corev1.Secret{}
+		if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(want), got); err != nil {
+			return fmt.Errorf("reading Secret %s: %w", want.Name, err)
+		}
+		if !ownedBy(got, data) {
+			return fmt.Errorf("Secret %s already exists and does not belong to Metal3Data %s; delete or rename it", want.Name, data.Name) //nolint:staticcheck // the message starts with a kind name
+		}
+		if got.Type == want.Type && sameData(got.Data, want.Data) {
+			continue
+		}
+		got.Data = want.Data
+		if err := r.Client.Update(ctx, got); err != nil {
+			return fmt.Errorf("updating Secret %s: %w", want.Name, err)
+		}
+	}
+	return nil
+}
+
+func sameData(a, b map[string][]byte) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || !bytes.Equal(v, w) {
+			return false
+		}
+	}
+	return true
+}
+
+// missingSecrets lists the Secrets a rendered Metal3Data names that the cache does not have.
+func (r *Reconciler) missingSecrets(ctx context.Context, data *infrav1.Metal3Data) ([]string, error) {
+	var missing []string
+	for _, ref := range []*corev1.SecretReference{data.Spec.MetaData, data.Spec.NetworkData} {
+		if ref == nil || ref.Name == "" {
+			continue
+		}
+		err := r.Client.Get(ctx, client.ObjectKey{Namespace: data.Namespace, Name: ref.Name}, &corev1.Secret{})
+		switch {
+		case apierrors.IsNotFound(err):
+			missing = append(missing, ref.Name)
+		case err != nil:
+			return nil, err
+		}
+	}
+	return missing, nil
+}

@@ -1,0 +1,178 @@
+package metal3dataclaim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/cluster-api/util/patch"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
+	"github.com/metalwire/metalwire/internal/controller/metal3data"
+)
+
+// Reconciler owns Metal3DataClaim status and finalizer.
+type Reconciler struct {
+	// Client reads from the manager's cache and writes to the API server.
+	Client client.Client
+}
+
+// +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io,resources=metal3dataclaims,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io,resources=metal3dataclaims/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io,resources=metal3datas,verbs=get;list;watch;delete
+// +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io,resources=metal3datatemplates,verbs=get;list;watch
+
+// Reconcile reports one claim's state, or releases it.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, reterr error) {
+	claim := &infrav1.Metal3DataClaim{}
+	if err := r.Client.Get(ctx, req.NamespacedName, claim); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	patcher, err := patch.NewHelper(claim, r.Client)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	defer func() { reterr = errors.Join(reterr, patcher.Patch(ctx, claim)) }()
+
+	data, err := r.dataOf(ctx, claim)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if !claim.DeletionTimestamp.IsZero() {
+		return ctrl.Result{}, r.reconcileDelete(ctx, claim, data)
+	}
+	controllerutil.AddFinalizer(claim, infrav1.DataClaimFinalizer)
+	return ctrl.Result{}, r.reconcileNormal(ctx, claim, data)
+}
+
+// dataOf lists the Metal3Data serving the claim: normally one, none before an index is given.
+func (r *Reconciler) dataOf(ctx context.Context, claim *infrav1.Metal3DataClaim) ([]infrav1.Metal3Data, error) {
+	list := &infrav1.Metal3DataList{}
+	if err := r.Client.List(ctx, list, client.InNamespace(claim.Namespace), client.MatchingFields{metal3data.DataByClaimIndex: claim.Name}); err != nil {
+		return nil, err
+	}
+	out := list.Items[:0]
+	for _, d := range list.Items {
+		// A Metal3Data of an earlier claim of the same name (deleted, then re-created) is not
+		// this claim's: it is on its way out.
+		if owner := metav1.GetControllerOf(&d); owner != nil && owner.UID != claim.UID {
+			continue
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}
+
+func (r *Reconciler) reconcileNormal(ctx context.Context, claim *infrav1.Metal3DataClaim, data []infrav1.Metal3Data) error {
+	if len(data) == 0 {
+		claim.Status.RenderedData = nil
+		tmpl := &infrav1.Metal3DataTemplate{}
+		err := r.Client.Get(ctx, client.ObjectKey{Namespace: claim.Namespace, Name: claim.Spec.Template.Name}, tmpl)
+		switch {
+		case apierrors.IsNotFound(err):
+			fail(claim, infrav1.DataClaimTemplateNotFoundReason, fmt.Sprintf(
+				"spec.template: Metal3DataTemplate %s not found in namespace %s; create it (the claim gets an index as soon as it exists)", claim.Spec.Template.Name, claim.Namespace))
+			return nil
+		case err != nil:
+			return err
+		}
+		wait(claim, infrav1.DataClaimWaitingForIndexReason, fmt.Sprintf("waiting for an index in Metal3DataTemplate %s", tmpl.Name))
+		return nil
+	}
+	d := &data[0]
+	claim.Status.RenderedData = &corev1.ObjectReference{
+		APIVersion: infrav1.GroupVersion.String(), Kind: "Metal3Data", Name: d.Name, Namespace: d.Namespace, UID: d.UID,
+	}
+	if d.Status.Ready {
+		claim.Status.ErrorMessage = nil
+		setCondition(claim, metav1.ConditionTrue, infrav1.DataClaimDataReadyReason, "")
+		return nil
+	}
+	msg := fmt.Sprintf("Metal3Data %s is not rendered yet", d.Name)
+	if c := meta.FindStatusCondition(d.Status.Conditions, infrav1.DataReadyCondition); c != nil && c.Message != "" {
+		msg = fmt.Sprintf("Metal3Data %s: %s", d.Name, c.Message)
+	}
+	if d.Status.ErrorMessage != nil {
+		fail(claim, infrav1.DataClaimWaitingForDataReason, fmt.Sprintf("Metal3Data %s: %s", d.Name, *d.Status.ErrorMessage))
+		return nil
+	}
+	wait(claim, infrav1.DataClaimWaitingForDataReason, msg)
+	return nil
+}
+
+// reconcileDelete deletes the claim's Metal3Data and keeps the claim until they are gone: the
+// Metal3Data's own finalizer releases the addresses and Secrets, and only then is the index
+// free for another claim.
+func (r *Reconciler) reconcileDelete(ctx context.Context, claim *infrav1.Metal3DataClaim, data []infrav1.Metal3Data) error {
+	if len(data) == 0 {
+		controllerutil.RemoveFinalizer(claim, infrav1.DataClaimFinalizer)
+		return nil
+	}
+	for i := range data {
+		if data[i].DeletionTimestamp.IsZero() {
+			if err := r.Client.Delete(ctx, &data[i]); client.IgnoreNotFound(err) != nil {
+				return fmt.Errorf("deleting Metal3Data %s: %w", data[i].Name, err)
+			}
+		}
+	}
+	wait(claim, infrav1.DataClaimDeletingReason, fmt.Sprintf("waiting for Metal3Data %s to release its addresses and Secrets", data[0].Name))
+	return nil
+}
+
+func setCondition(claim *infrav1.Metal3DataClaim, status metav1.ConditionStatus, reason, message string) {
+	meta.SetStatusCondition(&claim.Status.Conditions, metav1.Condition{
+		Type: infrav1.DataClaimReadyCondition, Status: status, Reason: reason, Message: message, ObservedGeneration: claim.Generation,
+	})
+}
+
+func wait(claim *infrav1.Metal3DataClaim, reason, message string) {
+	claim.Status.ErrorMessage = nil
+	setCondition(claim, metav1.ConditionFalse, reason, message)
+}
+
+func fail(claim *infrav1.Metal3DataClaim, reason, message string) {
+	claim.Status.ErrorMessage = &message
+	setCondition(claim, metav1.ConditionFalse, reason, message)
+}
+
+// SetupWithManager watches the claim's Metal3Data (it owns them) and templates, so a claim
+// waiting for a template applied late is served as soon as it appears.
+func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, concurrency int) error {
+	if err := metal3data.AddIndexes(ctx, mgr.GetFieldIndexer()); err != nil {
+		return err
+	}
+	return ctrl.NewControllerManagedBy(mgr).
+		For(&infrav1.Metal3DataClaim{}).
+		Owns(&infrav1.Metal3Data{}).
+		Watches(&infrav1.Metal3DataTemplate{}, handler.EnqueueRequestsFromMapFunc(r.templateToClaims)).
+		WithOptions(controller.Options{MaxConcurrentReconciles: concurrency}).
+		Named("metal3dataclaim").
+		Complete(r)
+}
+
+// templateToClaims maps a template to its claims that have no Metal3Data yet.
+func (r *Reconciler) templateToClaims(ctx context.Context, o client.Object) []reconcile.Request {
+	list := &infrav1.Metal3DataClaimList{}
+	if err := r.Client.List(ctx, list, client.InNamespace(o.GetNamespace()),
+		client.MatchingFields{metal3data.ClaimByTemplateIndex: o.GetName()}, client.UnsafeDisableDeepCopy); err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "listing the claims of a template", "template", o.GetName())
+		return nil
+	}
+	var reqs []reconcile.Request
+	for i := range list.Items {
+		if list.Items[i].Status.RenderedData == nil {
+			reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])})
+		}
+	}
+	return reqs
+}

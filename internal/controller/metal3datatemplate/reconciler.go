@@ -1,0 +1,140 @@
+package metal3datatemplate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/cluster-api/util/patch"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
+	"github.com/metalwire/metalwire/internal/controller/metal3data"
+)
+
+// ReadyCondition on a template is True while it can serve claims; while it is being deleted it
+// says which Metal3Data hold it.
+const (
+	ReadyCondition  = "Ready"
+	ReadyReason     = "Ready"
+	DeletingReason  = "Deleting"
+	maxCreateRounds = 5
+)
+
+// Reconciler gives claims their indexes and creates their Metal3Data.
+type Reconciler struct {
+	// Client reads from the manager's cache and writes to the API server.
+	Client client.Client
+
+	// created remembers, per template, the Metal3Data this process created and has not seen in
+	// the cache yet, so that a reconcile running before the cache catches up neither gives the
+	// claim a second index nor hands the index to another claim.
+	mu      sync.Mutex
+	created map[types.NamespacedName]map[string]holder
+}
+
+// +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io,resources=metal3datatemplates,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io,resources=metal3datatemplates/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io,resources=metal3dataclaims,verbs=get;list;watch
+// +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io,resources=metal3datas,verbs=get;list;watch;create;delete
+
+// Reconcile hands out indexes for one template.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, reterr error) {
+	tmpl := &infrav1.Metal3DataTemplate{}
+	if err := r.Client.Get(ctx, req.NamespacedName, tmpl); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.forget(req.NamespacedName)
+		}
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	patcher, err := patch.NewHelper(tmpl, r.Client)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	before := tmpl.Status.DeepCopy()
+	defer func() {
+		if !equality.Semantic.DeepEqual(before.Indexes, tmpl.Status.Indexes) {
+			now := metav1.Now()
+			tmpl.Status.LastUpdated = &now
+		}
+		reterr = errors.Join(reterr, patcher.Patch(ctx, tmpl))
+	}()
+
+	data, err := r.dataOf(ctx, tmpl)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if !tmpl.DeletionTimestamp.IsZero() {
+		return r.reconcileDelete(tmpl, data)
+	}
+	controllerutil.AddFinalizer(tmpl, infrav1.DataTemplateFinalizer)
+	return r.reconcileNormal(ctx, tmpl, data)
+}
+
+// dataOf lists the template's Metal3Data from the cache, through the index.
+func (r *Reconciler) dataOf(ctx context.Context, tmpl *infrav1.Metal3DataTemplate) ([]infrav1.Metal3Data, error) {
+	list := &infrav1.Metal3DataList{}
+	err := r.Client.List(ctx, list, client.InNamespace(tmpl.Namespace),
+		client.MatchingFields{metal3data.DataByTemplateIndex: tmpl.Name}, client.UnsafeDisableDeepCopy)
+	return list.Items, err
+}
+
+// reconcileDelete lets the template go once no Metal3Data uses it: their Secrets were rendered
+// from it, and a claim being served still needs it to re-create a deleted Secret.
+func (r *Reconciler) reconcileDelete(tmpl *infrav1.Metal3DataTemplate, data []infrav1.Metal3Data) (ctrl.Result, error) {
+	if len(data) > 0 {
+		setCondition(tmpl, metav1.ConditionFalse, DeletingReason,
+			fmt.Sprintf("waiting for %d Metal3Data to be deleted (their Metal3DataClaims go with their machines), for example %s", len(data), data[0].Name))
+		return ctrl.Result{}, nil
+	}
+	controllerutil.RemoveFinalizer(tmpl, infrav1.DataTemplateFinalizer)
+	return ctrl.Result{}, nil
+}
+
+func setCondition(tmpl *infrav1.Metal3DataTemplate, status metav1.ConditionStatus, reason, message string) {
+	meta.SetStatusCondition(&tmpl.Status.Conditions, metav1.Condition{
+		Type: ReadyCondition, Status: status, Reason: reason, Message: message, ObservedGeneration: tmpl.Generation,
+	})
+}
+
+// SetupWithManager watches the template's claims and Metal3Data. Events that cannot change an
+// allocation (status updates) are filtered out, so a template is reconciled once per batch of
+// new or deleted claims rather than once per status write.
+func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, concurrency int) error {
+	if err := metal3data.AddIndexes(ctx, mgr.GetFieldIndexer()); err != nil {
+		return err
+	}
+	allocationChanged := predicate.Funcs{
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			return !equality.Semantic.DeepEqual(e.ObjectOld.GetFinalizers(), e.ObjectNew.GetFinalizers()) ||
+				e.ObjectOld.GetDeletionTimestamp().IsZero() != e.ObjectNew.GetDeletionTimestamp().IsZero()
+		},
+	}
+	return ctrl.NewControllerManagedBy(mgr).
+		For(&infrav1.Metal3DataTemplate{}).
+		Watches(&infrav1.Metal3DataClaim{}, handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
+			c := o.(*infrav1.Metal3DataClaim)
+			return []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: c.Namespace, Name: c.Spec.Template.Name}}}
+		}), builder.WithPredicates(allocationChanged)).
+		Watches(&infrav1.Metal3Data{}, handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
+			d := o.(*infrav1.Metal3Data)
+			return []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: d.Namespace, Name: d.Spec.Template.Name}}}
+		}), builder.WithPredicates(allocationChanged)).
+		WithOptions(controller.Options{MaxConcurrentReconciles: concurrency}).
+		Named("metal3datatemplate").
+		Complete(r)
+}
