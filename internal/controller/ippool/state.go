@@ -75,7 +75,7 @@ func (st *poolState) recordRelease(owner string, addr netip.Addr, now time.Time)
 	if st.index.Pool().ReuseGracePeriod <= 0 {
 		return
 	}
-	st.releases[addr] = release{Claim: owner, Address: addr.String(), ReleasedAt: now.UTC().Truncate(time.Second)}
+	st.releases[addr] = release{Claim: owner, Address: addr.String(), ReleasedAt: now.UTC()}
 }
 
 // releasesAnnotation is the annotation value for the releases still cooling at now, or "" when
