@@ -8,6 +8,7 @@ import (
 
 	ctrl "sigs.k8s.io/controller-runtime"
 
+	"github.com/metalwire/metalwire/internal/controller/ippool"
 	"github.com/metalwire/metalwire/internal/controller/metal3data"
 	"github.com/metalwire/metalwire/internal/controller/metal3dataclaim"
 	"github.com/metalwire/metalwire/internal/controller/metal3datatemplate"
@@ -51,6 +52,9 @@ var registry = map[Group][]namedSetup{
 		{"metal3dataclaim", setupMetal3DataClaim},
 		{"metal3data", setupMetal3Data},
 	},
+	IPAM: {{name: ippool.ControllerName, setup: func(ctx context.Context, mgr ctrl.Manager, opts Options) error {
+		return (&ippool.Reconciler{}).SetupWithManager(ctx, mgr, opts.Concurrency)
+	}}},
 }
 
 func setupMetal3DataTemplate(ctx context.Context, mgr ctrl.Manager, opts Options) error {
