@@ -41,18 +41,6 @@ func specOf(t *testing.T, manifest string) infrav1.Metal3DataTemplateSpec {
 	return infrav1.Metal3DataTemplateSpec{ClusterName: "cluster-a", MetaData: decoded.MetaData, NetworkData: decoded.NetworkData}
 }
 
-// dataOfClaim waits for the claim's Metal3Data to exist and returns it.
-func dataOfClaim(t *testing.T, ns, claimName string) *infrav1.Metal3Data {
-	t.Helper()
-	var data *infrav1.Metal3Data
-	NewWithT(t).Eventually(func(g Gomega) {
-		c := getClaim(g, ns, claimName)
-		g.Expect(c.Status.RenderedData).NotTo(BeNil())
-		data = getData(g, ns, c.Status.RenderedData.Name)
-	}).WithTimeout(timeout).WithPolling(poll).Should(Succeed())
-	return data
-}
-
 // expectBlocked waits until the Metal3Data is not ready for the given reason, with a message
 // containing want, and the claim shows the same message.
 func expectBlocked(t *testing.T, ns, claimName, reason, want string, isError bool) {

@@ -120,7 +120,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, claim *infrav1.Metal3D
 	}
 	for i := range data {
 		if data[i].DeletionTimestamp.IsZero() {
-			if err := r.Client.Delete(ctx, &data[i]); client.IgnoreNotFound(err) != nil {
+			if err := r.Client.Delete(ctx, &data[i]); err != nil && !apierrors.IsNotFound(err) {
 				return fmt.Errorf("deleting Metal3Data %s: %w", data[i].Name, err)
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -23,6 +24,9 @@ import (
 // API server's latency when a thousand machines scale up together, few enough not to crowd out
 // other clients.
 const createWorkers = 8
+
+// collisionRecheck is how soon to try again when every free index the cache showed was taken.
+const collisionRecheck = time.Second
 
 // reconcileNormal gives every waiting claim an index and creates its Metal3Data.
 func (r *Reconciler) reconcileNormal(ctx context.Context, tmpl *infrav1.Metal3DataTemplate, data []infrav1.Metal3Data) (ctrl.Result, error) {
@@ -97,7 +101,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, tmpl *infrav1.Metal3Da
 	if len(queue) > 0 {
 		// Still colliding after several rounds: the cache is far behind; come back when it is
 		// not (every Metal3Data created wakes this template).
-		return ctrl.Result{Requeue: true}, errors.Join(errs...)
+		return ctrl.Result{RequeueAfter: collisionRecheck}, errors.Join(errs...)
 	}
 	return ctrl.Result{}, errors.Join(errs...)
 }
@@ -225,7 +229,7 @@ func (r *Reconciler) deleteOrphans(ctx context.Context, data []infrav1.Metal3Dat
 			continue
 		}
 		ctrl.LoggerFrom(ctx).Info("deleting Metal3Data whose claim is gone", "metal3data", d.Name, "claim", owner.Name)
-		if err := r.Client.Delete(ctx, d.DeepCopy()); client.IgnoreNotFound(err) != nil {
+		if err := r.Client.Delete(ctx, d.DeepCopy()); err != nil && !apierrors.IsNotFound(err) {
 			return fmt.Errorf("deleting Metal3Data %s, whose claim %s is gone: %w", d.Name, owner.Name, err)
 		}
 	}
