@@ -86,3 +86,9 @@ demo: ## Run the whole system locally with simulated hosts, then stop.
 .PHONY: dev
 dev: ## Run the whole system locally and keep it running until Ctrl-C.
 	@echo "make dev: not yet — dev mode (metalwire dev) lands with the dev-mode issue."
+
+##@ Benchmarks
+
+.PHONY: bench-data
+bench-data: $(KUBE_APISERVER) $(ETCD) ## Data templating at scale: BENCH_DATA_N claims (default 1000), one template, two pools; prints time, claims/s, API writes per claim.
+	METALWIRE_SCALE=1 go test ./test/scale/data -run TestDataScale -count=1 -timeout 40m -v
