@@ -124,8 +124,9 @@ func (r *Reconciler) metal3Address(ctx context.Context, data *infrav1.Metal3Data
 		if err := r.Client.Create(ctx, claim); err != nil && !apierrors.IsAlreadyExists(err) {
 			return poolAnswer{}, err
 		}
-		// The claim is new, or the cache had not seen it: its own event brings us back.
-		return poolAnswer{pool: pool, state: poolWaiting, message: fmt.Sprintf("IPClaim %s created", want.Name)}, nil
+		// The claim is new, or the cache had not seen it: its own event brings us back. The
+		// message is the one a claim without an address gets, so the status is written once.
+		return unanswered(pool, "IPClaim", want.Name, nil, nil), nil
 	}
 	if err != nil {
 		return poolAnswer{}, err
@@ -175,7 +176,7 @@ func (r *Reconciler) capiAddress(ctx context.Context, data *infrav1.Metal3Data, 
 		if err := r.Client.Create(ctx, claim); err != nil && !apierrors.IsAlreadyExists(err) {
 			return poolAnswer{}, err
 		}
-		return poolAnswer{pool: pool, state: poolWaiting, message: fmt.Sprintf("IPAddressClaim %s created", want.Name)}, nil
+		return unanswered(pool, "IPAddressClaim", want.Name, nil, nil), nil
 	}
 	if err != nil {
 		return poolAnswer{}, err
@@ -220,6 +221,9 @@ func (r *Reconciler) adoptIfShared(ctx context.Context, claim client.Object, dat
 // unanswered reads why a claim has no address from its Ready condition.
 func unanswered(pool render.PoolRef, kind, name string, conds []metav1.Condition, errorMessage *string) poolAnswer {
 	a := poolAnswer{pool: pool, state: poolWaiting, message: fmt.Sprintf("%s %s has no address yet", kind, name)}
+	// A claim's Ready=False carries the IPAM controller's reason and words (pool exhausted, pool
+	// not found): those are worth showing. Until then the message stays the same, so waiting
+	// costs one status write.
 	if c := meta.FindStatusCondition(conds, ipamv1.ReadyCondition); c != nil && c.Status == metav1.ConditionFalse {
 		if c.Reason == exhaustedReason {
 			a.state = poolExhausted

@@ -55,11 +55,12 @@ func expectBlocked(t *testing.T, ns, claimName, reason, want string, isError boo
 		g.Expect(ready.Message).To(ContainSubstring(want))
 		claimReady := condition(c.Status.Conditions, infrav1.DataClaimReadyCondition)
 		g.Expect(claimReady.Status).To(Equal(metav1.ConditionFalse))
-		g.Expect(claimReady.Message).To(ContainSubstring(want))
 		if isError {
+			g.Expect(claimReady.Message).To(ContainSubstring(want))
 			g.Expect(d.Status.ErrorMessage).To(gstruct.PointTo(ContainSubstring(want)))
 			g.Expect(c.Status.ErrorMessage).To(gstruct.PointTo(ContainSubstring(want)))
 		} else {
+			g.Expect(claimReady.Message).To(ContainSubstring(reason))
 			g.Expect(d.Status.ErrorMessage).To(BeNil())
 		}
 	}).WithTimeout(timeout).WithPolling(poll).Should(Succeed())

@@ -3,9 +3,16 @@ package metal3data_test
 import (
 	"testing"
 
+	"github.com/go-logr/logr"
+	ctrl "sigs.k8s.io/controller-runtime"
+
 	"github.com/metalwire/metalwire/internal/testenv"
 )
 
 var env *testenv.Env
 
-func TestMain(m *testing.M) { testenv.Main(m, &env) }
+func TestMain(m *testing.M) {
+	// The controllers' logs would bury a failure's message; the assertions say what went wrong.
+	ctrl.SetLogger(logr.Discard())
+	testenv.Main(m, &env)
+}

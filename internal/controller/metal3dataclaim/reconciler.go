@@ -98,9 +98,11 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, claim *infrav1.Metal3D
 		setCondition(claim, metav1.ConditionTrue, infrav1.DataClaimDataReadyReason, "")
 		return nil
 	}
+	// A wait is told by its reason only (the Metal3Data's conditions have the details): its
+	// message changes as the rendering progresses, and each change would be a write here.
 	msg := fmt.Sprintf("Metal3Data %s is not rendered yet", d.Name)
-	if c := meta.FindStatusCondition(d.Status.Conditions, infrav1.DataReadyCondition); c != nil && c.Message != "" {
-		msg = fmt.Sprintf("Metal3Data %s: %s", d.Name, c.Message)
+	if c := meta.FindStatusCondition(d.Status.Conditions, infrav1.DataReadyCondition); c != nil && c.Reason != "" {
+		msg = fmt.Sprintf("Metal3Data %s is not rendered yet: %s; its conditions say more", d.Name, c.Reason)
 	}
 	if d.Status.ErrorMessage != nil {
 		fail(claim, infrav1.DataClaimWaitingForDataReason, fmt.Sprintf("Metal3Data %s: %s", d.Name, *d.Status.ErrorMessage))

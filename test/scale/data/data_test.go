@@ -15,6 +15,7 @@ import (
 	"time"
 
 	. "github.com/onsi/gomega"
+	"go.uber.org/zap/zapcore"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -26,6 +27,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	bmov1 "github.com/metalwire/metalwire/api/baremetal/v1alpha1"
@@ -234,6 +236,8 @@ func parallel(t *testing.T, n int, what string, fn func(i int) error) {
 func startManager(t *testing.T, ctx context.Context) {
 	t.Helper()
 	g := NewWithT(t)
+	// Errors only: a thousand "rendered" lines would bury the figures.
+	ctrl.SetLogger(zap.New(zap.Level(zapcore.ErrorLevel)))
 	cfg := rest.CopyConfig(env.Config)
 	cfg.QPS, cfg.Burst = 1000, 2000
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
