@@ -19,7 +19,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/kubernetes/scheme"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
@@ -106,7 +106,7 @@ func TestDataScale(t *testing.T) {
 	})
 	fmt.Printf("  setup done in %.1fs\n", time.Since(setup).Seconds())
 
-	startManager(t, ctx)
+	startManager(ctx, t)
 	before := apiWrites(t)
 	start := time.Now()
 	parallel(t, n, "Metal3DataClaims (the machine controller's part)", func(i int) error {
@@ -233,7 +233,7 @@ func parallel(t *testing.T, n int, what string, fn func(i int) error) {
 
 // startManager runs the IPAM and data-templating controllers in this process, as
 // `metalwire manager` sets them up.
-func startManager(t *testing.T, ctx context.Context) {
+func startManager(ctx context.Context, t *testing.T) {
 	t.Helper()
 	g := NewWithT(t)
 	// Errors only: a thousand "rendered" lines would bury the figures.
@@ -301,7 +301,7 @@ func apiWrites(t *testing.T) writeCounts {
 	t.Helper()
 	cfg := rest.CopyConfig(env.Config)
 	cfg.GroupVersion = &schema.GroupVersion{}
-	cfg.NegotiatedSerializer = scheme.Codecs.WithoutConversion()
+	cfg.NegotiatedSerializer = clientgoscheme.Codecs.WithoutConversion()
 	rc, err := rest.UnversionedRESTClientFor(cfg)
 	if err != nil {
 		t.Fatal(err)
