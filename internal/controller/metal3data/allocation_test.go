@@ -164,3 +164,33 @@ func TestIndexesRebuiltAfterRestart(t *testing.T) {
 		g.Expect(tmpl.Status.Indexes).To(HaveLen(12))
 	}).WithTimeout(timeout).WithPolling(poll).Should(Succeed())
 }
+
+// TestClaimsDeletedRightAfterCreationLeaveNothing: claims deleted as soon as they are created —
+// before or after their index is given, with or without their finalizer — leave no Metal3Data.
+func TestClaimsDeletedRightAfterCreationLeaveNothing(t *testing.T) {
+	ctx := context.Background()
+	ns := newNamespace(t)
+	startManager(t, ns, managerOptions{})
+	template(t, ns, "tmpl", infrav1.Metal3DataTemplateSpec{ClusterName: "cluster-a"})
+
+	var wg sync.WaitGroup
+	for i := range 20 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c := machine(t, ns, fmt.Sprintf("m-%d", i), "tmpl", machineOpts{})
+			if err := env.Client.Delete(ctx, c); err != nil {
+				t.Errorf("deleting claim %s: %v", c.Name, err)
+			}
+		}()
+	}
+	wg.Wait()
+	NewWithT(t).Eventually(func(g Gomega) {
+		list := &infrav1.Metal3DataList{}
+		g.Expect(env.Client.List(ctx, list, client.InNamespace(ns))).To(Succeed())
+		g.Expect(list.Items).To(BeEmpty())
+		claims := &infrav1.Metal3DataClaimList{}
+		g.Expect(env.Client.List(ctx, claims, client.InNamespace(ns))).To(Succeed())
+		g.Expect(claims.Items).To(BeEmpty())
+	}).WithTimeout(timeout).WithPolling(poll).Should(Succeed())
+}

@@ -60,7 +60,7 @@ func expectBlocked(t *testing.T, ns, claimName, reason, want string, isError boo
 			g.Expect(d.Status.ErrorMessage).To(gstruct.PointTo(ContainSubstring(want)))
 			g.Expect(c.Status.ErrorMessage).To(gstruct.PointTo(ContainSubstring(want)))
 		} else {
-			g.Expect(claimReady.Message).To(ContainSubstring(reason))
+			g.Expect(claimReady.Message).To(ContainSubstring("waiting for Metal3Data " + d.Name))
 			g.Expect(d.Status.ErrorMessage).To(BeNil())
 		}
 	}).WithTimeout(timeout).WithPolling(poll).Should(Succeed())

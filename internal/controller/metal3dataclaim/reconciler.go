@@ -7,14 +7,18 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/cluster-api/util/patch"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
@@ -98,12 +102,9 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, claim *infrav1.Metal3D
 		setCondition(claim, metav1.ConditionTrue, infrav1.DataClaimDataReadyReason, "")
 		return nil
 	}
-	// A wait is told by its reason only (the Metal3Data's conditions have the details): its
-	// message changes as the rendering progresses, and each change would be a write here.
-	msg := fmt.Sprintf("Metal3Data %s is not rendered yet", d.Name)
-	if c := meta.FindStatusCondition(d.Status.Conditions, infrav1.DataReadyCondition); c != nil && c.Reason != "" {
-		msg = fmt.Sprintf("Metal3Data %s is not rendered yet: %s; its conditions say more", d.Name, c.Reason)
-	}
+	// A wait is told without details (the Metal3Data's conditions have them): the details
+	// change as the rendering progresses, and each change would be a write here.
+	msg := fmt.Sprintf("waiting for Metal3Data %s to be rendered; its conditions say what it waits for", d.Name)
 	if d.Status.ErrorMessage != nil {
 		fail(claim, infrav1.DataClaimWaitingForDataReason, fmt.Sprintf("Metal3Data %s: %s", d.Name, *d.Status.ErrorMessage))
 		return nil
@@ -155,11 +156,26 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, con
 	}
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&infrav1.Metal3DataClaim{}).
-		Owns(&infrav1.Metal3Data{}).
+		Owns(&infrav1.Metal3Data{}, builder.WithPredicates(dataOutcomeChanged)).
 		Watches(&infrav1.Metal3DataTemplate{}, handler.EnqueueRequestsFromMapFunc(r.templateToClaims)).
 		WithOptions(controller.Options{MaxConcurrentReconciles: concurrency}).
 		Named("metal3dataclaim").
 		Complete(r)
+}
+
+// dataOutcomeChanged passes the Metal3Data events a claim's status depends on: creation,
+// deletion, and a change of readiness or error. Progress in between is not the claim's to show.
+var dataOutcomeChanged = predicate.Funcs{
+	UpdateFunc: func(e event.UpdateEvent) bool {
+		before, ok1 := e.ObjectOld.(*infrav1.Metal3Data)
+		after, ok2 := e.ObjectNew.(*infrav1.Metal3Data)
+		if !ok1 || !ok2 {
+			return true
+		}
+		return before.Status.Ready != after.Status.Ready ||
+			!equality.Semantic.DeepEqual(before.Status.ErrorMessage, after.Status.ErrorMessage) ||
+			before.DeletionTimestamp.IsZero() != after.DeletionTimestamp.IsZero()
+	},
 }
 
 // templateToClaims maps a template to its claims that have no Metal3Data yet.

@@ -14,7 +14,6 @@ import (
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
 	"github.com/metalwire/metalwire/internal/controller/metal3data"
@@ -65,11 +64,11 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, tmpl *infrav1.Metal3Da
 	}
 	taken := used(tmpl.Name, names)
 
-	// A claim gets an index once it carries its finalizer: from then on its deletion waits for
-	// the Metal3Data to go, so no Metal3Data is left behind by a claim deleted in between.
+	// A claim gets an index at once, without waiting for the claim controller's finalizer: a
+	// claim deleted before it has one leaves an orphan that deleteOrphans removes.
 	var queue []waiting
 	for name, c := range claims {
-		if served[name] || !c.DeletionTimestamp.IsZero() || !controllerutil.ContainsFinalizer(c, infrav1.DataClaimFinalizer) {
+		if served[name] || !c.DeletionTimestamp.IsZero() {
 			continue
 		}
 		queue = append(queue, waiting{Name: name, Created: c.CreationTimestamp.Time})

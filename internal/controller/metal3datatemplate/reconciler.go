@@ -112,7 +112,7 @@ func setCondition(tmpl *infrav1.Metal3DataTemplate, status metav1.ConditionStatu
 }
 
 // SetupWithManager watches the template's claims and Metal3Data. Events that cannot change an
-// allocation (status updates) are filtered out, so a template is reconciled once per batch of
+// allocation (anything but creation and deletion) are filtered out, so a template is reconciled once per batch of
 // new or deleted claims rather than once per status write.
 func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, concurrency int) error {
 	if err := metal3data.AddIndexes(ctx, mgr.GetFieldIndexer()); err != nil {
@@ -120,8 +120,7 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, con
 	}
 	allocationChanged := predicate.Funcs{
 		UpdateFunc: func(e event.UpdateEvent) bool {
-			return !equality.Semantic.DeepEqual(e.ObjectOld.GetFinalizers(), e.ObjectNew.GetFinalizers()) ||
-				e.ObjectOld.GetDeletionTimestamp().IsZero() != e.ObjectNew.GetDeletionTimestamp().IsZero()
+			return e.ObjectOld.GetDeletionTimestamp().IsZero() != e.ObjectNew.GetDeletionTimestamp().IsZero()
 		},
 	}
 	return ctrl.NewControllerManagedBy(mgr).
