@@ -280,7 +280,20 @@ func waitAllReady(t *testing.T, n int, start time.Time) {
 			return
 		}
 		if time.Since(lastPrint) > 5*time.Second {
-			fmt.Printf("  %6.1fs: %d Metal3Data, %d ready\n", time.Since(start).Seconds(), len(list.Items), ready)
+			// Where the rendering waits: for the template (Metal3Data), the IPAM controller
+			// (claims without an address) or the data controller (addressed, not rendered).
+			claims := &ipamv1.IPClaimList{}
+			if err := env.Client.List(context.Background(), claims, client.InNamespace(ns)); err != nil {
+				t.Fatal(err)
+			}
+			served := 0
+			for _, c := range claims.Items {
+				if c.Status.Address != nil {
+					served++
+				}
+			}
+			fmt.Printf("  %6.1fs: %d Metal3Data, %d ready; %d IPClaims, %d with an address\n",
+				time.Since(start).Seconds(), len(list.Items), ready, len(claims.Items), served)
 			lastPrint = time.Now()
 		}
 		if time.Now().After(deadline) {
