@@ -90,5 +90,5 @@ dev: ## Run the whole system locally and keep it running until Ctrl-C.
 ##@ Benchmarks
 
 .PHONY: bench-data
-bench-data: $(KUBE_APISERVER) $(ETCD) ## Data templating at scale: BENCH_DATA_N claims (default 1000), one template, two pools; prints time, claims/s, API writes per claim.
+bench-data: $(KUBE_APISERVER) $(ETCD) ## Data templating at scale: BENCH_DATA_N claims (default 1000), one template, two pools, BENCH_DATA_CONCURRENCY (default 10); prints time, claims/s, API writes per claim.
 	METALWIRE_SCALE=1 go test ./test/scale/data -run TestDataScale -count=1 -timeout 40m -v

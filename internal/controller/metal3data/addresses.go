@@ -2,9 +2,11 @@ package metal3data
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -42,22 +44,30 @@ type poolAnswer struct {
 const exhaustedReason = ipamv1.PoolExhaustedReason
 
 // claimAddresses makes sure a claim exists in every pool and reads the addresses given so far.
+// The pools are asked at once: a host's first reconcile creates a claim in each, and the API
+// server's latency, not our work, is what a thousand hosts wait for.
 func (r *Reconciler) claimAddresses(ctx context.Context, data *infrav1.Metal3Data, in *inputs, pools []render.PoolRef) ([]poolAnswer, error) {
-	answers := make([]poolAnswer, 0, len(pools))
-	for _, pool := range pools {
-		var (
-			a   poolAnswer
-			err error
-		)
-		if isMetal3Pool(pool) {
-			a, err = r.metal3Address(ctx, data, in, pool)
-		} else {
-			a, err = r.capiAddress(ctx, data, in, pool)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("claiming an address from pool %s: %w", pool, err)
-		}
-		answers = append(answers, a)
+	answers := make([]poolAnswer, len(pools))
+	errs := make([]error, len(pools))
+	var wg sync.WaitGroup
+	for i, pool := range pools {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var err error
+			if isMetal3Pool(pool) {
+				answers[i], err = r.metal3Address(ctx, data, in, pool)
+			} else {
+				answers[i], err = r.capiAddress(ctx, data, in, pool)
+			}
+			if err != nil {
+				errs[i] = fmt.Errorf("claiming an address from pool %s: %w", pool, err)
+			}
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
 	}
 	return answers, nil
 }

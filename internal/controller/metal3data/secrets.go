@@ -5,7 +5,9 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -102,32 +104,44 @@ func secrets(data *infrav1.Metal3Data, m3m, cluster string, out output) []*corev
 	return list
 }
 
-// writeSecrets creates the Secrets. A Secret of that name already there is made to match when
-// it belongs to this Metal3Data (a write that failed half-way before) and refused otherwise:
-// it is someone else's data.
+// writeSecrets creates the Secrets, both at once. A Secret of that name already there is made
+// to match when it belongs to this Metal3Data (a write that failed half-way before) and refused
+// otherwise: it is someone else's data.
 func (r *Reconciler) writeSecrets(ctx context.Context, data *infrav1.Metal3Data, list []*corev1.Secret) error {
-	for _, want := range list {
-		err := r.Client.Create(ctx, want)
-		if err == nil {
-			continue
-		}
-		if !apierrors.IsAlreadyExists(err) {
-			return fmt.Errorf("writing Secret %s: %w", want.Name, err)
-		}
-		got := &corev1.Secret{}
-		if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(want), got); err != nil {
-			return fmt.Errorf("reading Secret %s: %w", want.Name, err)
-		}
-		if !ownedBy(got, data) {
-			return fmt.Errorf("Secret %s already exists and does not belong to Metal3Data %s; delete or rename it", want.Name, data.Name) //nolint:staticcheck // the message starts with a kind name
-		}
-		if got.Type == want.Type && sameData(got.Data, want.Data) {
-			continue
-		}
-		got.Data = want.Data
-		if err := r.Client.Update(ctx, got); err != nil {
-			return fmt.Errorf("updating Secret %s: %w", want.Name, err)
-		}
+	errs := make([]error, len(list))
+	var wg sync.WaitGroup
+	for i, want := range list {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = r.writeSecret(ctx, data, want)
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+func (r *Reconciler) writeSecret(ctx context.Context, data *infrav1.Metal3Data, want *corev1.Secret) error {
+	err := r.Client.Create(ctx, want)
+	if err == nil {
+		return nil
+	}
+	if !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("writing Secret %s: %w", want.Name, err)
+	}
+	got := &corev1.Secret{}
+	if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(want), got); err != nil {
+		return fmt.Errorf("reading Secret %s: %w", want.Name, err)
+	}
+	if !ownedBy(got, data) {
+		return fmt.Errorf("Secret %s already exists and does not belong to Metal3Data %s; delete or rename it", want.Name, data.Name) //nolint:staticcheck // the message starts with a kind name
+	}
+	if got.Type == want.Type && sameData(got.Data, want.Data) {
+		return nil
+	}
+	got.Data = want.Data
+	if err := r.Client.Update(ctx, got); err != nil {
+		return fmt.Errorf("updating Secret %s: %w", want.Name, err)
 	}
 	return nil
 }

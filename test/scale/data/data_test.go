@@ -43,9 +43,7 @@ import (
 const (
 	// writers is how many goroutines create objects, as a MachineDeployment scaling up would.
 	writers = 8
-	// concurrency is the manager's default --concurrency.
-	concurrency = 10
-	ns          = "bench-data"
+	ns      = "bench-data"
 )
 
 // benchTemplate takes an address from each of two pools for metaData and network data.
@@ -83,12 +81,21 @@ func TestDataScale(t *testing.T) {
 		}
 		n = v
 	}
+	// The manager's default --concurrency; BENCH_DATA_CONCURRENCY to try others.
+	concurrency := 10
+	if s := os.Getenv("BENCH_DATA_CONCURRENCY"); s != "" {
+		v, err := strconv.Atoi(s)
+		if err != nil || v <= 0 {
+			t.Fatalf("BENCH_DATA_CONCURRENCY: %q is not a positive number", s)
+		}
+		concurrency = v
+	}
 	g := NewWithT(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	g.Expect(env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})).To(Succeed())
 
-	fmt.Printf("\ndata templating at scale: %d claims on one Metal3DataTemplate with two IP pools\n", n)
+	fmt.Printf("\ndata templating at scale: %d claims on one Metal3DataTemplate with two IP pools, --concurrency=%d\n", n, concurrency)
 	setup := time.Now()
 	createPool(t, "prov", "10.10.0.1", "10.10.255.254", "")
 	createPool(t, "ext", "10.20.0.1", "10.20.255.254", "10.20.0.254")
@@ -106,7 +113,7 @@ func TestDataScale(t *testing.T) {
 	})
 	fmt.Printf("  setup done in %.1fs\n", time.Since(setup).Seconds())
 
-	startManager(ctx, t)
+	startManager(ctx, t, concurrency)
 	before := apiWrites(t)
 	start := time.Now()
 	parallel(t, n, "Metal3DataClaims (the machine controller's part)", func(i int) error {
@@ -123,6 +130,7 @@ func TestDataScale(t *testing.T) {
 	fmt.Printf("\n%8s %12s %14s %10s %16s %22s\n", "claims", "created in", "all ready in", "claims/s", "writes/claim", "writes/claim (ctrl)")
 	fmt.Printf("%8d %11.2fs %13.2fs %10.1f %16.2f %22.2f\n", n, created.Seconds(), elapsed.Seconds(),
 		float64(n)/elapsed.Seconds(), float64(total)/float64(n), float64(total-int64(n))/float64(n))
+	fmt.Printf("\nmean time the API server took per write: %s (the machine's load shows here)\n", writes.meanWriteLatency().Round(time.Millisecond))
 	fmt.Println("\nAPI writes during the run, per claim (the claims themselves are the test's):")
 	writes.print(n)
 }
@@ -233,7 +241,7 @@ func parallel(t *testing.T, n int, what string, fn func(i int) error) {
 
 // startManager runs the IPAM and data-templating controllers in this process, as
 // `metalwire manager` sets them up.
-func startManager(ctx context.Context, t *testing.T) {
+func startManager(ctx context.Context, t *testing.T, concurrency int) {
 	t.Helper()
 	g := NewWithT(t)
 	// Errors only: a thousand "rendered" lines would bury the figures.
@@ -303,8 +311,23 @@ func waitAllReady(t *testing.T, n int, start time.Time) {
 	}
 }
 
-// writeCounts are apiserver_request_total counters of write verbs, by resource.
+// writeCounts are apiserver_request_total counters of write verbs, by resource, plus the sum and
+// count of their durations (under latencySumKey and latencyCountKey).
 type writeCounts map[string]int64
+
+// The keys of the write latency in writeCounts; they are not writes.
+const (
+	latencySumKey   = "(write latency sum, ms)"
+	latencyCountKey = "(write latency count)"
+)
+
+// meanWriteLatency is the API server's mean time to serve a write.
+func (w writeCounts) meanWriteLatency() time.Duration {
+	if w[latencyCountKey] == 0 {
+		return 0
+	}
+	return time.Duration(float64(w[latencySumKey]) / float64(w[latencyCountKey]) * float64(time.Millisecond))
+}
 
 var writeVerbs = map[string]bool{"POST": true, "PUT": true, "PATCH": true, "DELETE": true, "APPLY": true}
 
@@ -328,6 +351,26 @@ func apiWrites(t *testing.T) writeCounts {
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
 		line := sc.Text()
+		for _, m := range []struct{ prefix, key string }{
+			{"apiserver_request_duration_seconds_sum{", latencySumKey},
+			{"apiserver_request_duration_seconds_count{", latencyCountKey},
+		} {
+			if !strings.HasPrefix(line, m.prefix) {
+				continue
+			}
+			labels := parseLabels(line[len(m.prefix):strings.LastIndex(line, "}")])
+			if !writeVerbs[labels["verb"]] {
+				continue
+			}
+			v, err := strconv.ParseFloat(strings.TrimSpace(line[strings.LastIndex(line, " "):]), 64)
+			if err == nil {
+				// Milliseconds, so that the counter stays an integer.
+				if m.key == latencySumKey {
+					v *= 1000
+				}
+				out[m.key] += int64(v)
+			}
+		}
 		if !strings.HasPrefix(line, "apiserver_request_total{") {
 			continue
 		}
@@ -372,8 +415,10 @@ func (w writeCounts) minus(before writeCounts) writeCounts {
 
 func (w writeCounts) total() int64 {
 	var sum int64
-	for _, v := range w {
-		sum += v
+	for k, v := range w {
+		if k != latencySumKey && k != latencyCountKey {
+			sum += v
+		}
 	}
 	return sum
 }
@@ -381,7 +426,9 @@ func (w writeCounts) total() int64 {
 func (w writeCounts) print(n int) {
 	keys := make([]string, 0, len(w))
 	for k := range w {
-		keys = append(keys, k)
+		if k != latencySumKey && k != latencyCountKey {
+			keys = append(keys, k)
+		}
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
