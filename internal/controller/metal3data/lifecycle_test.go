@@ -280,3 +280,52 @@ func TestIPReuseKeysClaimsByHost(t *testing.T) {
 	again := renderedData(t, ns, "m3m-1")
 	g.Expect(string(getSecret(g, ns, again.Spec.MetaData.Name).Data["metaData"])).To(ContainSubstring("ip: 192.168.0.17"))
 }
+
+// TestIPReuseSharesAnExistingHostClaim: with IP reuse, a <host>-<pool> claim made before the
+// machine (by pre-provisioning) is shared, not replaced: the host renders with the address it
+// already has, and when the machine goes the claim stays with its other owner.
+func TestIPReuseSharesAnExistingHostClaim(t *testing.T) {
+	ctx := context.Background()
+	ns := newNamespace(t)
+	startManager(t, ns, managerOptions{ipReuse: true})
+	pool(t, ns, "prov", "192.168.0.10", "192.168.0.20", 24, "")
+	template(t, ns, "tmpl", specOf(t, simpleTemplate))
+	host(t, ns, "node-7", nil, nil, "", "eth0=52:54:00:00:00:07")
+	g := NewWithT(t)
+
+	// The pre-provisioning controller's claim, owned by its template (a ConfigMap stands in).
+	other := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "preprov-owner"}}
+	g.Expect(env.Client.Create(ctx, other)).To(Succeed())
+	pre := &ipamv1.IPClaim{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "node-7-prov", OwnerReferences: []metav1.OwnerReference{{
+			APIVersion: "v1", Kind: "ConfigMap", Name: other.Name, UID: other.UID,
+		}}},
+		Spec: ipamv1.IPClaimSpec{Pool: corev1.ObjectReference{Name: "prov"}},
+	}
+	g.Expect(env.Client.Create(ctx, pre)).To(Succeed())
+	var address string
+	NewWithT(t).Eventually(func(g Gomega) {
+		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(pre), pre)).To(Succeed())
+		g.Expect(pre.Status.Address).NotTo(BeNil())
+		a := &ipamv1.IPAddress{}
+		g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: pre.Status.Address.Name}, a)).To(Succeed())
+		address = string(a.Spec.Address)
+	}).WithTimeout(timeout).WithPolling(poll).Should(Succeed())
+
+	c := machine(t, ns, "m3m-0", "tmpl", machineOpts{host: "node-7"})
+	data := renderedData(t, ns, "m3m-0")
+	g.Expect(string(getSecret(g, ns, data.Spec.MetaData.Name).Data["metaData"])).To(ContainSubstring("ip: " + address))
+	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(pre), pre)).To(Succeed())
+	g.Expect(pre.OwnerReferences).To(HaveLen(2), "the Metal3Data shares the claim")
+
+	g.Expect(env.Client.Delete(ctx, c)).To(Succeed())
+	NewWithT(t).Eventually(func(g Gomega) {
+		err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: data.Name}, &infrav1.Metal3Data{})
+		g.Expect(apierrors.IsNotFound(err)).To(BeTrue())
+	}).WithTimeout(timeout).WithPolling(poll).Should(Succeed())
+	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(pre), pre)).To(Succeed())
+	g.Expect(pre.DeletionTimestamp.IsZero()).To(BeTrue(), "the claim stays with its other owner")
+	g.Expect(pre.OwnerReferences).To(HaveLen(1))
+	g.Expect(pre.OwnerReferences[0].UID).To(Equal(other.UID))
+	g.Expect(pre.Status.Address).NotTo(BeNil())
+}
