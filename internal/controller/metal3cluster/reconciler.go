@@ -76,10 +76,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	}
 	// The deferred patch writes the finalizer together with the status.
 	controllerutil.AddFinalizer(m3c, infrav1.ClusterFinalizer)
-	return r.reconcileNormal(m3c, cluster), nil
+	r.reconcileNormal(m3c, cluster)
+	return ctrl.Result{}, nil
 }
 
-func (r *Reconciler) reconcileNormal(m3c *infrav1.Metal3Cluster, cluster *clusterv1.Cluster) ctrl.Result {
+func (r *Reconciler) reconcileNormal(m3c *infrav1.Metal3Cluster, cluster *clusterv1.Cluster) {
 	infra := endpointCondition(m3c.Spec.ControlPlaneEndpoint)
 	// Warn once per change of the verdict, not on every resync.
 	changed := !conditions.Has(m3c, infra.Type) || conditions.Get(m3c, infra.Type).Message != infra.Message
@@ -110,7 +111,6 @@ func (r *Reconciler) reconcileNormal(m3c *infrav1.Metal3Cluster, cluster *cluste
 			Message: "waiting for Cluster API to make a Cluster own this Metal3Cluster; check that a Cluster's spec.infrastructureRef names it",
 		})
 	}
-	return ctrl.Result{}
 }
 
 // reconcileDelete keeps the Metal3Cluster while Metal3Machines of its cluster exist: they need

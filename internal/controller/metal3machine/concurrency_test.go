@@ -31,7 +31,9 @@ func TestTwentyMachinesTenHosts(t *testing.T) {
 	sel := infrav1.HostSelector{MatchLabels: map[string]string{"pool": "workers"}}
 	var wg sync.WaitGroup
 	for i := range 20 {
-		wg.Go(func() { createMachine(t, cluster, fmt.Sprintf("m-%02d", i), machineOpts{bootstrap: "b", selector: sel}) })
+		wg.Go(func() {
+			createMachine(t, cluster, fmt.Sprintf("m-%02d", i), machineOpts{bootstrap: "b", selector: sel})
+		})
 	}
 	wg.Wait()
 

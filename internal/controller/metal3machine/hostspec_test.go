@@ -38,8 +38,8 @@ func TestProvision(t *testing.T) {
 			given: &bmov1.BareMetalHost{},
 			spec:  infrav1.Metal3MachineSpec{Image: image},
 			want: bmov1.BareMetalHostSpec{
-				Online: true,
-				Image:  &bmov1.Image{URL: "http://img/u.qcow2", Checksum: "abc", ChecksumType: "sha256", DiskFormat: ptr.To("qcow2")},
+				Online:   true,
+				Image:    &bmov1.Image{URL: "http://img/u.qcow2", Checksum: "abc", ChecksumType: "sha256", DiskFormat: ptr.To("qcow2")},
 				UserData: data.UserData, MetaData: data.MetaData, NetworkData: data.NetworkData,
 			},
 		},

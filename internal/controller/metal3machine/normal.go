@@ -4,13 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/utils/ptr"
@@ -46,9 +47,9 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, m3m *infrav1.Metal3Mac
 		return ctrl.Result{}, nil
 	}
 
-	host, res, err := r.associatedHost(ctx, m3m)
+	host, err := r.associatedHost(ctx, m3m)
 	if err != nil || host == nil && m3m.Annotations[infrav1.HostAnnotation] != "" {
-		return res, err
+		return ctrl.Result{}, err
 	}
 	if host == nil {
 		// Conditions a host is claimed under: checked only before the claim, so that a later
@@ -162,52 +163,51 @@ func conditionMessage(m3m *infrav1.Metal3Machine, typ string) string {
 }
 
 // associatedHost returns the host the machine's annotation names. With no annotation it returns
-// nil and no error; with an annotation but no usable host it sets the conditions, and returns
-// nil with the result to return.
-func (r *Reconciler) associatedHost(ctx context.Context, m3m *infrav1.Metal3Machine) (*bmov1.BareMetalHost, ctrl.Result, error) {
+// nil and no error; with an annotation but no usable host it sets the conditions and returns nil.
+func (r *Reconciler) associatedHost(ctx context.Context, m3m *infrav1.Metal3Machine) (*bmov1.BareMetalHost, error) {
 	ann := m3m.Annotations[infrav1.HostAnnotation]
 	if ann == "" {
-		return nil, ctrl.Result{}, nil
+		return nil, nil
 	}
 	key, err := parseHostAnnotation(ann, m3m.Namespace)
 	if err != nil {
 		setCondition(m3m, infrav1.AssociateBareMetalHostCondition, metav1.ConditionFalse, infrav1.AssociateBareMetalHostFailedReason, err.Error())
-		return nil, ctrl.Result{}, nil
+		return nil, nil
 	}
 	host := &bmov1.BareMetalHost{}
 	if err := r.Client.Get(ctx, key, host); err != nil {
 		if !apierrors.IsNotFound(err) {
-			return nil, ctrl.Result{}, err
+			return nil, err
 		}
 		msg := fmt.Sprintf("BareMetalHost %s, claimed by this machine, is gone; delete the Machine so that Cluster API replaces it", key)
 		setCondition(m3m, infrav1.AssociateBareMetalHostCondition, metav1.ConditionFalse, infrav1.MissingBMHReason, msg)
 		setCondition(m3m, infrav1.Metal3MachineReadyCondition, metav1.ConditionFalse, infrav1.MissingBMHReason, msg)
-		return nil, ctrl.Result{}, nil
+		return nil, nil
 	}
 	if consumedBy(host, m3m) {
-		return host, ctrl.Result{}, nil
+		return host, nil
 	}
 	// The cache may not have our claim yet: ask the API server before concluding anything.
 	if err := r.APIReader.Get(ctx, key, host); err != nil {
-		return nil, ctrl.Result{}, client.IgnoreNotFound(err)
+		return nil, client.IgnoreNotFound(err)
 	}
 	switch {
 	case consumedBy(host, m3m):
-		return host, ctrl.Result{}, nil
+		return host, nil
 	case host.Spec.ConsumerRef == nil:
 		// Someone cleared the claim under us; take the host back if it is still ours to take.
 		orig := host.DeepCopy()
 		claim(host, m3m, m3m.Labels[clusterv1.ClusterNameLabel])
 		if err := r.Client.Patch(ctx, host, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
-			return nil, ctrl.Result{}, fmt.Errorf("re-claiming BareMetalHost %s: %w", key, err)
+			return nil, fmt.Errorf("re-claiming BareMetalHost %s: %w", key, err)
 		}
-		return host, ctrl.Result{}, nil
+		return host, nil
 	default:
 		msg := fmt.Sprintf("BareMetalHost %s is claimed by %s %s, not by this machine; delete this Machine so that Cluster API replaces it",
 			key, host.Spec.ConsumerRef.Kind, host.Spec.ConsumerRef.Name)
 		setCondition(m3m, infrav1.AssociateBareMetalHostCondition, metav1.ConditionFalse, HostClaimedElsewhereReason, msg)
 		setCondition(m3m, infrav1.Metal3MachineReadyCondition, metav1.ConditionFalse, HostClaimedElsewhereReason, msg)
-		return nil, ctrl.Result{}, nil
+		return nil, nil
 	}
 }
 
@@ -238,7 +238,7 @@ func (r *Reconciler) claimHost(ctx context.Context, m3m *infrav1.Metal3Machine, 
 
 	sel, err := m3m.Spec.HostSelector.Selector()
 	if err != nil {
-		return nil, "", fmt.Errorf("spec.%v; fix the selector", err)
+		return nil, "", fmt.Errorf("spec.%w; fix the selector", err)
 	}
 	ours := &bmov1.BareMetalHostList{}
 	if err := r.Client.List(ctx, ours, client.InNamespace(m3m.Namespace),
@@ -252,16 +252,14 @@ func (r *Reconciler) claimHost(ctx context.Context, m3m *infrav1.Metal3Machine, 
 		client.MatchingFields{hostConsumerIndex: noConsumer}, client.MatchingLabelsSelector{Selector: sel}); err != nil {
 		return nil, "", err
 	}
-	hosts := append(ours.Items, candidates.Items...)
+	hosts := slices.Concat(ours.Items, candidates.Items)
 
 	skip := sets.New[string]()
 	for range maxClaimAttempts {
-		host, why := chooseHost(m3m, hosts, sel, skip)
+		host, _ := chooseHost(m3m, hosts, sel, skip)
 		if host == nil {
-			if why, err = r.explainNoHost(ctx, m3m, sel, skip); err != nil {
-				return nil, "", err
-			}
-			return nil, why, nil
+			why, err := r.explainNoHost(ctx, m3m, sel, skip)
+			return nil, why, err
 		}
 		if consumedBy(host, m3m) {
 			return host, "", nil
