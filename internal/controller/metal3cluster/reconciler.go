@@ -16,10 +16,14 @@ import (
 	"sigs.k8s.io/cluster-api/util/patch"
 	"sigs.k8s.io/cluster-api/util/paused"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
 )
@@ -29,8 +33,8 @@ import (
 const WaitingForOwnerClusterReason = "WaitingForOwnerCluster"
 
 // machinesGoneRecheck is how often deletion looks again for the cluster's Metal3Machines; their
-// deletion also triggers a reconcile, this is only a safety net.
-const machinesGoneRecheck = 10 * time.Second
+// deletion triggers a reconcile, this is only a safety net.
+const machinesGoneRecheck = time.Minute
 
 // Reconciler owns Metal3Cluster status: provisioned, failure domains and conditions.
 type Reconciler struct {
@@ -139,14 +143,39 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, m3c *infrav1.Metal3Clu
 	return ctrl.Result{}, nil
 }
 
-// SetupWithManager watches Metal3Clusters, and Clusters so that setting the owner reference or
-// (un)pausing a Cluster reaches its Metal3Cluster at once.
+// SetupWithManager watches Metal3Clusters; Clusters, so that setting the owner reference or
+// (un)pausing a Cluster reaches its Metal3Cluster at once; and Metal3Machines going away, so that
+// a deleted Metal3Cluster goes as soon as its last machine has.
 func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, concurrency int) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&infrav1.Metal3Cluster{}).
 		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(
 			util.ClusterToInfrastructureMapFunc(ctx, infrav1.GroupVersion.WithKind("Metal3Cluster"), mgr.GetClient(), &infrav1.Metal3Cluster{}))).
+		Watches(&infrav1.Metal3Machine{}, handler.EnqueueRequestsFromMapFunc(r.machineToCluster),
+			builder.WithPredicates(predicate.Funcs{
+				CreateFunc:  func(event.CreateEvent) bool { return false },
+				UpdateFunc:  func(event.UpdateEvent) bool { return false },
+				GenericFunc: func(event.GenericEvent) bool { return false },
+			})).
 		WithOptions(controller.Options{MaxConcurrentReconciles: max(concurrency, 1)}).
 		Named("metal3cluster").
 		Complete(r)
+}
+
+// machineToCluster maps a Metal3Machine to the Metal3Clusters of its cluster (normally one).
+func (r *Reconciler) machineToCluster(ctx context.Context, o client.Object) []reconcile.Request {
+	name := o.GetLabels()[clusterv1.ClusterNameLabel]
+	if name == "" {
+		return nil
+	}
+	list := &infrav1.Metal3ClusterList{}
+	if err := r.Client.List(ctx, list, client.InNamespace(o.GetNamespace()), client.MatchingLabels{clusterv1.ClusterNameLabel: name}); err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "listing Metal3Clusters", "cluster", name)
+		return nil
+	}
+	reqs := make([]reconcile.Request, 0, len(list.Items))
+	for i := range list.Items {
+		reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])})
+	}
+	return reqs
 }
