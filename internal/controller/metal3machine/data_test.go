@@ -27,7 +27,9 @@ func (s *stubClaimer) Claim(context.Context, *infrav1.Metal3Machine) (*RenderedD
 	return s.rendered, s.err
 }
 
-func (s *stubClaimer) Release(context.Context, *infrav1.Metal3Machine) (bool, error) { return true, nil }
+func (s *stubClaimer) Release(context.Context, *infrav1.Metal3Machine) (bool, error) {
+	return true, nil
+}
 
 func secretRef(name string) *corev1.SecretReference {
 	return &corev1.SecretReference{Namespace: "ns", Name: name}
