@@ -16,6 +16,10 @@ import (
 // metal3MachineKind is the kind written to a host's consumerRef.
 const metal3MachineKind = "Metal3Machine"
 
+// FailureDomainLabel on a BareMetalHost names the failure domain (rack, row, site) it is in, as
+// upstream Metal3 spells it. Machines placed in a failure domain prefer hosts labelled with it.
+const FailureDomainLabel = "infrastructure.cluster.x-k8s.io/failure-domain"
+
 // consumedBy says whether the host's consumerRef names the machine.
 func consumedBy(host *bmov1.BareMetalHost, m3m *infrav1.Metal3Machine) bool {
 	ref := host.Spec.ConsumerRef
@@ -64,11 +68,13 @@ func hasAnnotation(host *bmov1.BareMetalHost, key string) bool {
 // or before its own annotation reached the cache. Otherwise the claimable hosts matching the
 // selector are ordered by a hash of machine and host name, not by name alone: the order is
 // deterministic for each machine, yet machines created together start at different hosts and
-// rarely collide on the same claim. skip holds hosts this reconcile already lost a race for.
+// rarely collide on the same claim. Hosts in the machine's failure domain (FailureDomainLabel)
+// come first; with none of them free, any matching host will do, as upstream. skip holds hosts
+// this reconcile already lost a race for.
 //
 // When no host fits, the message says why, naming the selector and the first hosts that match it
 // but cannot be claimed, so the user knows whether to add hosts, relabel them, or fix the selector.
-func chooseHost(m3m *infrav1.Metal3Machine, hosts []bmov1.BareMetalHost, sel labels.Selector, skip sets.Set[string]) (*bmov1.BareMetalHost, string) {
+func chooseHost(m3m *infrav1.Metal3Machine, failureDomain string, hosts []bmov1.BareMetalHost, sel labels.Selector, skip sets.Set[string]) (*bmov1.BareMetalHost, string) {
 	for i := range hosts {
 		if consumedBy(&hosts[i], m3m) {
 			return &hosts[i], ""
@@ -88,7 +94,16 @@ func chooseHost(m3m *infrav1.Metal3Machine, hosts []bmov1.BareMetalHost, sel lab
 	}
 	if len(claimable) > 0 {
 		key := m3m.Namespace + "/" + m3m.Name
+		inDomain := func(h *bmov1.BareMetalHost) bool {
+			return failureDomain != "" && h.Labels[FailureDomainLabel] == failureDomain
+		}
 		slices.SortFunc(claimable, func(a, b *bmov1.BareMetalHost) int {
+			if da, db := inDomain(a), inDomain(b); da != db {
+				if da {
+					return -1
+				}
+				return 1
+			}
 			if c := compareUint(rank(key, a.Name), rank(key, b.Name)); c != 0 {
 				return c
 			}

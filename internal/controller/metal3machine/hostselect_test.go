@@ -80,7 +80,7 @@ func claimableSet(t *testing.T, m3m *infrav1.Metal3Machine, hosts []bmov1.BareMe
 	}
 	skip := sets.New[string]()
 	for {
-		h, why := chooseHost(m3m, hosts, sel, skip)
+		h, why := chooseHost(m3m, "", hosts, sel, skip)
 		if h == nil {
 			if why == "" {
 				t.Fatalf("no host and no reason")
@@ -176,7 +176,7 @@ func TestChooseHostSaysWhyNoneFits(t *testing.T) {
 			m3m := machineWith(tt.given)
 			sel, err := m3m.Spec.HostSelector.Selector()
 			g.Expect(err).NotTo(HaveOccurred())
-			h, why := chooseHost(m3m, tt.hosts, sel, sets.New[string]())
+			h, why := chooseHost(m3m, "", tt.hosts, sel, sets.New[string]())
 			g.Expect(h).To(BeNil())
 			for _, w := range tt.want {
 				g.Expect(why).To(ContainSubstring(w))
@@ -192,7 +192,7 @@ func TestChooseHostPrefersTheHostAlreadyNamingTheMachine(t *testing.T) {
 	hosts = append(hosts, testHost("z-mine", map[string]string{"key1": "other"}, consumer("m1"), inState(bmov1.StateProvisioning)))
 	m3m := machineWith(infrav1.HostSelector{})
 	sel, _ := m3m.Spec.HostSelector.Selector()
-	h, _ := chooseHost(m3m, hosts, sel, sets.New[string]())
+	h, _ := chooseHost(m3m, "", hosts, sel, sets.New[string]())
 	g.Expect(h).NotTo(BeNil())
 	g.Expect(h.Name).To(Equal("z-mine"))
 }
@@ -207,13 +207,44 @@ func TestChooseHostIsDeterministicAndSpreadsMachines(t *testing.T) {
 	firsts := sets.New[string]()
 	for _, m := range []string{"m0", "m1", "m2", "m3", "m4", "m5", "m6", "m7"} {
 		m3m := &infrav1.Metal3Machine{ObjectMeta: metav1.ObjectMeta{Name: m, Namespace: "ns"}}
-		first, _ := chooseHost(m3m, hosts, sel, sets.New[string]())
+		first, _ := chooseHost(m3m, "", hosts, sel, sets.New[string]())
 		reversed := slices.Clone(hosts)
 		slices.Reverse(reversed)
-		again, _ := chooseHost(m3m, reversed, sel, sets.New[string]())
+		again, _ := chooseHost(m3m, "", reversed, sel, sets.New[string]())
 		g.Expect(again.Name).To(Equal(first.Name), "the order of the list must not matter")
 		firsts.Insert(first.Name)
 	}
 	// Eight machines starting on one host would make seven lose the first race.
 	g.Expect(firsts.Len()).To(BeNumerically(">", 2))
+}
+
+func TestChooseHostPrefersTheMachinesFailureDomain(t *testing.T) {
+	sel, _ := infrav1.HostSelector{}.Selector()
+	m3m := &infrav1.Metal3Machine{ObjectMeta: metav1.ObjectMeta{Name: "cp-0", Namespace: "ns"}}
+	tests := []struct {
+		name   string
+		domain string
+		given  []bmov1.BareMetalHost
+		want   string
+	}{
+		{"a host in the domain wins", "rack-2", []bmov1.BareMetalHost{
+			testHost("a", map[string]string{FailureDomainLabel: "rack-1"}),
+			testHost("b", map[string]string{FailureDomainLabel: "rack-2"}),
+			testHost("c", nil),
+		}, "b"},
+		{"none free in the domain: any host", "rack-2", []bmov1.BareMetalHost{
+			testHost("a", map[string]string{FailureDomainLabel: "rack-1"}),
+			testHost("b", map[string]string{FailureDomainLabel: "rack-2"}, consumer("other")),
+		}, "a"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			// Whatever the machine's name (which orders hosts of equal rank), the domain decides.
+			for _, name := range []string{"cp-0", "cp-1", "cp-2", "cp-3", "cp-4", "cp-5"} {
+				m3m.Name = name
+				h, _ := chooseHost(m3m, tt.domain, tt.given, sel, sets.New[string]())
+				NewWithT(t).Expect(h.Name).To(Equal(tt.want), "machine %s", name)
+			}
+		})
+	}
 }

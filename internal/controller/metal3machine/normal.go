@@ -65,7 +65,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, m3m *infrav1.Metal3Mac
 			return ctrl.Result{}, nil
 		}
 		var why string
-		host, why, err = r.claimHost(ctx, m3m, cluster.Name)
+		host, why, err = r.claimHost(ctx, m3m, failureDomain(m3m, machine), cluster.Name)
 		switch {
 		case errors.Is(err, errCacheBehind):
 			return ctrl.Result{RequeueAfter: time.Second}, nil
@@ -155,6 +155,15 @@ func (r *Reconciler) reportHost(m3m *infrav1.Metal3Machine, host *bmov1.BareMeta
 	}
 }
 
+// failureDomain is where Cluster API placed the machine: the Metal3Machine's own field if set,
+// else the Machine's.
+func failureDomain(m3m *infrav1.Metal3Machine, machine *clusterv1.Machine) string {
+	if m3m.Spec.FailureDomain != "" {
+		return m3m.Spec.FailureDomain
+	}
+	return machine.Spec.FailureDomain
+}
+
 func conditionMessage(m3m *infrav1.Metal3Machine, typ string) string {
 	if c := conditions.Get(m3m, typ); c != nil {
 		return c.Message
@@ -226,7 +235,7 @@ func parseHostAnnotation(ann, defaultNamespace string) (client.ObjectKey, error)
 // another machine claimed it first, or BMO changed it since the cache saw it, the API server
 // refuses, and the next candidate is tried. Two machines therefore never take one host, however
 // stale the cache.
-func (r *Reconciler) claimHost(ctx context.Context, m3m *infrav1.Metal3Machine, clusterName string) (*bmov1.BareMetalHost, string, error) {
+func (r *Reconciler) claimHost(ctx context.Context, m3m *infrav1.Metal3Machine, failureDomain, clusterName string) (*bmov1.BareMetalHost, string, error) {
 	// A machine whose own claim has not reached the cache yet must not claim a second host.
 	live := &infrav1.Metal3Machine{}
 	if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(m3m), live); err != nil {
@@ -256,7 +265,7 @@ func (r *Reconciler) claimHost(ctx context.Context, m3m *infrav1.Metal3Machine, 
 
 	skip := sets.New[string]()
 	for range maxClaimAttempts {
-		host, _ := chooseHost(m3m, hosts, sel, skip)
+		host, _ := chooseHost(m3m, failureDomain, hosts, sel, skip)
 		if host == nil {
 			why, err := r.explainNoHost(ctx, m3m, sel, skip)
 			return nil, why, err
