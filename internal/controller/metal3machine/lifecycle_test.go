@@ -196,6 +196,8 @@ func TestDataTemplateWithoutClaimerWaits(t *testing.T) {
 		g.Expect(c.Reason).To(Equal(infrav1.WaitingForMetal3DataReason))
 		g.Expect(c.Message).To(ContainSubstring("waiting for rendered data from Metal3DataTemplate tmpl"))
 		g.Expect(condition(got, infrav1.AssociateMetal3MachineMetaDataCondition).Status).To(Equal(metav1.ConditionFalse))
+		g.Expect(condition(got, infrav1.Metal3MachineReadyCondition).Message).To(
+			Equal("host h1 is claimed, not provisioned: waiting for rendered data from Metal3DataTemplate tmpl"))
 	}, eventually, poll).Should(Succeed())
 	h := getHost(g, ns, "h1")
 	g.Expect(h.Spec.ConsumerRef).NotTo(BeNil())

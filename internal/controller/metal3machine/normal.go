@@ -43,7 +43,8 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, m3m *infrav1.Metal3Mac
 		return ctrl.Result{}, nil
 	case cluster == nil:
 		notAssociated(infrav1.WaitingForClusterInfrastructureReadyReason,
-			fmt.Sprintf("Machine %s has no Cluster: set its label %s to the cluster's name", machine.Name, clusterv1.ClusterNameLabel))
+			fmt.Sprintf("waiting for the Cluster of Machine %s: its label %s is %q and no such Cluster exists in namespace %s",
+				machine.Name, clusterv1.ClusterNameLabel, machine.Labels[clusterv1.ClusterNameLabel], machine.Namespace))
 		return ctrl.Result{}, nil
 	}
 
@@ -99,13 +100,13 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, m3m *infrav1.Metal3Mac
 		host = unpaused
 	}
 
-	data, dataKnown, err := r.hostData(ctx, m3m, machine)
+	data, waitingFor, err := r.hostData(ctx, m3m, machine)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
 	desired := host.DeepCopy()
 	claim(desired, m3m, cluster.Name)
-	if dataKnown {
+	if waitingFor == "" {
 		provision(desired, m3m, data)
 		m3m.Status.UserData, m3m.Status.MetaData, m3m.Status.NetworkData = data.UserData, data.MetaData, data.NetworkData
 	}
@@ -116,33 +117,33 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, m3m *infrav1.Metal3Mac
 		host = desired
 	}
 
-	r.reportHost(m3m, host, dataKnown)
+	r.reportHost(m3m, host, waitingFor)
 	if !provisioned(host) {
 		return ctrl.Result{}, nil
 	}
 	return r.setNodeProviderID(ctx, m3m, cluster, host)
 }
 
-// hostData gathers what the host boots with. dataKnown is false while something is missing; the
-// conditions say what.
-func (r *Reconciler) hostData(ctx context.Context, m3m *infrav1.Metal3Machine, machine *clusterv1.Machine) (hostData, bool, error) {
+// hostData gathers what the host boots with. waitingFor says what is still missing, or is "".
+func (r *Reconciler) hostData(ctx context.Context, m3m *infrav1.Metal3Machine, machine *clusterv1.Machine) (hostData, string, error) {
 	user := userDataRef(m3m, machine)
 	if user == nil {
-		setCondition(m3m, infrav1.Metal3MachineReadyCondition, metav1.ConditionFalse, infrav1.WaitingForBootstrapDataReason,
-			fmt.Sprintf("waiting for bootstrap data: Machine %s has no spec.bootstrap.dataSecretName (or set spec.userData)", machine.Name))
-		return hostData{}, false, nil
+		return hostData{}, fmt.Sprintf("waiting for bootstrap data: Machine %s has no spec.bootstrap.dataSecretName (or set spec.userData)", machine.Name), nil
 	}
 	meta, network, ok, err := r.resolveData(ctx, m3m)
-	if err != nil || !ok {
-		return hostData{}, false, err
+	switch {
+	case err != nil:
+		return hostData{}, "", err
+	case !ok:
+		return hostData{}, conditionMessage(m3m, infrav1.Metal3MachineDataReadyCondition), nil
 	}
-	return hostData{UserData: user, MetaData: meta, NetworkData: network}, true, nil
+	return hostData{UserData: user, MetaData: meta, NetworkData: network}, "", nil
 }
 
 // reportHost copies what Cluster API reads from the host: addresses, provisioned, Ready.
-func (r *Reconciler) reportHost(m3m *infrav1.Metal3Machine, host *bmov1.BareMetalHost, dataKnown bool) {
+func (r *Reconciler) reportHost(m3m *infrav1.Metal3Machine, host *bmov1.BareMetalHost, waitingFor string) {
 	m3m.Status.Addresses = addresses(host)
-	ready := hostReadyCondition(host, dataKnown)
+	ready := hostReadyCondition(host, waitingFor)
 	if ready.Reason == HostErrorReason && conditionMessage(m3m, infrav1.Metal3MachineReadyCondition) != ready.Message {
 		r.Recorder.Eventf(m3m, host, corev1.EventTypeWarning, HostErrorReason, "Provision", "%s", ready.Message)
 	}

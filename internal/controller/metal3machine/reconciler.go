@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
@@ -73,9 +74,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	}
 	var cluster *clusterv1.Cluster
 	if machine != nil {
+		// A missing Cluster is reported by reconcileNormal; deletion does not need it.
 		cluster, err = util.GetClusterFromMetadata(ctx, r.Client, machine.ObjectMeta)
-		if err != nil && !errors.Is(err, util.ErrNoCluster) {
-			return ctrl.Result{}, client.IgnoreNotFound(err)
+		if err != nil && !errors.Is(err, util.ErrNoCluster) && !apierrors.IsNotFound(err) {
+			return ctrl.Result{}, err
 		}
 	}
 

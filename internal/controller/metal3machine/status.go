@@ -51,8 +51,9 @@ func provisioned(host *bmov1.BareMetalHost) bool {
 	return s == bmov1.StateProvisioned || s == bmov1.StateExternallyProvisioned
 }
 
-// hostReadyCondition is the Ready condition of a machine whose host is claimed.
-func hostReadyCondition(host *bmov1.BareMetalHost, dataKnown bool) metav1.Condition {
+// hostReadyCondition is the Ready condition of a machine whose host is claimed; waitingFor says
+// what the machine still needs before the host can be provisioned, if anything.
+func hostReadyCondition(host *bmov1.BareMetalHost, waitingFor string) metav1.Condition {
 	c := metav1.Condition{Type: infrav1.Metal3MachineReadyCondition, Status: metav1.ConditionFalse}
 	switch {
 	case hostError(host) != "":
@@ -62,9 +63,9 @@ func hostReadyCondition(host *bmov1.BareMetalHost, dataKnown bool) metav1.Condit
 	case provisioned(host):
 		c.Status = metav1.ConditionTrue
 		c.Reason = infrav1.Metal3MachineReadyReason
-	case !dataKnown:
+	case waitingFor != "":
 		c.Reason = infrav1.Metal3MachineNotReadyReason
-		c.Message = fmt.Sprintf("host %s is claimed; waiting for the machine's data before provisioning it", host.Name)
+		c.Message = fmt.Sprintf("host %s is claimed, not provisioned: %s", host.Name, waitingFor)
 	default:
 		state := string(host.Status.Provisioning.State)
 		if state == "" {

@@ -45,20 +45,21 @@ func TestHostReadyCondition(t *testing.T) {
 	tests := []struct {
 		name       string
 		given      *bmov1.BareMetalHost
-		dataKnown  bool
+		waitingFor string
 		wantStatus metav1.ConditionStatus
 		wantReason string
 		wantMsg    string
 	}{
-		{"provisioned", host(bmov1.StateProvisioned, ""), true, metav1.ConditionTrue, "Ready", ""},
-		{"provisioning", host(bmov1.StateProvisioning, ""), true, metav1.ConditionFalse, HostProvisioningReason, "host h1 is being provisioned (state: provisioning)"},
-		{"error wins", host(bmov1.StateProvisioning, "Failed to inspect: timeout"), true, metav1.ConditionFalse, HostErrorReason, "host h1 is in error: Failed to inspect: timeout"},
-		{"data missing", host(bmov1.StateAvailable, ""), false, metav1.ConditionFalse, "NotReady", "waiting for the machine's data"},
+		{"provisioned", host(bmov1.StateProvisioned, ""), "", metav1.ConditionTrue, "Ready", ""},
+		{"provisioning", host(bmov1.StateProvisioning, ""), "", metav1.ConditionFalse, HostProvisioningReason, "host h1 is being provisioned (state: provisioning)"},
+		{"error wins", host(bmov1.StateProvisioning, "Failed to inspect: timeout"), "", metav1.ConditionFalse, HostErrorReason, "host h1 is in error: Failed to inspect: timeout"},
+		{"data missing", host(bmov1.StateAvailable, ""), "waiting for rendered data from Metal3DataTemplate t", metav1.ConditionFalse, "NotReady",
+			"host h1 is claimed, not provisioned: waiting for rendered data from Metal3DataTemplate t"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			g := NewWithT(t)
-			c := hostReadyCondition(tt.given, tt.dataKnown)
+			c := hostReadyCondition(tt.given, tt.waitingFor)
 			g.Expect(c.Status).To(Equal(tt.wantStatus))
 			g.Expect(c.Reason).To(Equal(tt.wantReason))
 			g.Expect(c.Message).To(ContainSubstring(tt.wantMsg))
