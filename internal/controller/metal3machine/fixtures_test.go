@@ -86,6 +86,7 @@ type machineOpts struct {
 	metaData     *corev1.SecretReference
 	networkData  *corev1.SecretReference
 	dataTemplate *corev1.ObjectReference
+	cleaning     *infrav1.AutomatedCleaningMode
 }
 
 // createMachine makes a Machine and the Metal3Machine it owns, as the Machine controller would.
@@ -117,12 +118,13 @@ func createMachine(t *testing.T, cluster *clusterv1.Cluster, name string, o mach
 			}},
 		},
 		Spec: infrav1.Metal3MachineSpec{
-			Image:        infrav1.Image{URL: "http://images.example.com/ubuntu.qcow2", Checksum: "0123456789abcdef"},
-			HostSelector: o.selector,
-			UserData:     o.userData,
-			MetaData:     o.metaData,
-			NetworkData:  o.networkData,
-			DataTemplate: o.dataTemplate,
+			Image:                 infrav1.Image{URL: "http://images.example.com/ubuntu.qcow2", Checksum: "0123456789abcdef"},
+			HostSelector:          o.selector,
+			UserData:              o.userData,
+			MetaData:              o.metaData,
+			NetworkData:           o.networkData,
+			DataTemplate:          o.dataTemplate,
+			AutomatedCleaningMode: o.cleaning,
 		},
 	}
 	g.Expect(env.Client.Create(ctx, m3m)).To(Succeed())

@@ -165,6 +165,7 @@ func TestUserGivenSecretsGoToTheHost(t *testing.T) {
 		userData:    &corev1.SecretReference{Name: user.Name},
 		metaData:    meta,
 		networkData: &corev1.SecretReference{Name: network.Name},
+		cleaning:    ptr.To(infrav1.CleaningModeDisabled),
 	})
 
 	g.Eventually(func(g Gomega) {
@@ -178,6 +179,8 @@ func TestUserGivenSecretsGoToTheHost(t *testing.T) {
 		g.Expect(got.Status.NetworkData).To(Equal(network))
 		g.Expect(condition(got, infrav1.Metal3MachineDataReadyCondition).Reason).To(Equal(infrav1.SecretsSetExternallyReason))
 	}, eventually, poll).Should(Succeed())
+	mode, _, _ := unstructured.NestedString(getHostUnstructured(g, ns, "h1").Object, "spec", "automatedCleaningMode")
+	g.Expect(mode).To(Equal("disabled"), "spec.automatedCleaningMode is copied to the host")
 }
 
 // With spec.dataTemplate and no data claimer wired in, the host is claimed but not provisioned,

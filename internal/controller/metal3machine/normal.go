@@ -106,12 +106,16 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, m3m *infrav1.Metal3Mac
 	}
 	desired := host.DeepCopy()
 	claim(desired, m3m, cluster.Name)
+	var extra map[string]any
 	if waitingFor == "" {
 		provision(desired, m3m, data)
 		m3m.Status.UserData, m3m.Status.MetaData, m3m.Status.NetworkData = data.UserData, data.MetaData, data.NetworkData
+		if host.Spec.Image == nil && host.Spec.CustomDeploy == nil {
+			extra = unmodelledProvisionSpec((*string)(m3m.Spec.AutomatedCleaningMode))
+		}
 	}
 	if !equality.Semantic.DeepEqual(host.Spec, desired.Spec) || !equality.Semantic.DeepEqual(host.Labels, desired.Labels) {
-		if err := r.Client.Patch(ctx, desired, client.MergeFrom(host)); err != nil {
+		if err := r.Client.Patch(ctx, desired, withUnmodelledSpec{Patch: client.MergeFrom(host), spec: extra}); err != nil {
 			return ctrl.Result{}, fmt.Errorf("updating BareMetalHost %s: %w", host.Name, err)
 		}
 		host = desired
