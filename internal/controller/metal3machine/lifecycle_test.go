@@ -149,6 +149,13 @@ func TestWaitsForClusterInfrastructure(t *testing.T) {
 		g.Expect(c.Reason).To(Equal(infrav1.WaitingForClusterInfrastructureReadyReason))
 	}, eventually, poll).Should(Succeed())
 	g.Expect(getHost(g, ns, "h1").Spec.ConsumerRef).To(BeNil())
+
+	// A machine that never got a host goes at once.
+	g.Expect(env.Client.Delete(context.Background(), m3m)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		err := env.Client.Get(context.Background(), client.ObjectKeyFromObject(m3m), &infrav1.Metal3Machine{})
+		g.Expect(apierrors.IsNotFound(err)).To(BeTrue())
+	}, eventually, poll).Should(Succeed())
 }
 
 func TestUserGivenSecretsGoToTheHost(t *testing.T) {
@@ -206,6 +213,14 @@ func TestDataTemplateWithoutClaimerWaits(t *testing.T) {
 	g.Expect(h.Spec.ConsumerRef).NotTo(BeNil())
 	g.Expect(h.Spec.Image).To(BeNil(), "no provisioning without the machine's data")
 	g.Expect(h.Spec.Online).To(BeFalse())
+
+	// A host that was never provisioned is released at once.
+	g.Expect(env.Client.Delete(context.Background(), m3m)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		err := env.Client.Get(context.Background(), client.ObjectKeyFromObject(m3m), &infrav1.Metal3Machine{})
+		g.Expect(apierrors.IsNotFound(err)).To(BeTrue())
+		g.Expect(getHost(g, ns, "h1").Spec.ConsumerRef).To(BeNil())
+	}, eventually, poll).Should(Succeed())
 }
 
 func TestHostInErrorIsReported(t *testing.T) {
