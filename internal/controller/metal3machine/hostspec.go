@@ -67,6 +67,23 @@ func provision(host *bmov1.BareMetalHost, m3m *infrav1.Metal3Machine, data hostD
 	host.Spec.NetworkData = data.NetworkData
 }
 
+// shapeHost makes the host what the machine needs now: claimed, unpaused (the machine is not
+// paused, or this would not run), and, once its data is known, provisioned. It returns the spec
+// fields the typed subset cannot carry, for the first provisioning only.
+func shapeHost(host *bmov1.BareMetalHost, m3m *infrav1.Metal3Machine, clusterName string, data hostData, dataKnown bool) map[string]any {
+	claim(host, m3m, clusterName)
+	unpause(host)
+	if !dataKnown {
+		return nil
+	}
+	first := host.Spec.Image == nil && host.Spec.CustomDeploy == nil
+	provision(host, m3m, data)
+	if !first {
+		return nil
+	}
+	return unmodelledProvisionSpec((*string)(m3m.Spec.AutomatedCleaningMode))
+}
+
 // deprovision takes back what provision gave: BMO then wipes and powers off the host. The
 // consumerRef stays until BMO is done, so no other machine claims a host still deprovisioning.
 func deprovision(host *bmov1.BareMetalHost) {

@@ -188,6 +188,10 @@ func TestUserGivenSecretsGoToTheHost(t *testing.T) {
 	}, eventually, poll).Should(Succeed())
 	mode, _, _ := unstructured.NestedString(getHostUnstructured(g, ns, "h1").Object, "spec", "automatedCleaningMode")
 	g.Expect(mode).To(Equal("disabled"), "spec.automatedCleaningMode is copied to the host")
+	// With everything known up front, claim and provisioning are one write to the host's spec.
+	g.Consistently(func(g Gomega) {
+		g.Expect(getHost(g, ns, "h1").Generation).To(Equal(int64(2)))
+	}, "500ms", poll).Should(Succeed())
 }
 
 // With spec.dataTemplate and no data claimer wired in, the host is claimed but not provisioned,

@@ -65,8 +65,21 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, m3m *infrav1.Metal3Mac
 				fmt.Sprintf("waiting for bootstrap data: Machine %s has no spec.bootstrap.dataSecretName yet (or set spec.userData)", machine.Name))
 			return ctrl.Result{}, nil
 		}
+	}
+
+	data, waitingFor, err := r.hostData(ctx, m3m, machine)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	// One function shapes the host for the claim and for every later reconcile, so that a
+	// machine whose data is known claims and provisions its host in a single write.
+	shape := func(h *bmov1.BareMetalHost) map[string]any {
+		return shapeHost(h, m3m, cluster.Name, data, waitingFor == "")
+	}
+
+	if host == nil {
 		var why string
-		host, why, err = r.claimHost(ctx, m3m, failureDomain(m3m, machine), cluster.Name)
+		host, why, err = r.claimHost(ctx, m3m, failureDomain(m3m, machine), shape)
 		switch {
 		case errors.Is(err, errCacheBehind):
 			return ctrl.Result{RequeueAfter: time.Second}, nil
@@ -90,31 +103,13 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, m3m *infrav1.Metal3Mac
 	m3m.Annotations[infrav1.HostAnnotation] = host.Namespace + "/" + host.Name
 	m3m.Spec.ProviderID = providerID(host, m3m)
 	setCondition(m3m, infrav1.AssociateBareMetalHostCondition, metav1.ConditionTrue, infrav1.AssociateBareMetalHostSuccessReason, "")
-
-	if unpaused := host.DeepCopy(); unpause(unpaused) {
-		if err := r.Client.Patch(ctx, unpaused, client.MergeFrom(host)); err != nil {
-			setCondition(m3m, infrav1.Metal3MachineReadyCondition, metav1.ConditionFalse, infrav1.BareMetalHostPauseAnnotationRemoveFailedReason,
-				fmt.Sprintf("removing the pause from host %s: %v", host.Name, err))
-			return ctrl.Result{}, err
-		}
-		host = unpaused
-	}
-
-	data, waitingFor, err := r.hostData(ctx, m3m, machine)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	desired := host.DeepCopy()
-	claim(desired, m3m, cluster.Name)
-	var extra map[string]any
 	if waitingFor == "" {
-		provision(desired, m3m, data)
 		m3m.Status.UserData, m3m.Status.MetaData, m3m.Status.NetworkData = data.UserData, data.MetaData, data.NetworkData
-		if host.Spec.Image == nil && host.Spec.CustomDeploy == nil {
-			extra = unmodelledProvisionSpec((*string)(m3m.Spec.AutomatedCleaningMode))
-		}
 	}
-	if !equality.Semantic.DeepEqual(host.Spec, desired.Spec) || !equality.Semantic.DeepEqual(host.Labels, desired.Labels) {
+
+	desired := host.DeepCopy()
+	extra := shape(desired)
+	if !equality.Semantic.DeepEqual(host.Spec, desired.Spec) || !equality.Semantic.DeepEqual(host.ObjectMeta, desired.ObjectMeta) {
 		if err := r.Client.Patch(ctx, desired, withUnmodelledSpec{Patch: client.MergeFrom(host), spec: extra}); err != nil {
 			return ctrl.Result{}, fmt.Errorf("updating BareMetalHost %s: %w", host.Name, err)
 		}
@@ -236,11 +231,14 @@ func parseHostAnnotation(ann, defaultNamespace string) (client.ObjectKey, error)
 	return client.ObjectKey{Namespace: ns, Name: name}, nil
 }
 
-// claimHost picks a host and claims it with a patch that carries the host's resourceVersion: if
+// claimHost picks a host and claims it, shaped by shape, with a patch that carries the host's
+// resourceVersion: if
 // another machine claimed it first, or BMO changed it since the cache saw it, the API server
 // refuses, and the next candidate is tried. Two machines therefore never take one host, however
 // stale the cache.
-func (r *Reconciler) claimHost(ctx context.Context, m3m *infrav1.Metal3Machine, failureDomain, clusterName string) (*bmov1.BareMetalHost, string, error) {
+func (r *Reconciler) claimHost(ctx context.Context, m3m *infrav1.Metal3Machine, failureDomain string,
+	shape func(*bmov1.BareMetalHost) map[string]any,
+) (*bmov1.BareMetalHost, string, error) {
 	// A machine whose own claim has not reached the cache yet must not claim a second host.
 	live := &infrav1.Metal3Machine{}
 	if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(m3m), live); err != nil {
@@ -279,8 +277,11 @@ func (r *Reconciler) claimHost(ctx context.Context, m3m *infrav1.Metal3Machine, 
 			return host, "", nil
 		}
 		claimed := host.DeepCopy()
-		claim(claimed, m3m, clusterName)
-		err := r.Client.Patch(ctx, claimed, client.MergeFromWithOptions(host, client.MergeFromWithOptimisticLock{}))
+		extra := shape(claimed)
+		err := r.Client.Patch(ctx, claimed, withUnmodelledSpec{
+			Patch: client.MergeFromWithOptions(host, client.MergeFromWithOptimisticLock{}),
+			spec:  extra,
+		})
 		switch {
 		case err == nil:
 			ctrl.LoggerFrom(ctx).Info("claimed host", "host", host.Name)
