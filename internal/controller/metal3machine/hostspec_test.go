@@ -139,3 +139,45 @@ func TestDeprovisioningStates(t *testing.T) {
 		})
 	}
 }
+
+func TestShapeHost(t *testing.T) {
+	mode := infrav1.CleaningModeDisabled
+	m3m := &infrav1.Metal3Machine{
+		ObjectMeta: metav1.ObjectMeta{Name: "m1", Namespace: "ns"},
+		Spec: infrav1.Metal3MachineSpec{
+			Image:                 infrav1.Image{URL: "http://i", Checksum: "c"},
+			AutomatedCleaningMode: &mode,
+		},
+	}
+	data := hostData{UserData: &corev1.SecretReference{Namespace: "ns", Name: "u"}}
+	tests := []struct {
+		name      string
+		given     *bmov1.BareMetalHost
+		dataKnown bool
+		wantImage bool
+		wantExtra map[string]any
+	}{
+		{"data unknown: claimed and unpaused, not provisioned",
+			&bmov1.BareMetalHost{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{bmov1.PausedAnnotation: infrav1.BareMetalHostPausedByValue}}},
+			false, false, nil},
+		{"first provisioning carries the cleaning mode", &bmov1.BareMetalHost{}, true, true,
+			map[string]any{"automatedCleaningMode": "disabled"}},
+		{"a host with an image gets no extra fields", &bmov1.BareMetalHost{Spec: bmov1.BareMetalHostSpec{Image: &bmov1.Image{URL: "http://old"}}},
+			true, true, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			extra := shapeHost(tt.given, m3m, "c1", data, tt.dataKnown)
+			g.Expect(extra).To(Equal(tt.wantExtra))
+			g.Expect(consumedBy(tt.given, m3m)).To(BeTrue())
+			g.Expect(tt.given.Annotations).NotTo(HaveKey(bmov1.PausedAnnotation))
+			g.Expect(tt.given.Spec.Image != nil).To(Equal(tt.wantImage))
+			if tt.dataKnown {
+				g.Expect(tt.given.Spec.UserData).To(Equal(data.UserData))
+			} else {
+				g.Expect(tt.given.Spec.UserData).To(BeNil())
+			}
+		})
+	}
+}
