@@ -7,6 +7,9 @@ import (
 	"strings"
 
 	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/metalwire/metalwire/internal/controller/metal3cluster"
+	"github.com/metalwire/metalwire/internal/controller/metal3machine"
 )
 
 // Group names a set of controllers that run together.
@@ -37,7 +40,28 @@ type setupFunc func(ctx context.Context, mgr ctrl.Manager, opts Options) error
 
 // registry maps each group to its reconcilers. A reconciler's package adds itself here when it
 // lands; a group with none yet starts nothing.
-var registry = map[Group][]namedSetup{}
+var registry = map[Group][]namedSetup{
+	Infrastructure: {
+		{"metal3cluster", setupMetal3Cluster},
+		{"metal3machine", setupMetal3Machine},
+	},
+}
+
+func setupMetal3Cluster(ctx context.Context, mgr ctrl.Manager, opts Options) error {
+	r := &metal3cluster.Reconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("metal3cluster")}
+	return r.SetupWithManager(ctx, mgr, opts.Concurrency)
+}
+
+// setupMetal3Machine leaves Data nil until the Metal3DataTemplate controllers land: machines
+// with spec.dataTemplate then wait, saying so in their conditions.
+func setupMetal3Machine(ctx context.Context, mgr ctrl.Manager, opts Options) error {
+	r := &metal3machine.Reconciler{
+		Client:    mgr.GetClient(),
+		APIReader: mgr.GetAPIReader(),
+		Recorder:  mgr.GetEventRecorder("metal3machine"),
+	}
+	return r.SetupWithManager(ctx, mgr, opts.Concurrency)
+}
 
 type namedSetup struct {
 	name  string
