@@ -72,6 +72,12 @@ lint: $(GOLANGCI_LINT) ## Run go vet and golangci-lint.
 test: $(KUBE_APISERVER) $(ETCD) ## Run every test (builds the control plane on first run).
 	go test $(GOTEST_FLAGS) $(TEST_PKGS)
 
+##@ Benchmarks
+
+.PHONY: bench-ipam
+bench-ipam: $(KUBE_APISERVER) $(ETCD) ## IPAM scale: time to serve 500, 2,000 and 10,000 claims from one /16 pool (IPAM_SCALE_SIZES=... to change).
+	METALWIRE_SCALE=1 go test ./test/scale -run 'TestIPAMScale$$' -count=1 -v -timeout 60m
+
 ##@ Running
 
 .PHONY: demo
