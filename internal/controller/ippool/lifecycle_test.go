@@ -183,3 +183,20 @@ func TestInvalidSpecIsReported(t *testing.T) {
 	cond := meta.FindStatusCondition(p.Status.Conditions, ipamv1.ReadyCondition)
 	g.Expect(cond.Message).To(HavePrefix("spec.preAllocations[x]: 10.9.9.9 is outside every range of spec.pools"))
 }
+
+// A restarted controller rebuilds its index from the IPAddresses that exist: it hands out the
+// next free address, not one already held.
+func TestRestartRebuildsTheIndex(t *testing.T) {
+	g := NewWithT(t)
+	ns := newNamespace(t)
+	m := startManager(t, ns)
+	create(t, newPool(ns, "pool", nil))
+	for _, name := range []string{"a", "b", "c"} {
+		create(t, newClaim(ns, name, "pool", nil))
+		claimAddress(t, ns, name)
+	}
+	m.stop()
+	startManager(t, ns)
+	create(t, newClaim(ns, "d", "pool", nil))
+	g.Expect(claimAddress(t, ns, "d")).To(Equal("192.168.0.13"))
+}
