@@ -19,7 +19,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/kubernetes/scheme"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/utils/ptr"
@@ -187,7 +187,7 @@ func ipamWrites(t *testing.T) int64 {
 	t.Helper()
 	cfg := rest.CopyConfig(env.Config)
 	cfg.GroupVersion = &schema.GroupVersion{}
-	cfg.NegotiatedSerializer = scheme.Codecs.WithoutConversion()
+	cfg.NegotiatedSerializer = clientgoscheme.Codecs.WithoutConversion()
 	rc, err := rest.RESTClientFor(cfg)
 	NewWithT(t).Expect(err).NotTo(HaveOccurred())
 	body, err := rc.Get().AbsPath("/metrics").DoRaw(context.Background())
