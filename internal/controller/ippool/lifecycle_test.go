@@ -200,3 +200,25 @@ func TestRestartRebuildsTheIndex(t *testing.T) {
 	create(t, newClaim(ns, "d", "pool", nil))
 	g.Expect(claimAddress(t, ns, "d")).To(Equal("192.168.0.13"))
 }
+
+// Claims keyed by BareMetalHost name (seed 001): a host whose claim is deleted and made again
+// (re-provisioning) gets its address back, while others do not get it in the meantime.
+func TestSameClaimNameGetsItsAddressBack(t *testing.T) {
+	g := NewWithT(t)
+	ns := newNamespace(t)
+	startManager(t, ns)
+	create(t, newPool(ns, "prov", func(p *ipamv1.IPPool) {
+		p.Spec.ReuseGracePeriod = &metav1.Duration{Duration: time.Hour}
+	}))
+	create(t, newClaim(ns, "host-0-prov", "prov", nil))
+	g.Expect(claimAddress(t, ns, "host-0-prov")).To(Equal("192.168.0.10"))
+	claim := &ipamv1.IPClaim{}
+	claim.Namespace, claim.Name = ns, "host-0-prov"
+	deleteClaim(t, ns, "host-0-prov")
+	gone(t, claim)
+
+	create(t, newClaim(ns, "host-1-prov", "prov", nil))
+	g.Expect(claimAddress(t, ns, "host-1-prov")).To(Equal("192.168.0.11"))
+	create(t, newClaim(ns, "host-0-prov", "prov", nil))
+	g.Expect(claimAddress(t, ns, "host-0-prov")).To(Equal("192.168.0.10"))
+}
