@@ -129,3 +129,29 @@ func TestCAPIClaimOfPausedCluster(t *testing.T) {
 	cond, _ := capiReady(t, ns, "paused")
 	g.Expect(cond.Status).To(Equal(metav1.ConditionTrue))
 }
+
+// A Cluster API claim on a full pool reports Cluster API's PoolExhausted reason and is served
+// when an address is released.
+func TestCAPIClaimWaitsForRoom(t *testing.T) {
+	g := NewWithT(t)
+	ns := newNamespace(t)
+	startManager(t, ns)
+	create(t, newPool(ns, "one", func(p *ipamv1.IPPool) {
+		p.Spec.Pools = []ipamv1.Pool{{Start: addr("192.168.0.10"), End: addr("192.168.0.10")}}
+	}), newClaim(ns, "first", "one", nil))
+	claimAddress(t, ns, "first")
+
+	create(t, newCAPIClaim(ns, "second", "one"))
+	g.Eventually(func(g Gomega) {
+		cond, _ := capiReady(t, ns, "second")
+		g.Expect(cond.Status).To(Equal(metav1.ConditionFalse))
+		g.Expect(cond.Reason).To(Equal(capiipamv1.IPAddressClaimReadyPoolExhaustedReason))
+	}).WithTimeout(20 * time.Second).Should(Succeed())
+
+	deleteClaim(t, ns, "first")
+	g.Eventually(func(g Gomega) {
+		cond, claim := capiReady(t, ns, "second")
+		g.Expect(cond.Status).To(Equal(metav1.ConditionTrue))
+		g.Expect(claim.Status.AddressRef.Name).To(Equal("second"))
+	}).WithTimeout(20 * time.Second).Should(Succeed())
+}
