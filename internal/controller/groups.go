@@ -8,6 +8,7 @@ import (
 
 	ctrl "sigs.k8s.io/controller-runtime"
 
+	"github.com/metalwire/metalwire/internal/controller/ippool"
 	"github.com/metalwire/metalwire/internal/controller/metal3cluster"
 	"github.com/metalwire/metalwire/internal/controller/metal3machine"
 )
@@ -45,6 +46,13 @@ var registry = map[Group][]namedSetup{
 		{"metal3cluster", setupMetal3Cluster},
 		{"metal3machine", setupMetal3Machine},
 	},
+	IPAM: {
+		{ippool.ControllerName, setupIPPool},
+	},
+}
+
+func setupIPPool(ctx context.Context, mgr ctrl.Manager, opts Options) error {
+	return (&ippool.Reconciler{}).SetupWithManager(ctx, mgr, opts.Concurrency)
 }
 
 func setupMetal3Cluster(ctx context.Context, mgr ctrl.Manager, opts Options) error {
