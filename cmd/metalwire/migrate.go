@@ -25,7 +25,8 @@ v1alpha3/v1alpha4/v1beta1 into the shapes served today (infrastructure.cluster.x
 cluster.x-k8s.io/v1beta2, bootstrap and controlplane v1beta2; ipam.metal3.io stays v1alpha1).
 
 The migrated YAML goes to stdout (or -o FILE). Each change and each thing you must fix yourself
-goes to stderr, one line each, naming the object and the field. YAML comments are not kept.
+goes to stderr, one line each, naming the object and the field; so does each warning (a field
+metalwire does not need but CAPM3 would). YAML comments are not kept.
 
 Exit status: 0 when everything was migrated, 1 when something needs you, 2 on usage errors.`,
 		Example: `  metalwire migrate -f old.yaml > new.yaml
@@ -55,11 +56,18 @@ Exit status: 0 when everything was migrated, 1 when something needs you, 2 on us
 			for _, n := range res.Changes() {
 				fmt.Fprintln(report, n)
 			}
+			for _, n := range res.Warnings() {
+				fmt.Fprintln(report, "warning:", n)
+			}
 			for _, n := range res.MustChange() {
 				fmt.Fprintln(report, "must change:", n)
 			}
-			fmt.Fprintf(report, "migrated %s: %s, %d to fix by hand\n",
-				plural(len(res.Documents), "document"), plural(len(res.Changes()), "change"), len(res.MustChange()))
+			warnings := ""
+			if n := len(res.Warnings()); n > 0 {
+				warnings = plural(n, "warning") + ", "
+			}
+			fmt.Fprintf(report, "migrated %s: %s, %s%d to fix by hand\n",
+				plural(len(res.Documents), "document"), plural(len(res.Changes()), "change"), warnings, len(res.MustChange()))
 			if len(res.MustChange()) > 0 {
 				return errNeedsUser
 			}

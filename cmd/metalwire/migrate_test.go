@@ -62,6 +62,17 @@ func TestMigrateReadsStdinAndWritesTheOutputFile(t *testing.T) {
 	g.Expect(stderr).To(ContainSubstring("migrated 2 documents: 2 changes, 0 to fix by hand"))
 }
 
+// A warning is something CAPM3 would need but metalwire does not: it is reported, counted in
+// the summary, and does not fail the run.
+func TestMigrateReportsWarningsAndStillExitsZero(t *testing.T) {
+	g := NewWithT(t)
+	in := "apiVersion: infrastructure.cluster.x-k8s.io/v1beta1\nkind: Metal3DataTemplate\nmetadata: {name: t}\nspec: {}\n"
+	_, stderr, code := runMigrate(in, "-f", "-")
+	g.Expect(code).To(Equal(0), stderr)
+	g.Expect(stderr).To(ContainSubstring("warning: Metal3DataTemplate/t: spec.clusterName: not set: metalwire does not need it, but CAPM3 v1beta2 requires it"))
+	g.Expect(stderr).To(ContainSubstring("migrated 1 document: 1 change, 1 warning, 0 to fix by hand"))
+}
+
 func TestMigrateUsageAndInputErrors(t *testing.T) {
 	for _, tt := range []struct {
 		name     string

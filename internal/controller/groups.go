@@ -8,10 +8,13 @@ import (
 
 	ctrl "sigs.k8s.io/controller-runtime"
 
+	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
 	"github.com/metalwire/metalwire/internal/controller/ippool"
+	"github.com/metalwire/metalwire/internal/controller/metal3cluster"
 	"github.com/metalwire/metalwire/internal/controller/metal3data"
 	"github.com/metalwire/metalwire/internal/controller/metal3dataclaim"
 	"github.com/metalwire/metalwire/internal/controller/metal3datatemplate"
+	"github.com/metalwire/metalwire/internal/controller/metal3machine"
 )
 
 // Group names a set of controllers that run together.
@@ -48,13 +51,52 @@ type setupFunc func(ctx context.Context, mgr ctrl.Manager, opts Options) error
 // lands; a group with none yet starts nothing.
 var registry = map[Group][]namedSetup{
 	Infrastructure: {
+		{"metal3cluster", setupMetal3Cluster},
+		{"metal3machine", setupMetal3Machine},
 		{"metal3datatemplate", setupMetal3DataTemplate},
 		{"metal3dataclaim", setupMetal3DataClaim},
 		{"metal3data", setupMetal3Data},
 	},
-	IPAM: {{name: ippool.ControllerName, setup: func(ctx context.Context, mgr ctrl.Manager, opts Options) error {
-		return (&ippool.Reconciler{}).SetupWithManager(ctx, mgr, opts.Concurrency)
-	}}},
+	IPAM: {
+		{ippool.ControllerName, setupIPPool},
+	},
+}
+
+func setupIPPool(ctx context.Context, mgr ctrl.Manager, opts Options) error {
+	return (&ippool.Reconciler{}).SetupWithManager(ctx, mgr, opts.Concurrency)
+}
+
+func setupMetal3Cluster(ctx context.Context, mgr ctrl.Manager, opts Options) error {
+	r := &metal3cluster.Reconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("metal3cluster")}
+	return r.SetupWithManager(ctx, mgr, opts.Concurrency)
+}
+
+// setupMetal3Machine hands the machine controller the data-templating chain's claimer, so
+// machines with spec.dataTemplate get their Metal3DataClaim and, once rendered, its Secrets.
+func setupMetal3Machine(ctx context.Context, mgr ctrl.Manager, opts Options) error {
+	r := &metal3machine.Reconciler{
+		Client:    mgr.GetClient(),
+		APIReader: mgr.GetAPIReader(),
+		Recorder:  mgr.GetEventRecorder("metal3machine"),
+		Data:      dataClaimer{&metal3dataclaim.Claimer{Client: mgr.GetClient()}},
+	}
+	return r.SetupWithManager(ctx, mgr, opts.Concurrency)
+}
+
+// dataClaimer adapts metal3dataclaim.Claimer to the machine controller's seam, so neither
+// package imports the other.
+type dataClaimer struct{ c *metal3dataclaim.Claimer }
+
+func (d dataClaimer) Claim(ctx context.Context, m3m *infrav1.Metal3Machine) (*metal3machine.RenderedData, error) {
+	r, err := d.c.Claim(ctx, m3m)
+	if r == nil || err != nil {
+		return nil, err
+	}
+	return &metal3machine.RenderedData{Metal3Data: r.Metal3Data, MetaData: r.MetaData, NetworkData: r.NetworkData}, nil
+}
+
+func (d dataClaimer) Release(ctx context.Context, m3m *infrav1.Metal3Machine) (bool, error) {
+	return d.c.Release(ctx, m3m)
 }
 
 func setupMetal3DataTemplate(ctx context.Context, mgr ctrl.Manager, opts Options) error {

@@ -11,6 +11,7 @@ import (
 // Metal3 infrastructure v1beta2 and ipam.metal3.io v1alpha1 shapes.
 
 func (d *document) migrateMetal3ClusterSpec(spec *yaml.Node, p path) {
+	d.failureDomainsToList(spec, p)
 	v := get(spec, "noCloudProvider")
 	if v == nil {
 		return
@@ -45,6 +46,7 @@ func (d *document) migrateMetal3MachineSpec(spec *yaml.Node, p path) {
 	if get(spec, "image") == nil && get(spec, "customDeploy") == nil {
 		d.mustFix(p.field("image"), "required (or customDeploy); give the image to provision: {url, checksum, checksumType, diskFormat}")
 	}
+	d.renameImageFormat(get(spec, "image"), p.field("image"))
 	d.contractObjectRefVersion(get(spec, "dataTemplate"), p.field("dataTemplate"))
 }
 
@@ -61,11 +63,30 @@ func (d *document) migrateMetal3DataTemplate(spec *yaml.Node) {
 	if !isMap(spec) {
 		return
 	}
-	d.requireClusterName(spec, "spec", d.clusterNameLabel())
-	if meta := get(spec, "metaData"); rename(meta, "ipAddesses", "ipAddresses") {
+	d.fillDataTemplateClusterName(spec)
+	d.dropTemplateReference(spec)
+	meta := get(spec, "metaData")
+	if rename(meta, "ipAddesses", "ipAddresses") {
 		d.changed("spec.metaData.ipAddesses", "-> ipAddresses (typo in the seed)")
 	}
+	d.renameMetaDataPoolLists(meta, "spec.metaData")
 	d.migrateNetworkData(get(spec, "networkData"), "spec.networkData")
+}
+
+// fillDataTemplateClusterName: metalwire's Metal3DataTemplate does not need clusterName (the
+// controllers take the cluster from the Machine or the cluster-name label), but CAPM3 v1beta2
+// requires it. Fill it from the label when there is one, so the template suits both; without a
+// label, warn and leave it to the user, who only needs it for CAPM3.
+func (d *document) fillDataTemplateClusterName(spec *yaml.Node) {
+	if scalarValue(spec, "clusterName") != "" {
+		return
+	}
+	if name := d.clusterNameLabel(); name != "" {
+		spec.Content = append([]*yaml.Node{strNode("clusterName"), strNode(name)}, spec.Content...)
+		d.changed("spec.clusterName", "set to %q from the cluster.x-k8s.io/cluster-name label (optional in metalwire; CAPM3 v1beta2 requires it)", name)
+		return
+	}
+	d.warn("spec.clusterName", "not set: metalwire does not need it, but CAPM3 v1beta2 requires it; set it to the Cluster's name if CAPM3 must accept this template too")
 }
 
 func (d *document) migrateNetworkData(nd *yaml.Node, p path) {
@@ -177,6 +198,7 @@ func (d *document) migrateRoute(route *yaml.Node, p path) {
 // migrateMetal3Data flags the seed's hand-written Metal3Data: today the template controller
 // writes Metal3Data for a Metal3DataClaim, and spec.metal3Machine is gone.
 func (d *document) migrateMetal3Data(spec *yaml.Node) {
+	d.dropTemplateReference(spec)
 	if get(spec, "metal3Machine") != nil {
 		d.mustFix("spec.metal3Machine", "no longer exists: Metal3Data is created by the Metal3DataTemplate controller for a Metal3DataClaim (spec.claim, spec.template); delete this object and set dataTemplate on the Metal3Machine instead")
 		return

@@ -35,8 +35,9 @@ type Document struct {
 	APIVersion, Kind string
 	// YAML is the migrated document.
 	YAML []byte
-	// Changes were made; MustChange are left for the user.
-	Changes, MustChange []Note
+	// Changes were made; MustChange are left for the user. Warnings need no action for
+	// metalwire but may for other tools (such as CAPM3 itself); they change nothing.
+	Changes, MustChange, Warnings []Note
 }
 
 // Result is the outcome of migrating a stream of YAML documents.
@@ -61,6 +62,15 @@ func (r Result) Changes() []Note {
 	var notes []Note
 	for _, d := range r.Documents {
 		notes = append(notes, d.Changes...)
+	}
+	return notes
+}
+
+// Warnings lists what the user may want to know, document by document.
+func (r Result) Warnings() []Note {
+	var notes []Note
+	for _, d := range r.Documents {
+		notes = append(notes, d.Warnings...)
 	}
 	return notes
 }
@@ -106,10 +116,15 @@ type document struct {
 	object              string
 	kind                string
 	changes, mustChange []Note
+	warnings            []Note
 }
 
 func (d *document) changed(p path, format string, args ...any) {
 	d.changes = append(d.changes, Note{Object: d.object, Path: string(p), Message: fmt.Sprintf(format, args...)})
+}
+
+func (d *document) warn(p path, format string, args ...any) {
+	d.warnings = append(d.warnings, Note{Object: d.object, Path: string(p), Message: fmt.Sprintf(format, args...)})
 }
 
 func (d *document) mustFix(p path, format string, args ...any) {
@@ -171,6 +186,7 @@ func (d *document) finish(root *yaml.Node) (Document, error) {
 		YAML:       out.Bytes(),
 		Changes:    d.changes,
 		MustChange: d.mustChange,
+		Warnings:   d.warnings,
 	}, nil
 }
 

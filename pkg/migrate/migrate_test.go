@@ -18,6 +18,7 @@ type rule struct {
 	want       string
 	changes    []string
 	mustChange []string
+	warnings   []string
 }
 
 func runRules(t *testing.T, rules []rule) {
@@ -35,6 +36,7 @@ func runRules(t *testing.T, rules []rule) {
 
 			g.Expect(noteStrings(res.Changes())).To(ConsistOf(containing(tt.changes)), "changes")
 			g.Expect(noteStrings(res.MustChange())).To(ConsistOf(containing(tt.mustChange)), "must change")
+			g.Expect(noteStrings(res.Warnings())).To(ConsistOf(containing(tt.warnings)), "warnings")
 		})
 	}
 }
@@ -336,7 +338,7 @@ spec:
 			"metadata.ownerReferences[0]: removed Metal3Cluster/c1: it has no uid",
 			"metadata.ownerReferences[1].apiVersion: infrastructure.cluster.x-k8s.io/v1alpha4 -> infrastructure.cluster.x-k8s.io/v1beta2",
 			"status: removed",
-			`spec.clusterName: set to "c1" from the cluster.x-k8s.io/cluster-name label`,
+			`spec.clusterName: set to "c1" from the cluster.x-k8s.io/cluster-name label (optional in metalwire; CAPM3 v1beta2 requires it)`,
 			"spec.metaData.ipAddesses: -> ipAddresses",
 			"spec.networkData.links.bonds[0].bondMode: 802.1ad -> 802.3ad",
 			"spec.networkData.links.vlans[0].vlanId: -> vlanID",
@@ -348,7 +350,7 @@ spec:
 			"spec.networkData.networks.ipv6[0].routes[0].services: list of DNS entries",
 		},
 	}, {
-		name: "placeholder MACs, a network without link and a missing clusterName need the user",
+		name: "placeholder MACs and a network without link need the user; a missing clusterName is a warning",
 		given: `
 apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
 kind: Metal3DataTemplate
@@ -371,9 +373,9 @@ spec:
     networks:
       ipv4: [{id: n, ipAddressFromIPPool: pool-1}, {id: m, link: bond0, ipAddressFromIPPool: pool-1}]
 `,
-		changes: []string{"apiVersion:"},
+		changes:  []string{"apiVersion:"},
+		warnings: []string{"Metal3DataTemplate/t: spec.clusterName: not set: metalwire does not need it, but CAPM3 v1beta2 requires it"},
 		mustChange: []string{
-			"Metal3DataTemplate/t: spec.clusterName: required in v1beta2",
 			`spec.networkData.links.ethernets[0].macAddress.string: "XX:XX:XX:XX:XX:XX" is not a MAC address`,
 			"spec.networkData.networks.ipv4[0].link: required",
 			`spec.networkData.networks.ipv4[1].link: "bond0" is not a link of this template (links: eth0); add it under links or fix the name`,

@@ -30,10 +30,11 @@ func hostFacts() *render.Facts {
 		NICs:    []render.NIC{{Name: "eno1", MAC: "52:54:00:00:00:01"}, {Name: "eno2", MAC: "52:54:00:00:00:02"}},
 		BootMAC: "52:54:00:00:00:01",
 		Pools: map[render.PoolRef]render.PoolAddress{
-			render.NewPoolRef("", "", "pool4"):                                         {Address: "192.168.10.5", Prefix: 24, Gateway: "192.168.10.1", DNSServers: []string{"192.168.10.2", "192.168.10.3"}},
-			render.NewPoolRef("", "", "pool6"):                                         {Address: "2001:db8::5", Prefix: 64, Gateway: "2001:db8::1", DNSServers: []string{"2001:db8::53"}},
-			render.NewPoolRef("ipam.cluster.x-k8s.io", "InClusterIPPool", "incluster"): {Address: "10.1.0.9", Prefix: 16, Gateway: "10.1.0.1"},
-			render.NewPoolRef("", "", "annotated-pool"):                                {Address: "10.9.0.9", Prefix: 8, Gateway: "10.9.0.1"},
+			render.NewPoolRef("", "", "pool4"):                                          {Address: "192.168.10.5", Prefix: 24, Gateway: "192.168.10.1", DNSServers: []string{"192.168.10.2", "192.168.10.3"}},
+			render.NewPoolRef("", "", "pool6"):                                          {Address: "2001:db8::5", Prefix: 64, Gateway: "2001:db8::1", DNSServers: []string{"2001:db8::53"}},
+			render.NewPoolRef("ipam.cluster.x-k8s.io", "InClusterIPPool", "incluster"):  {Address: "10.1.0.9", Prefix: 16, Gateway: "10.1.0.1"},
+			render.NewPoolRef("ipam.cluster.x-k8s.io", "InClusterIPPool", "incluster6"): {Address: "2001:db8:6::9", Prefix: 64, Gateway: "2001:db8:6::1"},
+			render.NewPoolRef("", "", "annotated-pool"):                                 {Address: "10.9.0.9", Prefix: 8, Gateway: "10.9.0.1"},
 		},
 	}
 }

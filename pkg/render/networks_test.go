@@ -15,6 +15,11 @@ func defaultRoute4(gw infrav1.NetworkGatewayv4) infrav1.NetworkDataRoutev4 {
 	return infrav1.NetworkDataRoutev4{Network: "0.0.0.0", Gateway: gw}
 }
 
+// incluster references a Cluster API in-cluster IPAM pool.
+func incluster(name string) *infrav1.IPPoolReference {
+	return &infrav1.IPPoolReference{APIGroup: "ipam.cluster.x-k8s.io", Kind: "InClusterIPPool", Name: name}
+}
+
 func TestNetworks(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -39,6 +44,19 @@ func TestNetworks(t *testing.T) {
 			infrav1.NetworkDataNetworks{IPv4: []infrav1.NetworkDataIPv4{{ID: "n", Link: "eno1", IPAddressFromIPPool: "pool4",
 				FromPoolAnnotation: &infrav1.FromPoolAnnotation{Object: "metal3machine", Annotation: "pool"}}}},
 			`[{"id":"n","ip_address":"10.9.0.9","link":"eno1","netmask":"255.0.0.0","network_id":"n","routes":[],"type":"ipv4"}]`},
+		// CAPM3 serialises ipAddressFromIPPool: "" (no omitempty on its IPv6 type) beside
+		// fromPoolRef; an empty name must not hide the reference.
+		{"an empty ipAddressFromIPPool or gateway fromIPPool beside fromPoolRef is unset",
+			infrav1.NetworkDataNetworks{
+				IPv4: []infrav1.NetworkDataIPv4{{ID: "n", Link: "eno1", IPAddressFromIPPool: "", FromPoolRef: incluster("incluster"),
+					Routes: []infrav1.NetworkDataRoutev4{defaultRoute4(infrav1.NetworkGatewayv4{FromIPPool: ptr.To(""), FromPoolRef: incluster("incluster")})}}},
+				IPv6: []infrav1.NetworkDataIPv6{{ID: "n6", Link: "eno2", IPAddressFromIPPool: "", FromPoolRef: incluster("incluster6"),
+					Routes: []infrav1.NetworkDataRoutev6{{Network: "::", Gateway: infrav1.NetworkGatewayv6{FromIPPool: ptr.To(""), FromPoolRef: incluster("incluster6")}}}}},
+			},
+			`[{"id":"n","ip_address":"10.1.0.9","link":"eno1","netmask":"255.255.0.0","network_id":"n",
+			   "routes":[{"gateway":"10.1.0.1","netmask":"0.0.0.0","network":"0.0.0.0","services":[]}],"type":"ipv4"},
+			  {"id":"n6","ip_address":"2001:db8:6::9","link":"eno2","netmask":"ffff:ffff:ffff:ffff::","network_id":"n6",
+			   "routes":[{"gateway":"2001:db8:6::1","netmask":"::","network":"::","services":[]}],"type":"ipv6"}]`},
 		{"seed-era ipv4 from the index, prefix from netmask",
 			infrav1.NetworkDataNetworks{IPv4: []infrav1.NetworkDataIPv4{{ID: "n", Link: "eno1", Netmask: ptr.To[int32](26),
 				IPAddress: &infrav1.NetworkDataIPAddress{Start: ptr.To[infrav1.IPAddress]("10.0.0.62"), End: ptr.To[infrav1.IPAddress]("10.0.0.70"), Step: 2}}}},
@@ -204,5 +222,26 @@ func TestPoolsListsEveryPoolOnce(t *testing.T) {
 		render.NewPoolRef("", "", "annotated-pool"),
 		render.NewPoolRef("", "", "pool6"),
 		render.NewPoolRef("", "", "dns"),
+	}))
+}
+
+// An empty pool name beside fromPoolRef names no pool: a controller must not wait for (or
+// claim from) an IPPool called "".
+func TestPoolsIgnoresEmptyPoolNames(t *testing.T) {
+	g := NewWithT(t)
+	nd := &infrav1.NetworkData{
+		Links: twoNICs(),
+		Networks: infrav1.NetworkDataNetworks{
+			IPv4: []infrav1.NetworkDataIPv4{{ID: "a", Link: "eno1", IPAddressFromIPPool: "", FromPoolRef: incluster("incluster"),
+				Routes: []infrav1.NetworkDataRoutev4{defaultRoute4(infrav1.NetworkGatewayv4{FromIPPool: ptr.To(""), FromPoolRef: incluster("incluster")})}}},
+			IPv6: []infrav1.NetworkDataIPv6{{ID: "b", Link: "eno2", IPAddressFromIPPool: "", FromPoolRef: incluster("incluster6")}},
+		},
+		Services: infrav1.NetworkDataService{DNSFromIPPool: ptr.To("")},
+	}
+	refs, err := render.Pools(nil, nd, hostFacts())
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(refs).To(Equal([]render.PoolRef{
+		render.NewPoolRef("ipam.cluster.x-k8s.io", "InClusterIPPool", "incluster"),
+		render.NewPoolRef("ipam.cluster.x-k8s.io", "InClusterIPPool", "incluster6"),
 	}))
 }

@@ -41,7 +41,7 @@ type Image struct {
 	URL string `json:"url,omitempty"`
 
 	// Checksum is the image's md5, sha256 or sha512 sum, or the URL of a file holding it.
-	// Required unless format is live-iso.
+	// Required unless diskFormat is live-iso.
 	// +optional
 	// +kubebuilder:validation:MaxLength=2048
 	Checksum string `json:"checksum,omitempty"`
@@ -52,10 +52,11 @@ type Image struct {
 	ChecksumType *string `json:"checksumType,omitempty"`
 
 	// DiskFormat is the image's format. live-iso boots the image as a virtual CD instead of
-	// writing it to disk. The JSON name is format, as upstream.
+	// writing it to disk. The JSON name is diskFormat, as CAPM3 v1beta2 spells it (v1beta1 and
+	// BareMetalHost's image say format; metalwire migrate renames it).
 	// +optional
 	// +kubebuilder:validation:Enum=raw;qcow2;vdi;vmdk;live-iso
-	DiskFormat *string `json:"format,omitempty"`
+	DiskFormat *string `json:"diskFormat,omitempty"`
 }
 
 // CustomDeploy asks the deploy ramdisk to run a custom deploy step instead of writing an image.

@@ -345,8 +345,9 @@ type NetworkDataIPAddress struct {
 
 // NetworkDataIPv4 is a static IPv4 configuration of a link. The address comes from exactly one
 // of ipAddressFromIPPool, fromPoolRef or ipAddress; fromPoolAnnotation may name the pool
-// instead, and then wins.
-// +kubebuilder:validation:XValidation:rule="has(self.fromPoolAnnotation) || (has(self.ipAddressFromIPPool) ? 1 : 0) + (has(self.fromPoolRef) ? 1 : 0) + (has(self.ipAddress) ? 1 : 0) == 1",message="set exactly one address source: ipAddressFromIPPool, fromPoolRef, fromPoolAnnotation or ipAddress"
+// instead, and then wins. An empty ipAddressFromIPPool counts as unset: CAPM3 serialises its
+// IPv6 type with ipAddressFromIPPool: "" beside fromPoolRef, and such manifests must apply.
+// +kubebuilder:validation:XValidation:rule="has(self.fromPoolAnnotation) || (has(self.ipAddressFromIPPool) && size(self.ipAddressFromIPPool) > 0 ? 1 : 0) + (has(self.fromPoolRef) ? 1 : 0) + (has(self.ipAddress) ? 1 : 0) == 1",message="set exactly one address source: ipAddressFromIPPool, fromPoolRef, fromPoolAnnotation or ipAddress"
 type NetworkDataIPv4 struct {
 	// id names the network.
 	// +kubebuilder:validation:MinLength=1
@@ -386,7 +387,7 @@ type NetworkDataIPv4 struct {
 
 // NetworkDataIPv6 is a static IPv6 configuration of a link, with the same address sources as
 // NetworkDataIPv4.
-// +kubebuilder:validation:XValidation:rule="has(self.fromPoolAnnotation) || (has(self.ipAddressFromIPPool) ? 1 : 0) + (has(self.fromPoolRef) ? 1 : 0) + (has(self.ipAddress) ? 1 : 0) == 1",message="set exactly one address source: ipAddressFromIPPool, fromPoolRef, fromPoolAnnotation or ipAddress"
+// +kubebuilder:validation:XValidation:rule="has(self.fromPoolAnnotation) || (has(self.ipAddressFromIPPool) && size(self.ipAddressFromIPPool) > 0 ? 1 : 0) + (has(self.fromPoolRef) ? 1 : 0) + (has(self.ipAddress) ? 1 : 0) == 1",message="set exactly one address source: ipAddressFromIPPool, fromPoolRef, fromPoolAnnotation or ipAddress"
 type NetworkDataIPv6 struct {
 	// id names the network.
 	// +kubebuilder:validation:MinLength=1
@@ -450,8 +451,9 @@ type NetworkDataIPv6DHCP struct {
 	Routes []NetworkDataRoutev6 `json:"routes,omitempty"`
 }
 
-// NetworkGatewayv4 says where an IPv4 route's gateway comes from.
-// +kubebuilder:validation:XValidation:rule="has(self.fromPoolAnnotation) || (has(self.string) ? 1 : 0) + (has(self.fromIPPool) ? 1 : 0) + (has(self.fromPoolRef) ? 1 : 0) == 1",message="set exactly one gateway source: string, fromIPPool, fromPoolRef or fromPoolAnnotation"
+// NetworkGatewayv4 says where an IPv4 route's gateway comes from. An empty string or
+// fromIPPool counts as unset, as an empty ipAddressFromIPPool does.
+// +kubebuilder:validation:XValidation:rule="has(self.fromPoolAnnotation) || (has(self.string) && size(self.string) > 0 ? 1 : 0) + (has(self.fromIPPool) && size(self.fromIPPool) > 0 ? 1 : 0) + (has(self.fromPoolRef) ? 1 : 0) == 1",message="set exactly one gateway source: string, fromIPPool, fromPoolRef or fromPoolAnnotation"
 type NetworkGatewayv4 struct {
 	// string is the gateway address itself.
 	// +optional
@@ -468,8 +470,9 @@ type NetworkGatewayv4 struct {
 	FromPoolAnnotation *FromPoolAnnotation `json:"fromPoolAnnotation,omitempty"`
 }
 
-// NetworkGatewayv6 says where an IPv6 route's gateway comes from.
-// +kubebuilder:validation:XValidation:rule="has(self.fromPoolAnnotation) || (has(self.string) ? 1 : 0) + (has(self.fromIPPool) ? 1 : 0) + (has(self.fromPoolRef) ? 1 : 0) == 1",message="set exactly one gateway source: string, fromIPPool, fromPoolRef or fromPoolAnnotation"
+// NetworkGatewayv6 says where an IPv6 route's gateway comes from; empty strings count as
+// unset, as in NetworkGatewayv4.
+// +kubebuilder:validation:XValidation:rule="has(self.fromPoolAnnotation) || (has(self.string) && size(self.string) > 0 ? 1 : 0) + (has(self.fromIPPool) && size(self.fromIPPool) > 0 ? 1 : 0) + (has(self.fromPoolRef) ? 1 : 0) == 1",message="set exactly one gateway source: string, fromIPPool, fromPoolRef or fromPoolAnnotation"
 type NetworkGatewayv6 struct {
 	// string is the gateway address itself.
 	// +optional

@@ -15,7 +15,7 @@ const ubuntuImage = `
     url: http://images.example.com/ubuntu.qcow2
     checksum: http://images.example.com/ubuntu.qcow2.sha256sum
     checksumType: sha256
-    format: qcow2
+    diskFormat: qcow2
 `
 
 // machineSpecCases are Metal3Machine specs and the answers they get; the template tests reuse
@@ -34,7 +34,7 @@ spec:
 `},
 	{name: "live-iso needs no checksum", given: `
 spec:
-  image: {url: http://images.example.com/live.iso, format: live-iso}
+  image: {url: http://images.example.com/live.iso, diskFormat: live-iso}
 `},
 	{name: "neither image nor customDeploy", given: `
 spec:
@@ -42,11 +42,11 @@ spec:
 `, want: []string{"spec.image.url: Required value: required unless customDeploy is set"}},
 	{name: "image without checksum", given: `
 spec:
-  image: {url: http://images.example.com/ubuntu.qcow2, format: qcow2}
-`, want: []string{"spec.image.checksum: Required value: required unless image.format is live-iso"}},
+  image: {url: http://images.example.com/ubuntu.qcow2, diskFormat: qcow2}
+`, want: []string{"spec.image.checksum: Required value: required unless image.diskFormat is live-iso"}},
 	{name: "live-iso still needs its url", given: `
 spec:
-  image: {format: live-iso}
+  image: {diskFormat: live-iso}
 `, want: []string{"spec.image.url: Required value"}},
 	{name: "customDeploy with empty method", given: `
 spec:
@@ -64,14 +64,16 @@ spec:
 spec:
   image: {url: http://images.example.com/u.img, checksum: abc, checksumType: sha1}
 `, want: []string{"spec.image.checksumType", `Unsupported value: "sha1"`, `"md5", "sha256", "sha512"`}},
-	{name: "unknown format", given: `
+	{name: "unknown diskFormat", given: `
 spec:
-  image: {url: http://images.example.com/u.img, checksum: abc, format: iso}
-`, want: []string{"spec.image.format", `Unsupported value: "iso"`, `"live-iso"`}},
-	{name: "diskFormat is spelt format on the wire", given: `
+  image: {url: http://images.example.com/u.img, checksum: abc, diskFormat: iso}
+`, want: []string{"spec.image.diskFormat", `Unsupported value: "iso"`, `"live-iso"`}},
+	// CAPM3 v1beta1 and BareMetalHost spell it format; v1beta2 does not, and a v1beta1
+	// manifest applied as is must not lose the format silently.
+	{name: "format (the v1beta1 spelling) is an unknown field", given: `
 spec:
-  image: {url: http://images.example.com/u.img, checksum: abc, diskFormat: raw}
-`, want: []string{`unknown field "spec.image.diskFormat"`}},
+  image: {url: http://images.example.com/u.img, checksum: abc, format: raw}
+`, want: []string{`unknown field "spec.image.format"`}},
 	{name: "unknown automatedCleaningMode", given: `
 spec:
   automatedCleaningMode: full` + ubuntuImage,

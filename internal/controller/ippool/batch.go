@@ -161,6 +161,7 @@ func (b *batch) allocateLocked(j *job, now time.Time) {
 		j.addr, j.fresh = addr.Unmap(), true
 		return
 	}
+	_, alreadyHeld := b.st.index.Lookup(name)
 	addr, err := b.st.index.Allocate(name, now)
 	if err != nil {
 		j.failReason, j.failMessage = ipamv1.AllocationFailedReason, err.Error()
@@ -176,7 +177,9 @@ func (b *batch) allocateLocked(j *job, now time.Time) {
 		}
 		return
 	}
-	j.addr, j.fresh = addr, true
+	// An address the name already held (observed from an IPAddress) is not this batch's to
+	// forget if writing fails.
+	j.addr, j.fresh = addr, !alreadyHeld
 }
 
 // planReleasesOnly is the work for a pool that hands out nothing: release the addresses of

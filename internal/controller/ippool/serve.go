@@ -39,9 +39,7 @@ func (b *batch) serve(ctx context.Context, j *job) error {
 			// not a claim of the other kind with the same name.
 			existing := &ipamv1.IPAddress{}
 			if err := b.r.Client.Get(ctx, types.NamespacedName{Namespace: b.pool.Namespace, Name: name}, existing); err == nil && !b.belongsTo(existing, j.c) {
-				j.failReason = ipamv1.AddressConflictReason
-				j.failMessage = fmt.Sprintf("%s is held by %s %q of the same name; an address never serves both an IPClaim and an IPAddressClaim: rename one of the claims",
-					j.addr, kindOrDefault(existing.Spec.Claim.Kind), existing.Spec.Claim.Name)
+				j.failReason, j.failMessage = ipamv1.AddressConflictReason, conflictMessage(j.addr, existing)
 				return b.report(ctx, j)
 			}
 		}
@@ -152,6 +150,10 @@ func (b *batch) createAddress(ctx context.Context, j *job, name string) (bool, e
 		return true, nil
 	}
 	owner := j.c.object().GetName()
+	if existing.Spec.Pool.Name == b.pool.Name && existing.Spec.Claim.Name == owner {
+		j.failReason, j.failMessage = ipamv1.AddressConflictReason, conflictMessage(j.addr, existing)
+		return false, b.report(ctx, j)
+	}
 	b.st.mu.Lock()
 	defer b.st.mu.Unlock()
 	if held, ok := b.st.index.Owner(j.addr); ok && held == owner {
@@ -262,4 +264,9 @@ func kindOrDefault(kind string) string {
 		return ipClaimKind
 	}
 	return kind
+}
+
+func conflictMessage(addr netip.Addr, existing *ipamv1.IPAddress) string {
+	return fmt.Sprintf("%s is held by %s %q of the same name; an address never serves both an IPClaim and an IPAddressClaim: rename one of the claims",
+		addr, kindOrDefault(existing.Spec.Claim.Kind), existing.Spec.Claim.Name)
 }

@@ -28,6 +28,9 @@ type Claimer struct {
 	Client client.Client
 }
 
+// +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io,resources=metal3dataclaims,verbs=get;list;watch;create;delete
+// +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io,resources=metal3datas,verbs=get;list;watch
+
 // Claim makes sure the Metal3Machine's Metal3DataClaim exists — named after the machine, owned
 // by it, for spec.dataTemplate — and returns the rendered data once its Metal3Data is ready, nil
 // while it is not.

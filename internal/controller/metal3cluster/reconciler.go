@@ -1,0 +1,181 @@
+package metal3cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/utils/ptr"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/cluster-api/util"
+	"sigs.k8s.io/cluster-api/util/conditions"
+	"sigs.k8s.io/cluster-api/util/patch"
+	"sigs.k8s.io/cluster-api/util/paused"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
+)
+
+// WaitingForOwnerClusterReason: no Cluster names this Metal3Cluster in its infrastructureRef yet,
+// so Cluster API has not set the owner reference.
+const WaitingForOwnerClusterReason = "WaitingForOwnerCluster"
+
+// machinesGoneRecheck is how often deletion looks again for the cluster's Metal3Machines; their
+// deletion triggers a reconcile, this is only a safety net.
+const machinesGoneRecheck = time.Minute
+
+// Reconciler owns Metal3Cluster status: provisioned, failure domains and conditions.
+type Reconciler struct {
+	Client   client.Client
+	Recorder events.EventRecorder
+}
+
+// +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io,resources=metal3clusters,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io,resources=metal3clusters/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io,resources=metal3machines,verbs=get;list;watch
+// +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=clusters;clusters/status,verbs=get;list;watch
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+
+// Reconcile brings one Metal3Cluster's status up to date.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, reterr error) {
+	m3c := &infrav1.Metal3Cluster{}
+	if err := r.Client.Get(ctx, req.NamespacedName, m3c); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+
+	cluster, err := util.GetOwnerCluster(ctx, r.Client, m3c.ObjectMeta)
+	if err != nil {
+		return ctrl.Result{}, fmt.Errorf("reading the Cluster that owns Metal3Cluster %s: %w", req.NamespacedName, err)
+	}
+
+	isPaused, requeue, err := paused.EnsurePausedCondition(ctx, r.Client, cluster, m3c)
+	if err != nil || isPaused || requeue {
+		return ctrl.Result{}, err
+	}
+
+	patcher, err := patch.NewHelper(m3c, r.Client)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	defer func() {
+		reterr = errors.Join(reterr, patcher.Patch(ctx, m3c, patch.WithOwnedConditions{Conditions: []string{
+			infrav1.Metal3ClusterReadyCondition, infrav1.BaremetalInfrastructureReadyCondition,
+		}}))
+	}()
+
+	if !m3c.DeletionTimestamp.IsZero() {
+		return r.reconcileDelete(ctx, m3c)
+	}
+	// The deferred patch writes the finalizer together with the status.
+	controllerutil.AddFinalizer(m3c, infrav1.ClusterFinalizer)
+	r.reconcileNormal(m3c, cluster)
+	return ctrl.Result{}, nil
+}
+
+func (r *Reconciler) reconcileNormal(m3c *infrav1.Metal3Cluster, cluster *clusterv1.Cluster) {
+	infra := endpointCondition(m3c.Spec.ControlPlaneEndpoint)
+	// Warn once per change of the verdict, not on every resync.
+	changed := !conditions.Has(m3c, infra.Type) || conditions.Get(m3c, infra.Type).Message != infra.Message
+	conditions.Set(m3c, infra)
+	conditions.Set(m3c, readyCondition(infra, false))
+
+	// Failure domains are the user's to declare; Cluster API reads them from status.
+	m3c.Status.FailureDomains = m3c.Spec.FailureDomains
+
+	if infra.Status == metav1.ConditionTrue {
+		if !ptr.Deref(m3c.Status.Initialization.Provisioned, false) {
+			r.Recorder.Eventf(m3c, nil, corev1.EventTypeNormal, "Provisioned", "Provision",
+				"control plane endpoint %s:%d is set; the cluster's infrastructure is provisioned",
+				m3c.Spec.ControlPlaneEndpoint.Host, m3c.Spec.ControlPlaneEndpoint.Port)
+			m3c.Status.LastUpdated = ptr.To(metav1.Now())
+		}
+		m3c.Status.Initialization.Provisioned = ptr.To(true)
+	} else if changed {
+		r.Recorder.Eventf(m3c, nil, corev1.EventTypeWarning, infrav1.ControlPlaneEndpointFailedReason, "Provision", "%s", infra.Message)
+	}
+
+	if cluster == nil {
+		// The endpoint is judged regardless, but Ready must say what else is missing.
+		conditions.Set(m3c, metav1.Condition{
+			Type:    infrav1.Metal3ClusterReadyCondition,
+			Status:  metav1.ConditionFalse,
+			Reason:  WaitingForOwnerClusterReason,
+			Message: "waiting for Cluster API to make a Cluster own this Metal3Cluster; check that a Cluster's spec.infrastructureRef names it",
+		})
+	}
+}
+
+// reconcileDelete keeps the Metal3Cluster while Metal3Machines of its cluster exist: they need
+// it (cloud provider setting) to release their hosts cleanly.
+func (r *Reconciler) reconcileDelete(ctx context.Context, m3c *infrav1.Metal3Cluster) (ctrl.Result, error) {
+	conditions.Set(m3c, readyCondition(metav1.Condition{}, true))
+
+	clusterName := m3c.Labels[clusterv1.ClusterNameLabel]
+	if clusterName != "" {
+		machines := &infrav1.Metal3MachineList{}
+		if err := r.Client.List(ctx, machines, client.InNamespace(m3c.Namespace),
+			client.MatchingLabels{clusterv1.ClusterNameLabel: clusterName}); err != nil {
+			return ctrl.Result{}, err
+		}
+		if n := len(machines.Items); n > 0 {
+			conditions.Set(m3c, metav1.Condition{
+				Type:    infrav1.Metal3ClusterReadyCondition,
+				Status:  metav1.ConditionFalse,
+				Reason:  infrav1.Metal3ClusterDeletingReason,
+				Message: fmt.Sprintf("waiting for %d Metal3Machines of cluster %s to be deleted (first: %s)", n, clusterName, machines.Items[0].Name),
+			})
+			return ctrl.Result{RequeueAfter: machinesGoneRecheck}, nil
+		}
+	}
+	controllerutil.RemoveFinalizer(m3c, infrav1.ClusterFinalizer)
+	return ctrl.Result{}, nil
+}
+
+// SetupWithManager watches Metal3Clusters; Clusters, so that setting the owner reference or
+// (un)pausing a Cluster reaches its Metal3Cluster at once; and Metal3Machines going away, so that
+// a deleted Metal3Cluster goes as soon as its last machine has.
+func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, concurrency int) error {
+	return ctrl.NewControllerManagedBy(mgr).
+		For(&infrav1.Metal3Cluster{}).
+		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(
+			util.ClusterToInfrastructureMapFunc(ctx, infrav1.GroupVersion.WithKind("Metal3Cluster"), mgr.GetClient(), &infrav1.Metal3Cluster{}))).
+		Watches(&infrav1.Metal3Machine{}, handler.EnqueueRequestsFromMapFunc(r.machineToCluster),
+			builder.WithPredicates(predicate.Funcs{
+				CreateFunc:  func(event.CreateEvent) bool { return false },
+				UpdateFunc:  func(event.UpdateEvent) bool { return false },
+				GenericFunc: func(event.GenericEvent) bool { return false },
+			})).
+		WithOptions(controller.Options{MaxConcurrentReconciles: max(concurrency, 1)}).
+		Named("metal3cluster").
+		Complete(r)
+}
+
+// machineToCluster maps a Metal3Machine to the Metal3Clusters of its cluster (normally one).
+func (r *Reconciler) machineToCluster(ctx context.Context, o client.Object) []reconcile.Request {
+	name := o.GetLabels()[clusterv1.ClusterNameLabel]
+	if name == "" {
+		return nil
+	}
+	list := &infrav1.Metal3ClusterList{}
+	if err := r.Client.List(ctx, list, client.InNamespace(o.GetNamespace()), client.MatchingLabels{clusterv1.ClusterNameLabel: name}); err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "listing Metal3Clusters", "cluster", name)
+		return nil
+	}
+	reqs := make([]reconcile.Request, 0, len(list.Items))
+	for i := range list.Items {
+		reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])})
+	}
+	return reqs
+}

@@ -1,0 +1,79 @@
+package metal3machine
+
+import (
+	"context"
+
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	bmov1 "github.com/metalwire/metalwire/api/baremetal/v1alpha1"
+	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
+)
+
+// Field indexes, so that no reconcile walks every host or every machine of a namespace.
+const (
+	// hostConsumerIndex keys a BareMetalHost by its consumer, "<Kind>/<name>", or noConsumer.
+	hostConsumerIndex = "metalwire.spec.consumerRef"
+	noConsumer        = "<none>"
+
+	// waitingForHostIndex keys a Metal3Machine "true" while it has no host and is not deleted.
+	waitingForHostIndex = "metalwire.waitingForHost"
+)
+
+func consumerKey(host *bmov1.BareMetalHost) string {
+	if ref := host.Spec.ConsumerRef; ref != nil {
+		return ref.Kind + "/" + ref.Name
+	}
+	return noConsumer
+}
+
+func waitingForHost(m3m *infrav1.Metal3Machine) bool {
+	return m3m.Annotations[infrav1.HostAnnotation] == "" && m3m.DeletionTimestamp.IsZero()
+}
+
+func setupIndexes(ctx context.Context, mgr ctrl.Manager) error {
+	if err := mgr.GetFieldIndexer().IndexField(ctx, &bmov1.BareMetalHost{}, hostConsumerIndex, func(o client.Object) []string {
+		return []string{consumerKey(o.(*bmov1.BareMetalHost))}
+	}); err != nil {
+		return err
+	}
+	return mgr.GetFieldIndexer().IndexField(ctx, &infrav1.Metal3Machine{}, waitingForHostIndex, func(o client.Object) []string {
+		if waitingForHost(o.(*infrav1.Metal3Machine)) {
+			return []string{"true"}
+		}
+		return nil
+	})
+}
+
+// hostToMachines maps a host event to its consumer, or, for a host that is free to claim, to the
+// machines of its namespace still waiting for a host.
+func (r *Reconciler) hostToMachines(ctx context.Context, o client.Object) []reconcile.Request {
+	host, ok := o.(*bmov1.BareMetalHost)
+	if !ok {
+		return nil
+	}
+	if ref := host.Spec.ConsumerRef; ref != nil {
+		if ref.Kind != metal3MachineKind {
+			return nil
+		}
+		ns := ref.Namespace
+		if ns == "" {
+			ns = host.Namespace
+		}
+		return []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: ns, Name: ref.Name}}}
+	}
+	if unclaimableBecause(host) != "" {
+		return nil
+	}
+	waiting := &infrav1.Metal3MachineList{}
+	if err := r.Client.List(ctx, waiting, client.InNamespace(host.Namespace), client.MatchingFields{waitingForHostIndex: "true"}); err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "listing Metal3Machines waiting for a host", "host", client.ObjectKeyFromObject(host))
+		return nil
+	}
+	reqs := make([]reconcile.Request, 0, len(waiting.Items))
+	for i := range waiting.Items {
+		reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&waiting.Items[i])})
+	}
+	return reqs
+}

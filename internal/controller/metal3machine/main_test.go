@@ -1,0 +1,78 @@
+package metal3machine
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/metalwire/metalwire/internal/controller/metal3cluster"
+	"github.com/metalwire/metalwire/internal/testenv"
+)
+
+// env is the management cluster every test in this package shares, with a manager running the
+// Metal3Machine and Metal3Cluster reconcilers against it.
+var env *testenv.Env
+
+func TestMain(m *testing.M) { os.Exit(run(m)) }
+
+func run(m *testing.M) int {
+	started, err := testenv.Start()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	env = started
+	defer func() {
+		if err := env.Stop(); err != nil {
+			fmt.Fprintln(os.Stderr, "stopping the test environment:", err)
+		}
+	}()
+
+	if os.Getenv("TEST_VERBOSE_LOGS") != "" {
+		ctrl.SetLogger(zap.New(zap.UseDevMode(true)))
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{
+		Scheme:                 env.Scheme,
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+	})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	machines := &Reconciler{
+		Client:      mgr.GetClient(),
+		APIReader:   mgr.GetAPIReader(),
+		Recorder:    mgr.GetEventRecorder("metal3machine"),
+		NodeRecheck: 300 * time.Millisecond,
+		HostRecheck: 5 * time.Second,
+	}
+	clusters := &metal3cluster.Reconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("metal3cluster")}
+	if err := machines.SetupWithManager(ctx, mgr, 4); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	if err := clusters.SetupWithManager(ctx, mgr, 2); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(ctx) }()
+	code := m.Run()
+	cancel()
+	if err := <-done; err != nil {
+		fmt.Fprintln(os.Stderr, "manager:", err)
+		if code == 0 {
+			code = 1
+		}
+	}
+	return code
+}

@@ -1,0 +1,310 @@
+package metal3machine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/utils/ptr"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/cluster-api/util/conditions"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	bmov1 "github.com/metalwire/metalwire/api/baremetal/v1alpha1"
+	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
+)
+
+// maxClaimAttempts bounds how many hosts one reconcile tries after losing races for the first.
+const maxClaimAttempts = 5
+
+// errCacheBehind says the cache has not yet seen a change this controller made; a retry soon
+// will.
+var errCacheBehind = errors.New("cache behind the API server")
+
+func (r *Reconciler) reconcileNormal(ctx context.Context, m3m *infrav1.Metal3Machine, machine *clusterv1.Machine, cluster *clusterv1.Cluster) (ctrl.Result, error) {
+	notAssociated := func(reason, message string) {
+		setCondition(m3m, infrav1.AssociateBareMetalHostCondition, metav1.ConditionFalse, reason, message)
+		setCondition(m3m, infrav1.Metal3MachineReadyCondition, metav1.ConditionFalse, reason, message)
+	}
+	switch {
+	case machine == nil:
+		notAssociated(infrav1.WaitingForMetal3MachineOwnerRefReason,
+			"waiting for a Cluster API Machine to own this Metal3Machine (metadata.ownerReferences); check that a Machine's spec.infrastructureRef names it")
+		return ctrl.Result{}, nil
+	case cluster == nil:
+		notAssociated(infrav1.WaitingForClusterInfrastructureReadyReason,
+			fmt.Sprintf("waiting for the Cluster of Machine %s: its label %s is %q and no such Cluster exists in namespace %s",
+				machine.Name, clusterv1.ClusterNameLabel, machine.Labels[clusterv1.ClusterNameLabel], machine.Namespace))
+		return ctrl.Result{}, nil
+	}
+
+	host, err := r.associatedHost(ctx, m3m)
+	if err != nil || host == nil && m3m.Annotations[infrav1.HostAnnotation] != "" {
+		return ctrl.Result{}, err
+	}
+	if host == nil {
+		// Conditions a host is claimed under: checked only before the claim, so that a later
+		// change (the Cluster re-marked unprovisioned) cannot strand a claimed host.
+		switch {
+		case !ptr.Deref(cluster.Status.Initialization.InfrastructureProvisioned, false):
+			notAssociated(infrav1.WaitingForClusterInfrastructureReadyReason,
+				fmt.Sprintf("waiting for Cluster %s's infrastructure (its Metal3Cluster) to be provisioned", cluster.Name))
+			return ctrl.Result{}, nil
+		case userDataRef(m3m, machine) == nil:
+			notAssociated(infrav1.WaitingForBootstrapDataReason,
+				fmt.Sprintf("waiting for bootstrap data: Machine %s has no spec.bootstrap.dataSecretName yet (or set spec.userData)", machine.Name))
+			return ctrl.Result{}, nil
+		}
+	}
+
+	data, waitingFor, err := r.hostData(ctx, m3m, machine)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	// One function shapes the host for the claim and for every later reconcile, so that a
+	// machine whose data is known claims and provisions its host in a single write.
+	shape := func(h *bmov1.BareMetalHost) map[string]any {
+		return shapeHost(h, m3m, cluster.Name, data, waitingFor == "")
+	}
+
+	if host == nil {
+		var why string
+		host, why, err = r.claimHost(ctx, m3m, failureDomain(m3m, machine), shape)
+		switch {
+		case errors.Is(err, errCacheBehind):
+			return ctrl.Result{RequeueAfter: time.Second}, nil
+		case err != nil:
+			notAssociated(infrav1.AssociateBareMetalHostFailedReason, err.Error())
+			return ctrl.Result{}, err
+		case host == nil:
+			if !strings.Contains(conditionMessage(m3m, infrav1.AssociateBareMetalHostCondition), why) {
+				r.Recorder.Eventf(m3m, nil, corev1.EventTypeWarning, infrav1.AssociateBareMetalHostFailedReason, "ClaimHost", "%s", why)
+			}
+			notAssociated(infrav1.AssociateBareMetalHostFailedReason, why)
+			// Hosts becoming free wake waiting machines; this is a safety net.
+			return ctrl.Result{RequeueAfter: r.HostRecheck}, nil
+		}
+		r.Recorder.Eventf(m3m, host, corev1.EventTypeNormal, infrav1.AssociateBareMetalHostSuccessReason, "ClaimHost", "claimed BareMetalHost %s", host.Name)
+	}
+
+	if m3m.Annotations == nil {
+		m3m.Annotations = map[string]string{}
+	}
+	m3m.Annotations[infrav1.HostAnnotation] = host.Namespace + "/" + host.Name
+	m3m.Spec.ProviderID = providerID(host, m3m)
+	setCondition(m3m, infrav1.AssociateBareMetalHostCondition, metav1.ConditionTrue, infrav1.AssociateBareMetalHostSuccessReason, "")
+	if waitingFor == "" {
+		m3m.Status.UserData, m3m.Status.MetaData, m3m.Status.NetworkData = data.UserData, data.MetaData, data.NetworkData
+	}
+
+	desired := host.DeepCopy()
+	extra := shape(desired)
+	if !equality.Semantic.DeepEqual(host.Spec, desired.Spec) || !equality.Semantic.DeepEqual(host.ObjectMeta, desired.ObjectMeta) {
+		if err := r.Client.Patch(ctx, desired, withUnmodelledSpec{Patch: client.MergeFrom(host), spec: extra}); err != nil {
+			return ctrl.Result{}, fmt.Errorf("updating BareMetalHost %s: %w", host.Name, err)
+		}
+		host = desired
+	}
+
+	r.reportHost(m3m, host, waitingFor)
+	if !provisioned(host) {
+		return ctrl.Result{}, nil
+	}
+	return r.setNodeProviderID(ctx, m3m, cluster, host)
+}
+
+// hostData gathers what the host boots with. waitingFor says what is still missing, or is "".
+func (r *Reconciler) hostData(ctx context.Context, m3m *infrav1.Metal3Machine, machine *clusterv1.Machine) (hostData, string, error) {
+	user := userDataRef(m3m, machine)
+	if user == nil {
+		return hostData{}, fmt.Sprintf("waiting for bootstrap data: Machine %s has no spec.bootstrap.dataSecretName (or set spec.userData)", machine.Name), nil
+	}
+	meta, network, ok, err := r.resolveData(ctx, m3m)
+	switch {
+	case err != nil:
+		return hostData{}, "", err
+	case !ok:
+		return hostData{}, conditionMessage(m3m, infrav1.Metal3MachineDataReadyCondition), nil
+	}
+	return hostData{UserData: user, MetaData: meta, NetworkData: network}, "", nil
+}
+
+// reportHost copies what Cluster API reads from the host: addresses, provisioned, Ready.
+func (r *Reconciler) reportHost(m3m *infrav1.Metal3Machine, host *bmov1.BareMetalHost, waitingFor string) {
+	m3m.Status.Addresses = addresses(host)
+	ready := hostReadyCondition(host, waitingFor)
+	if ready.Reason == HostErrorReason && conditionMessage(m3m, infrav1.Metal3MachineReadyCondition) != ready.Message {
+		r.Recorder.Eventf(m3m, host, corev1.EventTypeWarning, HostErrorReason, "Provision", "%s", ready.Message)
+	}
+	ready.ObservedGeneration = m3m.Generation
+	conditions.Set(m3m, ready)
+	if provisioned(host) && !ptr.Deref(m3m.Status.Initialization.Provisioned, false) {
+		m3m.Status.Initialization.Provisioned = ptr.To(true)
+		m3m.Status.LastUpdated = ptr.To(metav1.Now())
+		r.Recorder.Eventf(m3m, host, corev1.EventTypeNormal, "Provisioned", "Provision", "host %s is provisioned", host.Name)
+	}
+}
+
+// failureDomain is where Cluster API placed the machine: the Metal3Machine's own field if set,
+// else the Machine's.
+func failureDomain(m3m *infrav1.Metal3Machine, machine *clusterv1.Machine) string {
+	if m3m.Spec.FailureDomain != "" {
+		return m3m.Spec.FailureDomain
+	}
+	return machine.Spec.FailureDomain
+}
+
+func conditionMessage(m3m *infrav1.Metal3Machine, typ string) string {
+	if c := conditions.Get(m3m, typ); c != nil {
+		return c.Message
+	}
+	return ""
+}
+
+// associatedHost returns the host the machine's annotation names. With no annotation it returns
+// nil and no error; with an annotation but no usable host it sets the conditions and returns nil.
+func (r *Reconciler) associatedHost(ctx context.Context, m3m *infrav1.Metal3Machine) (*bmov1.BareMetalHost, error) {
+	ann := m3m.Annotations[infrav1.HostAnnotation]
+	if ann == "" {
+		return nil, nil
+	}
+	key, err := parseHostAnnotation(ann, m3m.Namespace)
+	if err != nil {
+		setCondition(m3m, infrav1.AssociateBareMetalHostCondition, metav1.ConditionFalse, infrav1.AssociateBareMetalHostFailedReason, err.Error())
+		return nil, nil
+	}
+	host := &bmov1.BareMetalHost{}
+	if err := r.Client.Get(ctx, key, host); err != nil {
+		if !apierrors.IsNotFound(err) {
+			return nil, err
+		}
+		msg := fmt.Sprintf("BareMetalHost %s, claimed by this machine, is gone; delete the Machine so that Cluster API replaces it", key)
+		setCondition(m3m, infrav1.AssociateBareMetalHostCondition, metav1.ConditionFalse, infrav1.MissingBMHReason, msg)
+		setCondition(m3m, infrav1.Metal3MachineReadyCondition, metav1.ConditionFalse, infrav1.MissingBMHReason, msg)
+		return nil, nil
+	}
+	if consumedBy(host, m3m) {
+		return host, nil
+	}
+	// The cache may not have our claim yet: ask the API server before concluding anything.
+	if err := r.APIReader.Get(ctx, key, host); err != nil {
+		return nil, client.IgnoreNotFound(err)
+	}
+	switch {
+	case consumedBy(host, m3m):
+		return host, nil
+	case host.Spec.ConsumerRef == nil:
+		// Someone cleared the claim under us; take the host back if it is still ours to take.
+		orig := host.DeepCopy()
+		claim(host, m3m, m3m.Labels[clusterv1.ClusterNameLabel])
+		if err := r.Client.Patch(ctx, host, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
+			return nil, fmt.Errorf("re-claiming BareMetalHost %s: %w", key, err)
+		}
+		return host, nil
+	default:
+		msg := fmt.Sprintf("BareMetalHost %s is claimed by %s %s, not by this machine; delete this Machine so that Cluster API replaces it",
+			key, host.Spec.ConsumerRef.Kind, host.Spec.ConsumerRef.Name)
+		setCondition(m3m, infrav1.AssociateBareMetalHostCondition, metav1.ConditionFalse, HostClaimedElsewhereReason, msg)
+		setCondition(m3m, infrav1.Metal3MachineReadyCondition, metav1.ConditionFalse, HostClaimedElsewhereReason, msg)
+		return nil, nil
+	}
+}
+
+func parseHostAnnotation(ann, defaultNamespace string) (client.ObjectKey, error) {
+	ns, name, found := strings.Cut(ann, "/")
+	if !found {
+		return client.ObjectKey{Namespace: defaultNamespace, Name: ann}, nil
+	}
+	if ns == "" || name == "" || strings.Contains(name, "/") {
+		return client.ObjectKey{}, fmt.Errorf("annotation %s: %q is not <namespace>/<name>; remove it to let the controller pick a host", infrav1.HostAnnotation, ann)
+	}
+	return client.ObjectKey{Namespace: ns, Name: name}, nil
+}
+
+// claimHost picks a host and claims it, shaped by shape, with a patch that carries the host's
+// resourceVersion: if
+// another machine claimed it first, or BMO changed it since the cache saw it, the API server
+// refuses, and the next candidate is tried. Two machines therefore never take one host, however
+// stale the cache.
+func (r *Reconciler) claimHost(ctx context.Context, m3m *infrav1.Metal3Machine, failureDomain string,
+	shape func(*bmov1.BareMetalHost) map[string]any,
+) (*bmov1.BareMetalHost, string, error) {
+	// A machine whose own claim has not reached the cache yet must not claim a second host.
+	live := &infrav1.Metal3Machine{}
+	if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(m3m), live); err != nil {
+		return nil, "", err
+	}
+	if live.Annotations[infrav1.HostAnnotation] != "" {
+		return nil, "", errCacheBehind
+	}
+
+	sel, err := m3m.Spec.HostSelector.Selector()
+	if err != nil {
+		return nil, "", fmt.Errorf("spec.%w; fix the selector", err)
+	}
+	ours := &bmov1.BareMetalHostList{}
+	if err := r.Client.List(ctx, ours, client.InNamespace(m3m.Namespace),
+		client.MatchingFields{hostConsumerIndex: metal3MachineKind + "/" + m3m.Name}); err != nil {
+		return nil, "", err
+	}
+	// Free hosts only, matched by the selector in the cache: the full list of a namespace's
+	// hosts is read only to explain a failure.
+	candidates := &bmov1.BareMetalHostList{}
+	if err := r.Client.List(ctx, candidates, client.InNamespace(m3m.Namespace),
+		client.MatchingFields{hostConsumerIndex: noConsumer}, client.MatchingLabelsSelector{Selector: sel}); err != nil {
+		return nil, "", err
+	}
+	hosts := slices.Concat(ours.Items, candidates.Items)
+
+	skip := sets.New[string]()
+	for range maxClaimAttempts {
+		host, _ := chooseHost(m3m, failureDomain, hosts, sel, skip)
+		if host == nil {
+			why, err := r.explainNoHost(ctx, m3m, sel, skip)
+			return nil, why, err
+		}
+		if consumedBy(host, m3m) {
+			return host, "", nil
+		}
+		claimed := host.DeepCopy()
+		extra := shape(claimed)
+		err := r.Client.Patch(ctx, claimed, withUnmodelledSpec{
+			Patch: client.MergeFromWithOptions(host, client.MergeFromWithOptimisticLock{}),
+			spec:  extra,
+		})
+		switch {
+		case err == nil:
+			ctrl.LoggerFrom(ctx).Info("claimed host", "host", host.Name)
+			return claimed, "", nil
+		case apierrors.IsConflict(err) || apierrors.IsNotFound(err):
+			skip.Insert(host.Name)
+		default:
+			return nil, "", fmt.Errorf("claiming BareMetalHost %s: %w", host.Name, err)
+		}
+	}
+	return nil, "", errCacheBehind
+}
+
+// explainNoHost reads every host of the namespace matching the selector, claimed or not, to say
+// why none could be claimed. It runs only when the claim failed.
+func (r *Reconciler) explainNoHost(ctx context.Context, m3m *infrav1.Metal3Machine, sel labels.Selector, skip sets.Set[string]) (string, error) {
+	all := &bmov1.BareMetalHostList{}
+	if err := r.Client.List(ctx, all, client.InNamespace(m3m.Namespace), client.MatchingLabelsSelector{Selector: sel}); err != nil {
+		return "", err
+	}
+	matching := make([]*bmov1.BareMetalHost, 0, len(all.Items))
+	for i := range all.Items {
+		matching = append(matching, &all.Items[i])
+	}
+	return noHostMessage(m3m.Namespace, sel, matching, skip), nil
+}

@@ -1,0 +1,151 @@
+package metal3machine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/events"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/cluster-api/util"
+	"sigs.k8s.io/cluster-api/util/conditions"
+	"sigs.k8s.io/cluster-api/util/patch"
+	"sigs.k8s.io/cluster-api/util/paused"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+
+	bmov1 "github.com/metalwire/metalwire/api/baremetal/v1alpha1"
+	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
+)
+
+// Defaults for the Reconciler's recheck intervals.
+const (
+	defaultNodeRecheck = 30 * time.Second
+	defaultHostRecheck = time.Minute
+)
+
+// Reconciler owns Metal3Machine status and the claim of its BareMetalHost.
+type Reconciler struct {
+	// Client reads from the manager's cache and writes to the API server.
+	Client client.Client
+	// APIReader reads from the API server directly, where a stale cache could make a machine
+	// claim a second host, and for the workload kubeconfig Secret, which is not worth caching.
+	APIReader client.Reader
+	Recorder  events.EventRecorder
+
+	// Data claims rendered meta and network data for machines with spec.dataTemplate. Nil
+	// until the Metal3DataTemplate controllers are wired in; such machines then wait.
+	Data DataTemplateClaimer
+
+	// WorkloadClient reaches a workload cluster's API server; nil uses its <cluster>-kubeconfig
+	// Secret.
+	WorkloadClient func(ctx context.Context, cluster client.ObjectKey) (client.Client, error)
+
+	// NodeRecheck is how often to look again for the workload Node (its API server sends us no
+	// events); HostRecheck how often a machine without a host looks again. Zero means defaults.
+	NodeRecheck time.Duration
+	HostRecheck time.Duration
+}
+
+// +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io,resources=metal3machines,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io,resources=metal3machines/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io,resources=metal3clusters,verbs=get;list;watch
+// +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=machines;machines/status;clusters;clusters/status,verbs=get;list;watch
+// +kubebuilder:rbac:groups=metal3.io,resources=baremetalhosts,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=core,resources=secrets,verbs=get
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+
+// Reconcile brings one Metal3Machine and its host in line.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, reterr error) {
+	m3m := &infrav1.Metal3Machine{}
+	if err := r.Client.Get(ctx, req.NamespacedName, m3m); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+
+	machine, err := util.GetOwnerMachine(ctx, r.Client, m3m.ObjectMeta)
+	if err != nil {
+		return ctrl.Result{}, fmt.Errorf("reading the Machine that owns Metal3Machine %s: %w", req.NamespacedName, err)
+	}
+	var cluster *clusterv1.Cluster
+	if machine != nil {
+		// A missing Cluster is reported by reconcileNormal; deletion does not need it.
+		cluster, err = util.GetClusterFromMetadata(ctx, r.Client, machine.ObjectMeta)
+		if err != nil && !errors.Is(err, util.ErrNoCluster) && !apierrors.IsNotFound(err) {
+			return ctrl.Result{}, err
+		}
+	}
+
+	isPaused, requeue, err := paused.EnsurePausedCondition(ctx, r.Client, cluster, m3m)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if isPaused {
+		// BMO must not act on a host whose cluster is paused (a move between management
+		// clusters, a maintenance): pause the host too.
+		return ctrl.Result{}, r.pauseHost(ctx, m3m)
+	}
+	if requeue {
+		return ctrl.Result{}, nil
+	}
+
+	patcher, err := patch.NewHelper(m3m, r.Client)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	defer func() {
+		reterr = errors.Join(reterr, patcher.Patch(ctx, m3m, patch.WithOwnedConditions{Conditions: ownedConditions}))
+	}()
+
+	if !m3m.DeletionTimestamp.IsZero() {
+		return r.reconcileDelete(ctx, m3m)
+	}
+	controllerutil.AddFinalizer(m3m, infrav1.MachineFinalizer)
+	return r.reconcileNormal(ctx, m3m, machine, cluster)
+}
+
+var ownedConditions = []string{
+	infrav1.Metal3MachineReadyCondition,
+	infrav1.AssociateBareMetalHostCondition,
+	infrav1.AssociateMetal3MachineMetaDataCondition,
+	infrav1.Metal3MachineDataReadyCondition,
+	infrav1.KubernetesNodeReadyCondition,
+}
+
+// setCondition sets a condition with the machine's generation.
+func setCondition(m3m *infrav1.Metal3Machine, typ string, status metav1.ConditionStatus, reason, message string) {
+	conditions.Set(m3m, metav1.Condition{Type: typ, Status: status, Reason: reason, Message: message, ObservedGeneration: m3m.Generation})
+}
+
+// SetupWithManager registers the field indexes and the watches: Machines (bootstrap data),
+// Clusters (pause, infrastructure provisioned) and BareMetalHosts (state changes of claimed
+// hosts, and hosts becoming free for machines still waiting for one).
+func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, concurrency int) error {
+	if r.NodeRecheck == 0 {
+		r.NodeRecheck = defaultNodeRecheck
+	}
+	if r.HostRecheck == 0 {
+		r.HostRecheck = defaultHostRecheck
+	}
+	if err := setupIndexes(ctx, mgr); err != nil {
+		return err
+	}
+	clusterToMachines, err := util.ClusterToTypedObjectsMapper(mgr.GetClient(), &infrav1.Metal3MachineList{}, mgr.GetScheme())
+	if err != nil {
+		return err
+	}
+	return ctrl.NewControllerManagedBy(mgr).
+		For(&infrav1.Metal3Machine{}).
+		Watches(&clusterv1.Machine{}, handler.EnqueueRequestsFromMapFunc(
+			util.MachineToInfrastructureMapFunc(infrav1.GroupVersion.WithKind(metal3MachineKind)))).
+		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(clusterToMachines)).
+		Watches(&bmov1.BareMetalHost{}, handler.EnqueueRequestsFromMapFunc(r.hostToMachines)).
+		WithOptions(controller.Options{MaxConcurrentReconciles: max(concurrency, 1)}).
+		Named("metal3machine").
+		Complete(r)
+}

@@ -1,0 +1,78 @@
+package metal3machine
+
+import (
+	"fmt"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+
+	bmov1 "github.com/metalwire/metalwire/api/baremetal/v1alpha1"
+	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
+)
+
+// Reasons this package adds to upstream's, for states upstream folds into a generic failure.
+const (
+	// HostErrorReason: the claimed host is in error; the message carries BMO's error.
+	HostErrorReason = "BareMetalHostError"
+	// HostProvisioningReason: the claimed host is not provisioned yet.
+	HostProvisioningReason = "WaitingForBareMetalHostProvisioned"
+	// HostClaimedElsewhereReason: the host named by the machine's annotation is claimed by another.
+	HostClaimedElsewhereReason = "BareMetalHostClaimedByOther"
+	// WaitingForNodeReason: no workload Node carries the host's metal3.io/uuid label yet.
+	WaitingForNodeReason = "WaitingForNode"
+	// ProviderIDSetOnNodeReason: the workload Node carries the machine's providerID.
+	ProviderIDSetOnNodeReason = "ProviderIDSetOnNode"
+)
+
+// addresses are what Cluster API copies to the Machine: the host's inspected NIC addresses and
+// its hostname, as upstream reports them.
+func addresses(host *bmov1.BareMetalHost) clusterv1.MachineAddresses {
+	hw := host.Status.HardwareDetails
+	if hw == nil {
+		return nil
+	}
+	var out clusterv1.MachineAddresses
+	for _, nic := range hw.NIC {
+		if nic.IP != "" {
+			out = append(out, clusterv1.MachineAddress{Type: clusterv1.MachineInternalIP, Address: nic.IP})
+		}
+	}
+	if hw.Hostname != "" {
+		out = append(out,
+			clusterv1.MachineAddress{Type: clusterv1.MachineHostName, Address: hw.Hostname},
+			clusterv1.MachineAddress{Type: clusterv1.MachineInternalDNS, Address: hw.Hostname})
+	}
+	return out
+}
+
+// provisioned says whether the host runs the machine's image.
+func provisioned(host *bmov1.BareMetalHost) bool {
+	s := host.Status.Provisioning.State
+	return s == bmov1.StateProvisioned || s == bmov1.StateExternallyProvisioned
+}
+
+// hostReadyCondition is the Ready condition of a machine whose host is claimed; waitingFor says
+// what the machine still needs before the host can be provisioned, if anything.
+func hostReadyCondition(host *bmov1.BareMetalHost, waitingFor string) metav1.Condition {
+	c := metav1.Condition{Type: infrav1.Metal3MachineReadyCondition, Status: metav1.ConditionFalse}
+	switch {
+	case hostError(host) != "":
+		c.Reason = HostErrorReason
+		c.Message = fmt.Sprintf("host %s is in error: %s; fix the host (see kubectl describe bmh -n %s %s), BMO retries on its own",
+			host.Name, hostError(host), host.Namespace, host.Name)
+	case provisioned(host):
+		c.Status = metav1.ConditionTrue
+		c.Reason = infrav1.Metal3MachineReadyReason
+	case waitingFor != "":
+		c.Reason = infrav1.Metal3MachineNotReadyReason
+		c.Message = fmt.Sprintf("host %s is claimed, not provisioned: %s", host.Name, waitingFor)
+	default:
+		state := string(host.Status.Provisioning.State)
+		if state == "" {
+			state = "unknown"
+		}
+		c.Reason = HostProvisioningReason
+		c.Message = fmt.Sprintf("host %s is being provisioned (state: %s)", host.Name, state)
+	}
+	return c
+}
