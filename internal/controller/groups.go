@@ -110,7 +110,12 @@ func setupMetal3DataClaim(ctx context.Context, mgr ctrl.Manager, opts Options) e
 }
 
 func setupMetal3Data(ctx context.Context, mgr ctrl.Manager, opts Options) error {
-	r := &metal3data.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), IPReuse: opts.IPReuse}
+	r := &metal3data.Reconciler{
+		Client:    mgr.GetClient(),
+		APIReader: mgr.GetAPIReader(),
+		IPReuse:   opts.IPReuse,
+		Recorder:  mgr.GetEventRecorder("metal3data"),
+	}
 	return r.SetupWithManager(ctx, mgr, opts.Concurrency)
 }
 

@@ -94,7 +94,9 @@ func startManager(t *testing.T, ns string, opts managerOptions) *manager {
 	g.Expect((&ippool.Reconciler{StatusInterval: 100 * time.Millisecond}).SetupWithManager(ctx, mgr, 4)).To(Succeed())
 	g.Expect((&metal3datatemplate.Reconciler{Client: mgr.GetClient()}).SetupWithManager(ctx, mgr, 4)).To(Succeed())
 	g.Expect((&metal3dataclaim.Reconciler{Client: mgr.GetClient()}).SetupWithManager(ctx, mgr, 4)).To(Succeed())
-	g.Expect((&metal3data.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), IPReuse: opts.ipReuse}).SetupWithManager(ctx, mgr, 4)).To(Succeed())
+	g.Expect((&metal3data.Reconciler{
+		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), IPReuse: opts.ipReuse, Recorder: mgr.GetEventRecorder("metal3data"),
+	}).SetupWithManager(ctx, mgr, 4)).To(Succeed())
 	m := &manager{cancel: cancel, done: make(chan struct{})}
 	go func() {
 		defer close(m.done)

@@ -8,6 +8,7 @@ import (
 	. "github.com/onsi/gomega"
 	"github.com/onsi/gomega/gstruct"
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -117,6 +118,20 @@ func TestMissingNICReportedThenFixed(t *testing.T) {
 	c := getClaim(g, ns, "m3m-0")
 	g.Expect(c.Status.ErrorMessage).To(BeNil())
 	g.Expect(condition(c.Status.Conditions, infrav1.DataClaimReadyCondition).Status).To(Equal(metav1.ConditionTrue))
+
+	// The story is in the events too: the error, then the rendering.
+	NewWithT(t).Eventually(func(g Gomega) {
+		list := &eventsv1.EventList{}
+		g.Expect(env.Client.List(ctx, list, client.InNamespace(ns))).To(Succeed())
+		var seen []string
+		for _, e := range list.Items {
+			if e.Regarding.Kind == "Metal3Data" && e.Regarding.Name == data.Name {
+				seen = append(seen, e.Type+" "+e.Reason+": "+e.Note)
+			}
+		}
+		g.Expect(seen).To(ContainElement(ContainSubstring(`Warning RenderFailed: networkData.links.ethernets[0].macAddress.fromHostInterface: host node-0 has no NIC "eth0"`)))
+		g.Expect(seen).To(ContainElement("Normal Rendered: rendered index 0 into Secrets m3m-0-metadata-0, m3m-0-networkdata-0"))
+	}).WithTimeout(timeout).WithPolling(poll).Should(Succeed())
 }
 
 // TestExhaustedPoolResolvedByGrowingIt: with one address for two hosts, the second shows the

@@ -3,12 +3,14 @@ package metal3data
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/events"
 	capiipamv1 "sigs.k8s.io/cluster-api/api/ipam/v1beta2"
 	"sigs.k8s.io/cluster-api/util/patch"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -38,6 +40,9 @@ type Reconciler struct {
 	// IPReuse names address claims after the BareMetalHost (<host>-<pool>) instead of the
 	// Metal3Data, so a host keeps its address across re-provisioning (--ip-reuse).
 	IPReuse bool
+	// Recorder, when set, gets an event when a Metal3Data is rendered and when a new error
+	// stops it, so `kubectl get events` tells the story without reading every status.
+	Recorder events.EventRecorder
 }
 
 // +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io,resources=metal3datas,verbs=get;list;watch;update;patch
@@ -50,6 +55,7 @@ type Reconciler struct {
 // +kubebuilder:rbac:groups=ipam.cluster.x-k8s.io,resources=ipaddressclaims,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups=ipam.cluster.x-k8s.io,resources=ipaddresses,verbs=get;list;watch
 // +kubebuilder:rbac:groups=core,resources=secrets,verbs=get;list;watch;create;update;delete
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
 // Reconcile renders one Metal3Data, or cleans up after it.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, reterr error) {
@@ -66,6 +72,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		if !statusEqual(before, &data.Status) {
 			now := metav1.Now()
 			data.Status.LastUpdated = &now
+			r.recordChange(before, data)
 		}
 		reterr = errors.Join(reterr, patcher.Patch(ctx, data))
 	}()
@@ -86,6 +93,36 @@ func statusEqual(a, b *infrav1.Metal3DataStatus) bool {
 		}
 	}
 	return equality.Semantic.DeepEqual(x, y)
+}
+
+// recordChange emits an event for what a person watching events wants to know: the data is
+// rendered, or a new error stops it. Waits are not events: they are expected and pass.
+func (r *Reconciler) recordChange(before *infrav1.Metal3DataStatus, data *infrav1.Metal3Data) {
+	if r.Recorder == nil {
+		return
+	}
+	ready := meta.FindStatusCondition(data.Status.Conditions, infrav1.DataReadyCondition)
+	switch {
+	case data.Status.Ready && !before.Ready:
+		r.Recorder.Eventf(data, nil, corev1.EventTypeNormal, infrav1.DataRenderedReason, "Render",
+			"rendered index %d into Secrets %s", data.Spec.Index, secretList(data))
+	case data.Status.ErrorMessage != nil && !equality.Semantic.DeepEqual(before.ErrorMessage, data.Status.ErrorMessage):
+		reason := infrav1.DataRenderFailedReason
+		if ready != nil && ready.Reason != "" {
+			reason = ready.Reason
+		}
+		r.Recorder.Eventf(data, nil, corev1.EventTypeWarning, reason, "Render", "%s", *data.Status.ErrorMessage)
+	}
+}
+
+func secretList(data *infrav1.Metal3Data) string {
+	var names []string
+	for _, ref := range []*corev1.SecretReference{data.Spec.MetaData, data.Spec.NetworkData} {
+		if ref != nil {
+			names = append(names, ref.Name)
+		}
+	}
+	return strings.Join(names, ", ")
 }
 
 func setCondition(data *infrav1.Metal3Data, typ string, status metav1.ConditionStatus, reason, message string) {
