@@ -82,6 +82,10 @@ test-deps: ## Install the real consumers tests feed (cloud-init, a Debian packag
 bench-ipam: $(KUBE_APISERVER) $(ETCD) ## IPAM scale: time to serve 500, 2,000 and 10,000 claims from one /16 pool (IPAM_SCALE_SIZES=... to change).
 	METALWIRE_SCALE=1 go test ./test/scale -run 'TestIPAMScale$$' -count=1 -v -timeout 60m
 
+.PHONY: bench-data
+bench-data: $(KUBE_APISERVER) $(ETCD) ## Data templating at scale: BENCH_DATA_N claims (default 1000), one template, two pools, BENCH_DATA_CONCURRENCY (default 10); prints time, claims/s, API writes per claim.
+	METALWIRE_SCALE=1 go test ./test/scale/data -run 'TestDataScale$$' -count=1 -timeout 40m -v
+
 ##@ Running
 
 .PHONY: demo
@@ -92,9 +96,3 @@ demo: ## Run the whole system locally with simulated hosts, then stop.
 .PHONY: dev
 dev: ## Run the whole system locally and keep it running until Ctrl-C.
 	@echo "make dev: not yet — dev mode (metalwire dev) lands with the dev-mode issue."
-
-##@ Benchmarks
-
-.PHONY: bench-data
-bench-data: $(KUBE_APISERVER) $(ETCD) ## Data templating at scale: BENCH_DATA_N claims (default 1000), one template, two pools, BENCH_DATA_CONCURRENCY (default 10); prints time, claims/s, API writes per claim.
-	METALWIRE_SCALE=1 go test ./test/scale/data -run TestDataScale -count=1 -timeout 40m -v

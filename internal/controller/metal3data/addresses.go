@@ -124,6 +124,12 @@ func (r *Reconciler) metal3Address(ctx context.Context, data *infrav1.Metal3Data
 	want := r.claimMeta(data, in, pool)
 	claim := &ipamv1.IPClaim{}
 	err := r.Client.Get(ctx, client.ObjectKey{Namespace: want.Namespace, Name: want.Name}, claim)
+	if apierrors.IsNotFound(err) && r.recent.claimPending(data.UID, want.Name) {
+		return unanswered(pool, "IPClaim", want.Name, nil, nil), nil
+	}
+	if err == nil {
+		r.recent.claimSeen(data.UID, want.Name)
+	}
 	if apierrors.IsNotFound(err) {
 		claim = &ipamv1.IPClaim{
 			ObjectMeta: want,
@@ -134,6 +140,7 @@ func (r *Reconciler) metal3Address(ctx context.Context, data *infrav1.Metal3Data
 		if err := r.Client.Create(ctx, claim); err != nil && !apierrors.IsAlreadyExists(err) {
 			return poolAnswer{}, err
 		}
+		r.recent.claimCreated(data.UID, want.Name)
 		// The claim is new, or the cache had not seen it: its own event brings us back. The
 		// message is the one a claim without an address gets, so the status is written once.
 		return unanswered(pool, "IPClaim", want.Name, nil, nil), nil
@@ -175,6 +182,12 @@ func (r *Reconciler) capiAddress(ctx context.Context, data *infrav1.Metal3Data, 
 	want := r.claimMeta(data, in, pool)
 	claim := &capiipamv1.IPAddressClaim{}
 	err := r.Client.Get(ctx, client.ObjectKey{Namespace: want.Namespace, Name: want.Name}, claim)
+	if apierrors.IsNotFound(err) && r.recent.claimPending(data.UID, want.Name) {
+		return unanswered(pool, "IPAddressClaim", want.Name, nil, nil), nil
+	}
+	if err == nil {
+		r.recent.claimSeen(data.UID, want.Name)
+	}
 	if apierrors.IsNotFound(err) {
 		claim = &capiipamv1.IPAddressClaim{
 			ObjectMeta: want,
@@ -186,6 +199,7 @@ func (r *Reconciler) capiAddress(ctx context.Context, data *infrav1.Metal3Data, 
 		if err := r.Client.Create(ctx, claim); err != nil && !apierrors.IsAlreadyExists(err) {
 			return poolAnswer{}, err
 		}
+		r.recent.claimCreated(data.UID, want.Name)
 		return unanswered(pool, "IPAddressClaim", want.Name, nil, nil), nil
 	}
 	if err != nil {

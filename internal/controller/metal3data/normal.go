@@ -19,6 +19,10 @@ import (
 func (r *Reconciler) reconcileNormal(ctx context.Context, data *infrav1.Metal3Data) (ctrl.Result, error) {
 	controllerutil.AddFinalizer(data, infrav1.DataFinalizer)
 
+	if r.recent.renderedButNotSeen(data.UID, data.Status.Ready) {
+		// Rendered by this process a moment ago; the cache will show it. Nothing to redo.
+		return ctrl.Result{}, nil
+	}
 	if data.Status.Ready {
 		return r.recreateSecrets(ctx, data)
 	}

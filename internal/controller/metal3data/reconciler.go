@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	capiipamv1 "sigs.k8s.io/cluster-api/api/ipam/v1beta2"
 	"sigs.k8s.io/cluster-api/util/patch"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -43,6 +44,8 @@ type Reconciler struct {
 	// Recorder, when set, gets an event when a Metal3Data is rendered and when a new error
 	// stops it, so `kubectl get events` tells the story without reading every status.
 	Recorder events.EventRecorder
+
+	recent recent
 }
 
 // +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io,resources=metal3datas,verbs=get;list;watch;update;patch
@@ -74,7 +77,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 			data.Status.LastUpdated = &now
 			r.recordChange(before, data)
 		}
-		reterr = errors.Join(reterr, patcher.Patch(ctx, data))
+		err := patcher.Patch(ctx, data)
+		if err == nil && data.Status.Ready && !before.Ready {
+			// Only once the status is written: a failed write must be retried in full.
+			r.recent.markRendered(data.UID)
+		}
+		reterr = errors.Join(reterr, err)
 	}()
 
 	if !data.DeletionTimestamp.IsZero() {
@@ -139,6 +147,14 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, con
 	if err := AddIndexes(ctx, mgr.GetFieldIndexer()); err != nil {
 		return err
 	}
+	// Informers for the kinds only read, never watched, are made here so they start and sync
+	// with the manager, rather than lazily inside a reconcile (where a first read waits for a
+	// whole list, and a manager stopping at that moment waits for it too).
+	for _, o := range []client.Object{&clusterv1.Machine{}, &capiipamv1.IPAddress{}} {
+		if _, err := mgr.GetCache().GetInformer(ctx, o); err != nil {
+			return err
+		}
+	}
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&infrav1.Metal3Data{}).
 		Owns(&corev1.Secret{}, builder.WithPredicates(predicate.Funcs{
@@ -148,6 +164,11 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, con
 		})).
 		Watches(&ipamv1.IPClaim{}, handler.EnqueueRequestsFromMapFunc(claimToData)).
 		Watches(&capiipamv1.IPAddressClaim{}, handler.EnqueueRequestsFromMapFunc(claimToData)).
+		// An address may reach the cache after its claim names it.
+		Watches(&ipamv1.IPAddress{}, handler.EnqueueRequestsFromMapFunc(r.addressToData), builder.WithPredicates(predicate.Funcs{
+			UpdateFunc: func(event.UpdateEvent) bool { return false },
+			DeleteFunc: func(event.DeleteEvent) bool { return false },
+		})).
 		Watches(&infrav1.Metal3Machine{}, handler.EnqueueRequestsFromMapFunc(r.machineToData)).
 		Watches(&bmov1.BareMetalHost{}, handler.EnqueueRequestsFromMapFunc(r.hostToData)).
 		Watches(&infrav1.Metal3DataTemplate{}, handler.EnqueueRequestsFromMapFunc(r.templateToData)).
@@ -164,6 +185,19 @@ func claimToData(_ context.Context, o client.Object) []reconcile.Request {
 		reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKey{Namespace: o.GetNamespace(), Name: n}})
 	}
 	return reqs
+}
+
+// addressToData maps a new IPAddress to the Metal3Data owning its claim.
+func (r *Reconciler) addressToData(ctx context.Context, o client.Object) []reconcile.Request {
+	addr, ok := o.(*ipamv1.IPAddress)
+	if !ok || addr.Spec.Claim.Name == "" {
+		return nil
+	}
+	claim := &ipamv1.IPClaim{}
+	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: addr.Namespace, Name: addr.Spec.Claim.Name}, claim); err != nil {
+		return nil
+	}
+	return claimToData(ctx, claim)
 }
 
 // machineToData maps a Metal3Machine to the Metal3Data of its claim (named after it), while
