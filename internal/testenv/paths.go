@@ -110,3 +110,13 @@ func CRDDirs() ([]string, error) {
 	}
 	return dirs, nil
 }
+
+// CheckControlPlane returns the directory holding kube-apiserver and etcd, with an error saying
+// "run make tools" when they have not been built. Dev mode calls it to offer to build them.
+func CheckControlPlane() (string, error) {
+	dir, err := ControlPlaneDir()
+	if err != nil {
+		return "", err
+	}
+	return dir, checkBinaries(dir)
+}
