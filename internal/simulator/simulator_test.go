@@ -10,6 +10,8 @@ import (
 
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	bmov1 "github.com/metalwire/metalwire/api/baremetal/v1alpha1"
 	"github.com/metalwire/metalwire/internal/simulator"
@@ -205,10 +207,20 @@ func TestFieldsOutsideOurSubsetSurvive(t *testing.T) {
 	_, err := r.sim.CreateHosts(context.Background(), r.ns, 1, simulator.HostOptions{})
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Eventually(r.state("host-0"), wait).Should(Equal(bmov1.StateAvailable))
+
+	// Another writer's status field, unknown to the simulator, survives its status patches.
+	before := r.raw(g, "host-0")
+	withCredentials := before.DeepCopy()
+	g.Expect(unstructured.SetNestedField(withCredentials.Object, "abc123", "status", "goodCredentials", "credentialsVersion")).To(Succeed())
+	g.Expect(env.Client.Status().Patch(context.Background(), withCredentials, client.MergeFrom(before))).To(Succeed())
+
 	r.patchSpec(g, "host-0", provision)
+	spec := field(r.raw(g, "host-0"), "spec")
 	g.Eventually(r.state("host-0"), wait).Should(Equal(bmov1.StateProvisioned))
 
 	u := r.raw(g, "host-0")
+	g.Expect(field(u, "spec")).To(Equal(spec), "the simulator never changes spec")
+	g.Expect(field(u, "status", "goodCredentials", "credentialsVersion")).To(Equal("abc123"))
 	g.Expect(field(u, "spec", "bmc", "credentialsName")).To(Equal("host-0-bmc-secret"))
 	g.Expect(field(u, "spec", "bmc", "address")).To(HavePrefix("redfish-virtualmedia+https://"))
 	g.Expect(field(u, "spec", "bootMode")).To(Equal("UEFI"))
