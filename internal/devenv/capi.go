@@ -23,15 +23,14 @@ const (
 )
 
 // setupClusterAPI adds Cluster API's Cluster, Machine, MachineSet and MachineDeployment
-// controllers to mgr, configured as Cluster API's own manager configures them.
+// controllers and their defaulting and validating webhooks to mgr, configured as Cluster API's
+// own manager configures them.
 //
 // There is no workload cluster in dev mode: no Cluster has a <name>-kubeconfig Secret, so the
 // ClusterCache never connects, and the Machine controller, which would look for the Machine's
 // Node there, leaves status.nodeRef empty and retries. Machines therefore stop at phase
 // Provisioned (infrastructure ready, providerID set) and never become Running; everything
-// metalwire does happens before that point. No Cluster API webhooks run either, so manifests
-// must spell out what the defaulting webhooks would fill in (MachineDeployment selectors and
-// template labels, for example).
+// metalwire does happens before that point.
 func setupClusterAPI(ctx context.Context, mgr ctrl.Manager) error {
 	if err := index.AddDefaultIndexes(ctx, mgr); err != nil {
 		return fmt.Errorf("cluster-api indexes: %w", err)
@@ -74,5 +73,5 @@ func setupClusterAPI(ctx context.Context, mgr ctrl.Manager) error {
 	}).SetupWithManager(ctx, mgr, opts); err != nil {
 		return fmt.Errorf("cluster-api MachineDeployment controller: %w", err)
 	}
-	return nil
+	return setupClusterAPIWebhooks(mgr, clusterCache)
 }

@@ -11,12 +11,14 @@ import (
 	"sync"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	clusterv1beta1 "sigs.k8s.io/cluster-api/api/core/v1beta1" //nolint:staticcheck // Cluster API's webhooks still register conversions from v1beta1
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	"github.com/metalwire/metalwire/internal/controller"
+	"github.com/metalwire/metalwire/internal/scheme"
 	"github.com/metalwire/metalwire/internal/simulator"
 	"github.com/metalwire/metalwire/internal/testenv"
 )
@@ -97,7 +99,11 @@ func Start(ctx context.Context, opts Options) (_ *Env, reterr error) {
 		return nil, err
 	}
 
-	control, err := testenv.Start()
+	webhooks, err := clusterAPIWebhooks()
+	if err != nil {
+		return nil, err
+	}
+	control, err := testenv.StartWith(webhooks)
 	if err != nil {
 		return nil, err
 	}
@@ -145,6 +151,9 @@ func Start(ctx context.Context, opts Options) (_ *Env, reterr error) {
 	if !mgr.GetCache().WaitForCacheSync(mgrCtx) {
 		return e, errors.New("the controllers' caches did not sync; see " + filepath.Join(opts.Dir, "manager.log"))
 	}
+	if err := waitForWebhooks(mgrCtx, mgr); err != nil {
+		return e, err
+	}
 	p.printf("controllers running: %s", strings.Join(e.Controllers, ", "))
 	p.printf("host simulator running (a stand-in for baremetal-operator); host files in %s", filepath.Join(opts.Dir, "hosts"))
 
@@ -172,11 +181,21 @@ func (e *Env) newManager(ctx context.Context, logs io.Writer) (ctrl.Manager, err
 	ctx = ctrl.LoggerInto(ctx, log)
 	cfg := *e.Control.Config
 	cfg.QPS, cfg.Burst = 100, 200
+	hooks := e.Control.Webhooks
+	// Cluster API's webhooks register conversions from v1beta1, so its types must be known.
+	s := scheme.New()
+	if err := clusterv1beta1.AddToScheme(s); err != nil {
+		return nil, err
+	}
 	mgr, err := ctrl.NewManager(&cfg, ctrl.Options{
-		Scheme:  e.Control.Scheme,
+		Scheme:  s,
 		Metrics: metricsserver.Options{BindAddress: "0"},
-		Cache:   cache.Options{},
 		Logger:  log,
+		WebhookServer: webhook.NewServer(webhook.Options{
+			Host:    hooks.LocalServingHost,
+			Port:    hooks.LocalServingPort,
+			CertDir: hooks.LocalServingCertDir,
+		}),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("creating the manager: %w", err)
@@ -189,7 +208,7 @@ func (e *Env) newManager(ctx context.Context, logs io.Writer) (ctrl.Manager, err
 	if err := setupClusterAPI(ctx, mgr); err != nil {
 		return nil, err
 	}
-	e.Controllers = append(e.Controllers, "cluster-api: Cluster, Machine, MachineSet, MachineDeployment")
+	e.Controllers = append(e.Controllers, "cluster-api: Cluster, Machine, MachineSet, MachineDeployment (and their webhooks)")
 	if err := e.Simulator.SetupWithManager(ctx, mgr); err != nil {
 		return nil, err
 	}

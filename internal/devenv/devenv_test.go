@@ -28,8 +28,9 @@ var (
 	out = &syncBuffer{}
 )
 
-// A cluster with a MachineDeployment of one machine: enough for Cluster API's controllers to
-// show they run (Cluster phase, MachineSet and Machine created, infrastructure cloned).
+// A cluster with a MachineDeployment of one machine, written as for a real management cluster:
+// enough for Cluster API's webhooks and controllers to show they run (MachineDeployment
+// defaulted, Cluster phase, MachineSet and Machine created, infrastructure cloned).
 const cluster = `
 apiVersion: cluster.x-k8s.io/v1beta2
 kind: Cluster
@@ -39,6 +40,19 @@ spec:
   clusterNetwork:
     pods:
       cidrBlocks: ["192.168.0.0/18"]
+  infrastructureRef:
+    apiGroup: infrastructure.cluster.x-k8s.io
+    kind: Metal3Cluster
+    name: demo
+---
+apiVersion: infrastructure.cluster.x-k8s.io/v1beta2
+kind: Metal3Cluster
+metadata:
+  name: demo
+spec:
+  controlPlaneEndpoint:
+    host: 192.168.111.249
+    port: 6443
 ---
 # the bootstrap data every machine boots with: no kubeadm in dev mode
 apiVersion: v1
@@ -67,20 +81,8 @@ metadata:
 spec:
   clusterName: demo
   replicas: 1
-  # what Cluster API's defaulting webhook would add: dev mode runs no webhooks
-  rollout:
-    strategy:
-      type: RollingUpdate
-      rollingUpdate: {maxSurge: 1, maxUnavailable: 0}
-  selector:
-    matchLabels:
-      cluster.x-k8s.io/cluster-name: demo
-      cluster.x-k8s.io/deployment-name: demo-workers
+  # no rollout strategy, selector or labels: Cluster API's defaulting webhook adds them
   template:
-    metadata:
-      labels:
-        cluster.x-k8s.io/cluster-name: demo
-        cluster.x-k8s.io/deployment-name: demo-workers
     spec:
       clusterName: demo
       version: v1.34.0
@@ -151,12 +153,18 @@ func TestKubeconfigReachesTheAPIServerAndHostsBecomeAvailable(t *testing.T) {
 	g.Expect(out.String()).To(ContainSubstring("control plane started"))
 	g.Expect(out.String()).To(ContainSubstring("2 hosts created in namespace default: host-0, host-1"))
 	g.Expect(out.String()).To(ContainSubstring("host default/host-1: inspecting -> available"))
-	g.Expect(out.String()).To(MatchRegexp(`applied .*manifests: 4 objects`))
+	g.Expect(out.String()).To(MatchRegexp(`applied .*manifests: 5 objects`))
 }
 
 func TestClusterAPIControllersRun(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
+	// Cluster API's defaulting webhook filled in what the manifest left out.
+	md := &clusterv1.MachineDeployment{}
+	g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: "default", Name: "demo-workers"}, md)).To(Succeed())
+	g.Expect(md.Spec.Rollout.Strategy.Type).To(Equal(clusterv1.RollingUpdateMachineDeploymentStrategyType))
+	g.Expect(md.Spec.Selector.MatchLabels).To(HaveKeyWithValue("cluster.x-k8s.io/deployment-name", "demo-workers"))
+
 	// The MachineDeployment controller made a MachineSet, whose controller made a Machine with
 	// a Metal3Machine cloned from the template.
 	g.Eventually(func(g Gomega) {
@@ -171,7 +179,19 @@ func TestClusterAPIControllersRun(t *testing.T) {
 		_ = env.Client.Get(ctx, client.ObjectKey{Namespace: "default", Name: "demo"}, c)
 		return c.Status.Phase
 	}, 30*time.Second).ShouldNot(BeEmpty())
+
+	// And its validating webhook refuses what Cluster API refuses.
+	bad := &clusterv1.MachineDeployment{}
+	bad.Name, bad.Namespace = "bad", "default"
+	bad.Spec.ClusterName = "demo"
+	bad.Spec.Template.Spec.ClusterName = "another"
+	bad.Spec.Template.Spec.Bootstrap.DataSecretName = ptr("demo-bootstrap")
+	bad.Spec.Template.Spec.InfrastructureRef = md.Spec.Template.Spec.InfrastructureRef
+	err := env.Client.Create(ctx, bad)
+	g.Expect(err).To(MatchError(ContainSubstring("spec.template.spec.clusterName")))
 }
+
+func ptr[T any](v T) *T { return &v }
 
 func TestApplyNamesTheFileAndDocumentThatFailed(t *testing.T) {
 	g := NewWithT(t)
@@ -212,7 +232,7 @@ func TestApplyIsRepeatable(t *testing.T) {
 	g := NewWithT(t)
 	n, err := devenv.Apply(context.Background(), env.Client, filepath.Join(dir, "manifests"))
 	g.Expect(err).NotTo(HaveOccurred())
-	g.Expect(n).To(Equal(4))
+	g.Expect(n).To(Equal(5))
 }
 
 // syncBuffer is a bytes.Buffer safe to write from the simulator's goroutines.
