@@ -196,7 +196,8 @@ func (s *Simulator) enter(ctx context.Context, u *unstructured.Unstructured, hos
 	case bmov1.StateInspecting:
 		// The ramdisk boots with the pre-provisioning network data, if the host has any.
 		if err := s.writePreprovisioning(ctx, host, dir); err != nil {
-			return ctrl.Result{}, err
+			// BMO cannot register a node whose network data it cannot read: it says so and retries.
+			return ctrl.Result{RequeueAfter: 5 * time.Second}, s.setError(ctx, u, "registration error", err.Error())
 		}
 		poweredOn = true
 	case bmov1.StateAvailable:
@@ -220,9 +221,9 @@ func (s *Simulator) enter(ctx context.Context, u *unstructured.Unstructured, hos
 		switch {
 		case errors.As(err, &missing):
 			// BMO keeps retrying until the Secret exists; the Secret watch brings the host back.
-			return ctrl.Result{}, s.setError(ctx, u, err.Error())
+			return ctrl.Result{}, s.setError(ctx, u, "provisioning error", err.Error())
 		case err != nil:
-			return ctrl.Result{RequeueAfter: 5 * time.Second}, s.setError(ctx, u, err.Error())
+			return ctrl.Result{RequeueAfter: 5 * time.Second}, s.setError(ctx, u, "provisioning error", err.Error())
 		}
 		if dir != "" {
 			if err := replaceBootFiles(dir, files); err != nil {
@@ -312,10 +313,10 @@ func replaceBootFiles(dir string, files map[string][]byte) error {
 }
 
 // setError records why the host cannot move on, as BMO does in errorMessage.
-func (s *Simulator) setError(ctx context.Context, u *unstructured.Unstructured, msg string) error {
+func (s *Simulator) setError(ctx context.Context, u *unstructured.Unstructured, errType, msg string) error {
 	return s.patchStatus(ctx, u, func(st map[string]any) {
 		st["errorMessage"] = msg
-		st["errorType"] = "provisioning error"
+		st["errorType"] = errType
 	})
 }
 

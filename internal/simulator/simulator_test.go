@@ -10,6 +10,7 @@ import (
 
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -192,9 +193,17 @@ func TestPreprovisioningGateHoldsInspectionUntilTheSecretExists(t *testing.T) {
 	g.Consistently(r.state("host-0"), time.Second).Should(Equal(bmov1.StateRegistering))
 	g.Expect(r.host(g, "host-0").Status.HardwareDetails).To(BeNil(), "not inspected")
 
+	// A Secret without the networkData key: BMO cannot register the host and says why.
+	r.secret(g, "host-0-preprov-networkdata", map[string]string{"network": "{}"})
+	g.Eventually(func() string { return r.host(g, "host-0").Status.ErrorMessage }, wait).
+		Should(Equal("spec.preprovisioningNetworkDataName: Secret " + r.ns + "/host-0-preprov-networkdata has no key \"networkData\"; BMO reads the data from that key"))
+	g.Expect(r.host(g, "host-0").Status.Provisioning.State).To(Equal(bmov1.StateRegistering))
+	g.Expect(env.Client.Delete(context.Background(), &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "host-0-preprov-networkdata", Namespace: r.ns}})).To(Succeed())
+
 	r.secret(g, "host-0-preprov-networkdata", map[string]string{"networkData": `{"links":[{"id":"eno1","type":"phy","ethernet_mac_address":"3c:fd:fe:00:00:01"}],"networks":[{"id":"prov","type":"ipv4","link":"eno1","ip_address":"192.168.0.10","netmask":"255.255.255.0"}],"services":[]}`})
 	g.Eventually(r.state("host-0"), wait).Should(Equal(bmov1.StateAvailable))
 	g.Expect(r.statesOf("host-0")).To(Equal([]bmov1.ProvisioningState{bmov1.StateRegistering, bmov1.StateInspecting, bmov1.StateAvailable}))
+	g.Expect(r.host(g, "host-0").Status.ErrorMessage).To(BeEmpty())
 
 	preprov := map[string]any{}
 	g.Expect(json.Unmarshal(readFile(g, filepath.Join(r.dir, "hosts", r.ns+"_host-0"), "preprov_network_data.json"), &preprov)).To(Succeed())
