@@ -90,5 +90,5 @@ demo: ## Run the whole system locally with simulated hosts, then stop.
 	@echo "Until then: 'make test' runs the envtest-based tests against a real kube-apiserver."
 
 .PHONY: dev
-dev: ## Run the whole system locally and keep it running until Ctrl-C.
-	@echo "make dev: not yet — dev mode (metalwire dev) lands with the dev-mode issue."
+dev: ## Run the whole system locally with simulated hosts until Ctrl-C (DEV_FLAGS="--hosts 5 --apply dir/").
+	go run ./cmd/metalwire dev $(DEV_FLAGS)
