@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/metalwire/metalwire/internal/controller/ippool"
 )
 
 // Group names a set of controllers that run together.
@@ -37,7 +39,11 @@ type setupFunc func(ctx context.Context, mgr ctrl.Manager, opts Options) error
 
 // registry maps each group to its reconcilers. A reconciler's package adds itself here when it
 // lands; a group with none yet starts nothing.
-var registry = map[Group][]namedSetup{}
+var registry = map[Group][]namedSetup{
+	IPAM: {{name: ippool.ControllerName, setup: func(ctx context.Context, mgr ctrl.Manager, opts Options) error {
+		return (&ippool.Reconciler{}).SetupWithManager(ctx, mgr, opts.Concurrency)
+	}}},
+}
 
 type namedSetup struct {
 	name  string

@@ -80,7 +80,27 @@ const (
 
 	// DeletingReason: the claim is being deleted and its address released.
 	DeletingReason = "Deleting"
+
+	// PoolNotReadyReason: the pool exists but hands out nothing now (its spec cannot be used,
+	// its namePrefix is taken by an older pool, or it is being deleted); the pool's Ready
+	// condition says why. The same string as Cluster API's reason for IPAddressClaims.
+	PoolNotReadyReason = "PoolNotReady"
+
+	// AllocationFailedReason: the address could not be written (an API error); the claim is
+	// retried. The same string as Cluster API's reason for IPAddressClaims.
+	AllocationFailedReason = "AllocationFailed"
 )
+
+// AllocatedAddressAnnotation on a claim records the address the allocator chose, written before
+// the IPAddress is created with the claim's resourceVersion as a precondition. Two managers (or
+// one with a stale cache) therefore cannot give one claim two addresses: the second write fails
+// with a conflict, and whoever reads the claim next finishes the recorded allocation.
+const AllocatedAddressAnnotation = "ipam.metalwire.io/allocated-address"
+
+// ReleasesAnnotation on an IPPool keeps, while reuseGracePeriod runs, which addresses were
+// released and when, so that a restarted controller keeps them cooling. It is a JSON list,
+// bounded in size, written by the IPPool controller only when the pool has a grace period.
+const ReleasesAnnotation = "ipam.metalwire.io/releases"
 
 // Reasons for an IPPool's Ready condition.
 const (

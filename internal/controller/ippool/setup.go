@@ -1,0 +1,151 @@
+package ippool
+
+import (
+	"context"
+	"net/netip"
+
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/workqueue"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	capiipamv1 "sigs.k8s.io/cluster-api/api/ipam/v1beta2"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	ipamv1 "github.com/metalwire/metalwire/api/ipam/v1alpha1"
+)
+
+// ControllerName names the controller in logs, metrics and events.
+const ControllerName = "ippool"
+
+// SetupWithManager registers the field indexes and the controller. concurrency is how many
+// pools are reconciled at once; one pool is never reconciled twice at once.
+func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, concurrency int) error {
+	if r.Client == nil {
+		r.Client = mgr.GetClient()
+	}
+	if r.APIReader == nil {
+		r.APIReader = mgr.GetAPIReader()
+	}
+	if r.Recorder == nil {
+		r.Recorder = mgr.GetEventRecorder(ControllerName)
+	}
+	if err := addIndexes(ctx, mgr.GetFieldIndexer()); err != nil {
+		return err
+	}
+	return ctrl.NewControllerManagedBy(mgr).
+		Named(ControllerName).
+		For(&ipamv1.IPPool{}, builder.WithPredicates(predicate.Or(
+			predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
+		// A pool refused for its namePrefix is looked at again when the other pool changes.
+		Watches(&ipamv1.IPPool{}, handler.EnqueueRequestsFromMapFunc(r.poolsWithSamePrefix)).
+		Watches(&ipamv1.IPClaim{}, handler.EnqueueRequestsFromMapFunc(ipClaimPool), builder.WithPredicates(claimNeedsWork)).
+		Watches(&capiipamv1.IPAddressClaim{}, handler.EnqueueRequestsFromMapFunc(capiClaimPool), builder.WithPredicates(claimNeedsWork)).
+		Watches(&ipamv1.IPAddress{}, r.addressEvents()).
+		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(r.poolsOfCluster)).
+		WithOptions(controller.Options{MaxConcurrentReconciles: max(concurrency, 1)}).
+		Complete(r)
+}
+
+// claimNeedsWork drops the update events of claims that are served and stay so: mostly the
+// status writes of this controller, which would otherwise each enqueue the pool again.
+var claimNeedsWork = predicate.Funcs{
+	UpdateFunc: func(e event.UpdateEvent) bool {
+		var c claim
+		switch o := e.ObjectNew.(type) {
+		case *ipamv1.IPClaim:
+			c = ipClaim{o}
+		case *capiipamv1.IPAddressClaim:
+			c = capiClaim{o}
+		default:
+			return true
+		}
+		return deleting(c.object()) || c.readyReason() != ipamv1.AllocatedReason
+	},
+}
+
+func ipClaimPool(_ context.Context, o client.Object) []reconcile.Request {
+	c := o.(*ipamv1.IPClaim)
+	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: c.Namespace, Name: c.Spec.Pool.Name}}}
+}
+
+func capiClaimPool(_ context.Context, o client.Object) []reconcile.Request {
+	c := o.(*capiipamv1.IPAddressClaim)
+	if !isOurPool(c.Spec.PoolRef) {
+		return nil
+	}
+	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: c.Namespace, Name: c.Spec.PoolRef.Name}}}
+}
+
+func (r *Reconciler) poolsWithSamePrefix(ctx context.Context, o client.Object) []reconcile.Request {
+	p := o.(*ipamv1.IPPool)
+	list := &ipamv1.IPPoolList{}
+	if err := r.Client.List(ctx, list, client.InNamespace(p.Namespace), client.MatchingFields{namePrefixField: p.Spec.NamePrefix}); err != nil {
+		return nil
+	}
+	var out []reconcile.Request
+	for i := range list.Items {
+		if list.Items[i].Name != p.Name {
+			out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])})
+		}
+	}
+	return out
+}
+
+// poolsOfCluster enqueues the pools of a Cluster's IPAddressClaims, so that unpausing a Cluster
+// serves its claims.
+func (r *Reconciler) poolsOfCluster(ctx context.Context, o client.Object) []reconcile.Request {
+	list := &capiipamv1.IPAddressClaimList{}
+	if err := r.Client.List(ctx, list, client.InNamespace(o.GetNamespace()), client.MatchingFields{capiClusterField: o.GetName()}); err != nil {
+		return nil
+	}
+	seen := map[reconcile.Request]bool{}
+	var out []reconcile.Request
+	for i := range list.Items {
+		for _, req := range capiClaimPool(ctx, &list.Items[i]) {
+			if !seen[req] {
+				seen[req] = true
+				out = append(out, req)
+			}
+		}
+	}
+	return out
+}
+
+// addressEvents keeps each pool's index current from IPAddress events (its own writes and
+// everyone else's) and enqueues the pool: a release may let a waiting claim through.
+func (r *Reconciler) addressEvents() handler.EventHandler {
+	apply := func(o client.Object, q workqueue.TypedRateLimitingInterface[reconcile.Request], deleted bool) {
+		a, ok := o.(*ipamv1.IPAddress)
+		if !ok {
+			return
+		}
+		key := types.NamespacedName{Namespace: a.Namespace, Name: a.Spec.Pool.Name}
+		if st := r.states.get(key); st != nil {
+			if addr, err := netip.ParseAddr(string(a.Spec.Address)); err == nil {
+				if deleted {
+					st.releaseIfHeld(a.Spec.Claim.Name, addr, r.now())
+				} else {
+					st.observe(a.Spec.Claim.Name, addr)
+				}
+			}
+		}
+		q.Add(reconcile.Request{NamespacedName: key})
+	}
+	return handler.Funcs{
+		CreateFunc: func(_ context.Context, e event.CreateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			apply(e.Object, q, false)
+		},
+		UpdateFunc: func(_ context.Context, e event.UpdateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			apply(e.ObjectNew, q, false)
+		},
+		DeleteFunc: func(_ context.Context, e event.DeleteEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			apply(e.Object, q, true)
+		},
+	}
+}

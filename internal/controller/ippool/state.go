@@ -1,0 +1,166 @@
+package ippool
+
+import (
+	"encoding/json"
+	"net/netip"
+	"slices"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/types"
+
+	ipamv1 "github.com/metalwire/metalwire/api/ipam/v1alpha1"
+	"github.com/metalwire/metalwire/pkg/ipam"
+)
+
+// maxRecordedReleases bounds the releases annotation: beyond it the oldest releases are dropped
+// (they may then be reused early after a restart, never while the controller keeps running).
+const maxRecordedReleases = 500
+
+// poolState is the allocator of one IPPool: its index and what the index was built from. mu
+// guards every field; the index is not safe for concurrent use.
+type poolState struct {
+	mu         sync.Mutex
+	uid        types.UID
+	generation int64
+	index      *ipam.Index
+	// releases are the addresses released while their grace period may still run, for the
+	// releases annotation (a restarted controller replays them).
+	releases map[netip.Addr]release
+	// lastStatus is when the pool status was last written; writes are spaced out during bursts.
+	lastStatus time.Time
+}
+
+type release struct {
+	Claim      string    `json:"claim"`
+	Address    string    `json:"address"`
+	ReleasedAt time.Time `json:"releasedAt"`
+}
+
+// states holds the allocator of every pool this manager has reconciled.
+type states struct {
+	mu sync.Mutex
+	m  map[types.NamespacedName]*poolState
+}
+
+func (s *states) get(key types.NamespacedName) *poolState {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.m[key]
+}
+
+// create installs a new, locked state for key. The caller fills it and unlocks it. Installing it
+// before reading the cache means an IPAddress event either is in what the caller reads or waits
+// for the lock and is applied after: none is lost.
+func (s *states) create(key types.NamespacedName) *poolState {
+	st := &poolState{releases: map[netip.Addr]release{}}
+	st.mu.Lock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.m == nil {
+		s.m = map[types.NamespacedName]*poolState{}
+	}
+	s.m[key] = st
+	return st
+}
+
+func (s *states) drop(key types.NamespacedName) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.m, key)
+}
+
+// recordRelease notes a release for the releases annotation. Called with st.mu held.
+func (st *poolState) recordRelease(owner string, addr netip.Addr, now time.Time) {
+	if st.index.Pool().ReuseGracePeriod <= 0 {
+		return
+	}
+	st.releases[addr] = release{Claim: owner, Address: addr.String(), ReleasedAt: now.UTC()}
+}
+
+// releasesAnnotation is the annotation value for the releases still cooling at now, or "" when
+// none are. Called with st.mu held.
+func (st *poolState) releasesAnnotation(now time.Time) string {
+	grace := st.index.Pool().ReuseGracePeriod
+	list := make([]release, 0, len(st.releases))
+	for addr, r := range st.releases {
+		if grace <= 0 || !r.ReleasedAt.Add(grace).After(now) {
+			delete(st.releases, addr)
+			continue
+		}
+		list = append(list, r)
+	}
+	if len(list) == 0 {
+		return ""
+	}
+	slices.SortFunc(list, func(a, b release) int {
+		if c := b.ReleasedAt.Compare(a.ReleasedAt); c != 0 {
+			return c
+		}
+		return compareStrings(a.Address, b.Address)
+	})
+	if len(list) > maxRecordedReleases {
+		list = list[:maxRecordedReleases]
+	}
+	out, err := json.Marshal(list)
+	if err != nil {
+		return ""
+	}
+	return string(out)
+}
+
+// replayReleases feeds the releases annotation of a pool to a fresh index, so that addresses
+// released before a restart keep cooling. A malformed annotation is ignored: the worst outcome is
+// an address reused before its grace period ends.
+func (st *poolState) replayReleases(pool *ipamv1.IPPool) {
+	raw := pool.Annotations[ipamv1.ReleasesAnnotation]
+	if raw == "" {
+		return
+	}
+	var list []release
+	if json.Unmarshal([]byte(raw), &list) != nil {
+		return
+	}
+	for _, r := range list {
+		addr, err := netip.ParseAddr(r.Address)
+		if err != nil {
+			continue
+		}
+		st.index.ObserveRelease(r.Claim, addr, r.ReleasedAt)
+		st.releases[addr] = r
+	}
+}
+
+func compareStrings(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// releaseIfHeld frees addr in the index if owner still holds it there: events repeat, and the
+// address may have gone to someone else since.
+func (st *poolState) releaseIfHeld(owner string, addr netip.Addr, now time.Time) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.index == nil {
+		return
+	}
+	if held, ok := st.index.Owner(addr); ok && held == owner {
+		st.index.Release(addr, now)
+		st.recordRelease(owner, addr.Unmap(), now)
+	}
+}
+
+// observe records an IPAddress seen in the cache. A contradiction (the index gives the address
+// or the claim to someone else) is left to the allocation path, which asks the API server.
+func (st *poolState) observe(owner string, addr netip.Addr) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.index != nil {
+		_ = st.index.Observe(owner, addr)
+	}
+}

@@ -1,0 +1,135 @@
+package ippool
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"net/netip"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	ipamv1 "github.com/metalwire/metalwire/api/ipam/v1alpha1"
+	"github.com/metalwire/metalwire/pkg/ipam"
+)
+
+// allocationOf reads an IPAddress as an index allocation.
+func allocationOf(a *ipamv1.IPAddress) (ipam.Allocation, bool) {
+	addr, err := netip.ParseAddr(string(a.Spec.Address))
+	if err != nil || a.Spec.Claim.Name == "" {
+		return ipam.Allocation{}, false
+	}
+	return ipam.Allocation{Owner: a.Spec.Claim.Name, Addr: addr}, true
+}
+
+// writePoolStatus reports the pool's counters, allocations and Ready condition, and keeps the
+// releases annotation current. While claims stream in, writes are spaced StatusInterval apart
+// (the pool is requeued for the rest); a change of the Ready condition is written at once.
+func (r *Reconciler) writePoolStatus(ctx context.Context, pool *ipamv1.IPPool, st *poolState) (ctrl.Result, error) {
+	now := r.now()
+	st.mu.Lock()
+	stats := st.index.Stats(now)
+	allocations := st.index.Allocations()
+	releases := st.releasesAnnotation(now)
+	lastStatus := st.lastStatus
+	st.mu.Unlock()
+
+	if pool.Annotations[ipamv1.ReleasesAnnotation] != releases {
+		before := pool.DeepCopy()
+		if releases == "" {
+			delete(pool.Annotations, ipamv1.ReleasesAnnotation)
+		} else {
+			if pool.Annotations == nil {
+				pool.Annotations = map[string]string{}
+			}
+			pool.Annotations[ipamv1.ReleasesAnnotation] = releases
+		}
+		if err := r.Client.Patch(ctx, pool, client.MergeFrom(before), fieldOwner); err != nil {
+			return ctrl.Result{}, fmt.Errorf("recording released addresses: %w", err)
+		}
+	}
+
+	before := pool.DeepCopy()
+	indexes := make(map[string]ipamv1.IPAddressStr, len(allocations))
+	for _, a := range allocations {
+		indexes[a.Owner] = ipamv1.IPAddressStr(a.Addr.String())
+	}
+	if !maps.Equal(indexes, pool.Status.Allocations) {
+		pool.Status.Allocations = indexes
+		pool.Status.LastUpdated = ptr.To(metav1.NewTime(now))
+	}
+	pool.Status.Total = ptr.To(stats.Total.Int64())
+	pool.Status.Free = ptr.To(stats.Free.Int64())
+	pool.Status.Used = ptr.To(int64(stats.Used))
+	pool.Status.OutOfRange = ptr.To(int64(stats.OutOfRange))
+	msg := fmt.Sprintf("%s of %s addresses free (%d allocated, %d reserved by preAllocations, %d cooling after release",
+		stats.Free, stats.Total, stats.Allocated, stats.Reserved, stats.Cooling)
+	if stats.OutOfRange > 0 {
+		msg += fmt.Sprintf("; %d held addresses are outside the edited ranges", stats.OutOfRange)
+	}
+	msg += ")"
+	if stats.Free.IsZero() {
+		setPoolReady(pool, true, ipamv1.PoolFullReason, "every address is held: "+msg+"; claims wait for a release or a wider pool", now)
+	} else {
+		setPoolReady(pool, true, ipamv1.PoolAvailableReason, msg, now)
+	}
+	if equality.Semantic.DeepEqual(before.Status, pool.Status) {
+		return ctrl.Result{}, nil
+	}
+	if wait := r.statusInterval() - now.Sub(lastStatus); wait > 0 && !changedReadyReason(before, pool) {
+		*pool = *before
+		return ctrl.Result{RequeueAfter: wait}, nil
+	}
+	if err := r.patchStatus(ctx, before, pool); err != nil {
+		return ctrl.Result{}, err
+	}
+	st.mu.Lock()
+	st.lastStatus = now
+	st.mu.Unlock()
+	return ctrl.Result{}, nil
+}
+
+func (r *Reconciler) statusInterval() time.Duration {
+	if r.StatusInterval > 0 {
+		return r.StatusInterval
+	}
+	return defaultStatusInterval
+}
+
+// patchStatus writes the pool's status if it changed.
+func (r *Reconciler) patchStatus(ctx context.Context, before, pool *ipamv1.IPPool) error {
+	if equality.Semantic.DeepEqual(before.Status, pool.Status) {
+		return nil
+	}
+	if err := r.Client.Status().Patch(ctx, pool, client.MergeFrom(before), fieldOwner); err != nil {
+		return fmt.Errorf("writing IPPool status: %w", client.IgnoreNotFound(err))
+	}
+	return nil
+}
+
+func setPoolReady(pool *ipamv1.IPPool, ready bool, reason, msg string, now time.Time) {
+	status := metav1.ConditionFalse
+	if ready {
+		status = metav1.ConditionTrue
+	}
+	meta.SetStatusCondition(&pool.Status.Conditions, readyCondition(status, reason, msg, pool.Generation, now))
+}
+
+// changedReady reports whether the Ready condition's status, reason or message changed: the
+// moments worth an event.
+func changedReady(before, after *ipamv1.IPPool) bool {
+	b := meta.FindStatusCondition(before.Status.Conditions, ipamv1.ReadyCondition)
+	a := meta.FindStatusCondition(after.Status.Conditions, ipamv1.ReadyCondition)
+	return b == nil || a == nil || b.Status != a.Status || b.Reason != a.Reason || b.Message != a.Message
+}
+
+func changedReadyReason(before, after *ipamv1.IPPool) bool {
+	b := meta.FindStatusCondition(before.Status.Conditions, ipamv1.ReadyCondition)
+	a := meta.FindStatusCondition(after.Status.Conditions, ipamv1.ReadyCondition)
+	return b == nil || a == nil || b.Status != a.Status || b.Reason != a.Reason
+}
