@@ -9,6 +9,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/metalwire/metalwire/internal/controller/ippool"
+	"github.com/metalwire/metalwire/internal/controller/preprovisioning"
 )
 
 // Group names a set of controllers that run together.
@@ -42,6 +43,9 @@ type setupFunc func(ctx context.Context, mgr ctrl.Manager, opts Options) error
 var registry = map[Group][]namedSetup{
 	IPAM: {{name: ippool.ControllerName, setup: func(ctx context.Context, mgr ctrl.Manager, opts Options) error {
 		return (&ippool.Reconciler{}).SetupWithManager(ctx, mgr, opts.Concurrency)
+	}}},
+	Preprovisioning: {{name: "preprovisioning", setup: func(ctx context.Context, mgr ctrl.Manager, opts Options) error {
+		return preprovisioning.SetupWithManager(ctx, mgr, opts.Concurrency)
 	}}},
 }
 
