@@ -130,7 +130,7 @@ func TestRenderFailure(t *testing.T) {
 		wantMessage []string
 	}{
 		{name: "a NIC name on a host not inspected names the field and the way out",
-			given: &render.Error{Field: "preprovisioningNetworkData.links.ethernets[0].macAddress.fromHostInterface", Reason: render.ReasonHostNotInspected, Detail: "x"},
+			given:      &render.Error{Field: "preprovisioningNetworkData.links.ethernets[0].macAddress.fromHostInterface", Reason: render.ReasonHostNotInspected, Detail: "x"},
 			wantReason: infrav1.PreprovisioningRenderFailedReason,
 			wantMessage: []string{"preprovisioningNetworkData.links.ethernets[0].macAddress.fromHostInterface: needs host node-1's inspected NICs",
 				"inspection waits for this data", "fromBootMAC: true"}},
