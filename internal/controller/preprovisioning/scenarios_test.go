@@ -1,0 +1,119 @@
+package preprovisioning_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	bmov1 "github.com/metalwire/metalwire/api/baremetal/v1alpha1"
+	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
+	ipamv1 "github.com/metalwire/metalwire/api/ipam/v1alpha1"
+	"github.com/metalwire/metalwire/internal/schematest"
+)
+
+// The seed's first scenario: one pool, belonging to the cluster, for pre-provisioning and
+// provisioning. The host's address is claimed under its own name, so it keeps it through
+// inspection and past available, ready for the Metal3Data controller to reuse.
+func TestCommonPoolHostKeepsItsAddress(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns := newNamespace(t)
+	startManager(t, ns)
+	create(t, newPool(ns, "pool-1", "cluster", 10, 10, 20), newTemplate(ns, "preprov-data-template", "pool-1"),
+		newHost(ns, "host-0", prefix+"preprov-data-template", infrav1.PreprovisioningPausedAnnotationValue, 1))
+
+	h := waitRendered(t, ns, "host-0")
+	address := claimedAddress(t, ns, "host-0-pool-1")
+	g.Expect(address).To(HavePrefix("192.168.10."))
+
+	secret := getSecret(g, ns, "host-0-preprov-networkdata")
+	g.Expect(secret.Labels).To(HaveKeyWithValue("environment.metal3.io", "baremetal"), "BMO only sees Secrets with this label")
+	g.Expect(secret.Type).To(Equal(infrav1.DataSecretType))
+	g.Expect(secret.OwnerReferences).To(ConsistOf(And(HaveField("Name", "preprov-data-template"),
+		HaveField("Controller", Or(BeNil(), HaveValue(BeFalse()))))), "owned by the template, which is not its controller")
+	doc := secret.Data["networkData"]
+	g.Expect(schematest.ValidateNetworkData(t, doc)).To(Succeed(), "Ironic refuses network data that fails its schema:\n%s", doc)
+	nd := parseNetworkData(g, doc)
+	g.Expect(nd.Links).To(ConsistOf(HaveField("MAC", "52:54:00:00:00:01")), "the boot MAC, known before inspection")
+	g.Expect(nd.Networks).To(HaveLen(1))
+	g.Expect(nd.Networks[0].IPAddress).To(Equal(address))
+	g.Expect(nd.Networks[0].Routes).To(ConsistOf(HaveField("Gateway", "192.168.10.1")))
+	g.Expect(nd.Services).To(ConsistOf(HaveField("Address", "192.168.10.2")))
+
+	g.Eventually(func(g Gomega) {
+		tmpl := getTemplate(g, ns, "preprov-data-template")
+		g.Expect(tmpl.Finalizers).To(ContainElement(infrav1.PreprovisioningDataTemplateFinalizer))
+		g.Expect(tmpl.Status.Rendered).To(BeEquivalentTo(1))
+		g.Expect(tmpl.Status.Failed).To(BeZero())
+		g.Expect(tmpl.Status.Hosts).To(ConsistOf(infrav1.PreprovisioningHost{Name: "host-0", SecretName: "host-0-preprov-networkdata", Addresses: []string{address}}))
+		g.Expect(tmpl.Status.Conditions).To(ContainElement(And(
+			HaveField("Type", infrav1.PreprovisioningReadyCondition), HaveField("Status", metav1.ConditionTrue),
+			HaveField("Reason", infrav1.PreprovisioningAllHostsRenderedReason))))
+	}).WithTimeout(timeout).WithPolling(poll).Should(Succeed())
+	g.Expect(hostEvent(t, ns, "host-0", "PreprovisioningNetworkDataRendered")).To(ContainSubstring(address))
+	g.Expect(hostEvent(t, ns, "host-0", "PreprovisioningPauseRemoved")).To(ContainSubstring("BMO inspects the host"))
+
+	// BMO inspects the host and makes it available: the address stays with the host.
+	for _, state := range []bmov1.ProvisioningState{bmov1.StateInspecting, bmov1.StatePreparing, bmov1.StateAvailable} {
+		setState(t, ns, "host-0", state)
+	}
+	g.Consistently(func(g Gomega) {
+		c := &ipamv1.IPClaim{}
+		g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "host-0-pool-1"}, c)).To(Succeed())
+		g.Expect(c.DeletionTimestamp.IsZero()).To(BeTrue())
+	}).WithTimeout(2 * time.Second).WithPolling(100 * time.Millisecond).Should(Succeed())
+	g.Expect(claimedAddress(t, ns, "host-0-pool-1")).To(Equal(address))
+	g.Expect(getHost(g, ns, "host-0").Spec.PreprovisioningNetworkDataName).To(Equal(h.Spec.PreprovisioningNetworkDataName))
+}
+
+// The seed's second scenario: a small pre-provisioning pool of no cluster. A host gives its
+// address back once it is available, and the next host waiting on the full pool gets it.
+func TestDecoupledPoolAddressIsReleasedWhenHostIsAvailable(t *testing.T) {
+	g := NewWithT(t)
+	ns := newNamespace(t)
+	startManager(t, ns)
+	create(t, newPool(ns, "preprovisioning-pool", "", 20, 10, 10), // one address
+		newPool(ns, "pool-1", "cluster", 21, 10, 20),
+		newTemplate(ns, "preprov", "preprovisioning-pool"),
+		newHost(ns, "host-a", prefix+"preprov", infrav1.PreprovisioningPausedAnnotationValue, 1))
+	waitRendered(t, ns, "host-a")
+	g.Expect(claimedAddress(t, ns, "host-a-preprovisioning-pool")).To(Equal("192.168.20.10"))
+
+	// The pool is full: the second host waits, still held, and the template says why.
+	create(t, newHost(ns, "host-b", prefix+"preprov", infrav1.PreprovisioningPausedAnnotationValue, 2))
+	e := templateError(t, ns, "preprov", "host-b")
+	g.Expect(e.Reason).To(Equal(infrav1.PreprovisioningPoolExhaustedReason))
+	g.Expect(e.Message).To(ContainSubstring("IPClaim host-b-preprovisioning-pool"))
+	g.Expect(getHost(g, ns, "host-b").Annotations).To(HaveKeyWithValue(bmov1.PausedAnnotation, infrav1.PreprovisioningPausedAnnotationValue))
+
+	// Inspection is not the end of pre-provisioning: the address is kept.
+	setState(t, ns, "host-a", bmov1.StateInspecting)
+	g.Consistently(func(g Gomega) {
+		g.Expect(getHost(g, ns, "host-b").Spec.PreprovisioningNetworkDataName).To(BeEmpty())
+	}).WithTimeout(time.Second).Should(Succeed())
+
+	setState(t, ns, "host-a", bmov1.StateAvailable)
+	claimGone(t, ns, "host-a-preprovisioning-pool")
+	g.Expect(hostEvent(t, ns, "host-a", "PreprovisioningAddressReleased")).To(ContainSubstring("released IPClaim host-a-preprovisioning-pool"))
+	// host-a keeps its Secret (BMO still names it); host-b gets the freed address.
+	g.Expect(getHost(g, ns, "host-a").Spec.PreprovisioningNetworkDataName).To(Equal("host-a-preprov-networkdata"))
+	getSecret(g, ns, "host-a-preprov-networkdata")
+	waitRendered(t, ns, "host-b")
+	g.Expect(claimedAddress(t, ns, "host-b-preprovisioning-pool")).To(Equal("192.168.20.10"))
+	g.Expect(parseNetworkData(g, getSecret(g, ns, "host-b-preprov-networkdata").Data["networkData"]).Networks).To(ConsistOf(HaveField("IPAddress", "192.168.20.10")))
+	g.Expect(schematest.ValidateNetworkData(t, getSecret(g, ns, "host-b-preprov-networkdata").Data["networkData"])).To(Succeed())
+
+	// The released host is not claimed again (no churn on the pool) and stays listed as rendered.
+	g.Consistently(func(g Gomega) {
+		c := &ipamv1.IPClaimList{}
+		g.Expect(env.Client.List(context.Background(), c, client.InNamespace(ns))).To(Succeed())
+		g.Expect(c.Items).To(HaveEach(HaveField("Name", "host-b-preprovisioning-pool")))
+	}).WithTimeout(2 * time.Second).WithPolling(100 * time.Millisecond).Should(Succeed())
+	g.Eventually(func(g Gomega) {
+		g.Expect(getTemplate(g, ns, "preprov").Status.Rendered).To(BeEquivalentTo(2))
+	}).WithTimeout(timeout).Should(Succeed())
+}
