@@ -64,8 +64,10 @@ func (r *HostReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.
 			return ctrl.Result{}, err
 		}
 		// The template's creation brings the host back (the index maps templates to hosts).
+		// Anything a template of that name gave the host before it went is taken back: its
+		// Secret may already be gone, and a name pointing at no Secret stops BMO.
 		r.fail(ctx, host, ref.Key, templateNotFoundReason, r.missingTemplate(ctx, host.Namespace, ref.Template))
-		return ctrl.Result{}, nil
+		return ctrl.Result{}, r.cleanup(ctx, host.Namespace, host.Name, host, "")
 	}
 	if !tmpl.DeletionTimestamp.IsZero() {
 		r.fail(ctx, host, ref.Key, templateDeletingReason, fmt.Sprintf(
