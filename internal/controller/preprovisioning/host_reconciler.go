@@ -53,7 +53,7 @@ func (r *HostReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.
 		r.results.forget(ctx, req.NamespacedName)
 		return ctrl.Result{}, r.reconcileDelete(ctx, host)
 	}
-	if ref.Err != nil {
+	if !ref.valid() {
 		r.fail(ctx, host, ref.Key, infrav1.PreprovisioningBadReferenceReason, fmt.Sprintf("annotation %s: %v", refAnnotation, ref.Err))
 		return ctrl.Result{}, nil
 	}

@@ -20,6 +20,10 @@ type reference struct {
 	Err error
 }
 
+// valid tells whether the annotation names a template of the host's namespace. A wrong value
+// is the user's to fix, reported in status and events, not a reconcile failure.
+func (r reference) valid() bool { return r.Err == nil }
+
 // referenceOf reads a host's reference annotation; ok is false when the host has none.
 func referenceOf(host *bmov1.BareMetalHost) (reference, bool) {
 	value, ok := host.Annotations[bmov1.PreprovisioningNetworkDataReferenceAnnotation]

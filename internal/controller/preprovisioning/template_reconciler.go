@@ -93,7 +93,7 @@ func (r *TemplateReconciler) view(ctx context.Context, tmpl *infrav1.Metal3Prepr
 	if o, ok := r.results.get(types.NamespacedName{Namespace: host.Namespace, Name: host.Name}); ok && o.Key == key {
 		v.Last = &o
 	}
-	if ref.Err != nil {
+	if !ref.valid() {
 		return v, nil
 	}
 	secretName := infrav1.PreprovisioningSecretName(host.Name)
