@@ -163,3 +163,32 @@ func TestDeletedTemplateReleasesItsHosts(t *testing.T) {
 		}).WithTimeout(timeout).WithPolling(poll).Should(Succeed())
 	}
 }
+
+// Pointing a host at another template replaces what the first one gave it.
+func TestSwitchingTemplatesReplacesTheData(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns := newNamespace(t)
+	startManager(t, ns)
+	create(t, newPool(ns, "pool-a", "", 44, 10, 20), newPool(ns, "pool-b", "", 45, 10, 20),
+		newTemplate(ns, "tmpl-a", "pool-a"), newTemplate(ns, "tmpl-b", "pool-b"), newHost(ns, "host-0", prefix+"tmpl-a", "", 1))
+	waitRendered(t, ns, "host-0")
+	claimedAddress(t, ns, "host-0-pool-a")
+
+	h := getHost(g, ns, "host-0")
+	before := h.DeepCopy()
+	h.Annotations[bmov1.PreprovisioningNetworkDataReferenceAnnotation] = prefix + "tmpl-b"
+	g.Expect(env.Client.Patch(ctx, h, client.MergeFrom(before))).To(Succeed())
+
+	claimGone(t, ns, "host-0-pool-a")
+	address := claimedAddress(t, ns, "host-0-pool-b")
+	g.Expect(address).To(HavePrefix("192.168.45."))
+	g.Eventually(func(g Gomega) {
+		s := getSecret(g, ns, "host-0-preprov-networkdata")
+		g.Expect(s.Labels).To(HaveKeyWithValue(infrav1.PreprovisioningDataTemplateLabel, "tmpl-b"))
+		g.Expect(parseNetworkData(g, s.Data["networkData"]).Networks).To(ConsistOf(HaveField("IPAddress", address)))
+		g.Expect(getHost(g, ns, "host-0").Spec.PreprovisioningNetworkDataName).To(Equal("host-0-preprov-networkdata"))
+		g.Expect(getTemplate(g, ns, "tmpl-a").Status.Hosts).To(BeEmpty())
+		g.Expect(getTemplate(g, ns, "tmpl-b").Status.Hosts).To(ConsistOf(HaveField("Name", "host-0")))
+	}).WithTimeout(timeout).WithPolling(poll).Should(Succeed())
+}
