@@ -61,7 +61,7 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, concurrency int) er
 	return ctrl.NewControllerManagedBy(mgr).
 		Named(TemplateControllerName).
 		For(&infrav1.Metal3PreprovisioningDataTemplate{}).
-		Watches(&bmov1.BareMetalHost{}, handler.EnqueueRequestsFromMapFunc(hostToTemplate)).
+		Watches(&bmov1.BareMetalHost{}, handler.EnqueueRequestsFromMapFunc(hostToTemplate), builder.WithPredicates(statusInputChanged)).
 		Watches(&ipamv1.IPClaim{}, handler.EnqueueRequestsFromMapFunc(labelledToTemplate), builder.WithPredicates(ours)).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(labelledToTemplate), builder.WithPredicates(ours)).
 		WatchesRawSource(source.Channel(res.changed, &handler.EnqueueRequestForObject{})).
@@ -82,6 +82,19 @@ var hostPredicate = predicate.Funcs{
 func asHost(o client.Object) *bmov1.BareMetalHost {
 	h, _ := o.(*bmov1.BareMetalHost)
 	return h
+}
+
+// statusInputChanged passes the host updates a template's status depends on: the reference and
+// the name. BMO's frequent status writes would otherwise each re-read every host of the template.
+var statusInputChanged = predicate.Funcs{
+	UpdateFunc: func(e event.UpdateEvent) bool {
+		o, n := asHost(e.ObjectOld), asHost(e.ObjectNew)
+		if o == nil || n == nil {
+			return true
+		}
+		return o.Annotations[bmov1.PreprovisioningNetworkDataReferenceAnnotation] != n.Annotations[bmov1.PreprovisioningNetworkDataReferenceAnnotation] ||
+			o.Spec.PreprovisioningNetworkDataName != n.Spec.PreprovisioningNetworkDataName
+	},
 }
 
 // ours passes objects this controller made: they carry the host label.
