@@ -76,6 +76,12 @@ test: $(KUBE_APISERVER) $(ETCD) test-deps ## Run every test (builds the control 
 test-deps: ## Install the real consumers tests feed (cloud-init, a Debian package) when missing.
 	@command -v cloud-init >/dev/null || (apt-get update && apt-get install -y --no-install-recommends cloud-init)
 
+##@ Benchmarks
+
+.PHONY: bench-ipam
+bench-ipam: $(KUBE_APISERVER) $(ETCD) ## IPAM scale: time to serve 500, 2,000 and 10,000 claims from one /16 pool (IPAM_SCALE_SIZES=... to change).
+	METALWIRE_SCALE=1 go test ./test/scale -run 'TestIPAMScale$$' -count=1 -v -timeout 60m
+
 ##@ Running
 
 .PHONY: demo

@@ -183,3 +183,42 @@ func TestInvalidSpecIsReported(t *testing.T) {
 	cond := meta.FindStatusCondition(p.Status.Conditions, ipamv1.ReadyCondition)
 	g.Expect(cond.Message).To(HavePrefix("spec.preAllocations[x]: 10.9.9.9 is outside every range of spec.pools"))
 }
+
+// A restarted controller rebuilds its index from the IPAddresses that exist: it hands out the
+// next free address, not one already held.
+func TestRestartRebuildsTheIndex(t *testing.T) {
+	g := NewWithT(t)
+	ns := newNamespace(t)
+	m := startManager(t, ns)
+	create(t, newPool(ns, "pool", nil))
+	for _, name := range []string{"a", "b", "c"} {
+		create(t, newClaim(ns, name, "pool", nil))
+		claimAddress(t, ns, name)
+	}
+	m.stop()
+	startManager(t, ns)
+	create(t, newClaim(ns, "d", "pool", nil))
+	g.Expect(claimAddress(t, ns, "d")).To(Equal("192.168.0.13"))
+}
+
+// Claims keyed by BareMetalHost name (seed 001): a host whose claim is deleted and made again
+// (re-provisioning) gets its address back, while others do not get it in the meantime.
+func TestSameClaimNameGetsItsAddressBack(t *testing.T) {
+	g := NewWithT(t)
+	ns := newNamespace(t)
+	startManager(t, ns)
+	create(t, newPool(ns, "prov", func(p *ipamv1.IPPool) {
+		p.Spec.ReuseGracePeriod = &metav1.Duration{Duration: time.Hour}
+	}))
+	create(t, newClaim(ns, "host-0-prov", "prov", nil))
+	g.Expect(claimAddress(t, ns, "host-0-prov")).To(Equal("192.168.0.10"))
+	claim := &ipamv1.IPClaim{}
+	claim.Namespace, claim.Name = ns, "host-0-prov"
+	deleteClaim(t, ns, "host-0-prov")
+	gone(t, claim)
+
+	create(t, newClaim(ns, "host-1-prov", "prov", nil))
+	g.Expect(claimAddress(t, ns, "host-1-prov")).To(Equal("192.168.0.11"))
+	create(t, newClaim(ns, "host-0-prov", "prov", nil))
+	g.Expect(claimAddress(t, ns, "host-0-prov")).To(Equal("192.168.0.10"))
+}

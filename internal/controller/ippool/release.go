@@ -52,12 +52,20 @@ func (b *batch) release(ctx context.Context, j *job) error {
 	if !controllerutil.ContainsFinalizer(obj, j.c.finalizer()) {
 		return nil
 	}
+	// The resourceVersion precondition matters with two managers: if the other one wrote the
+	// claim's status since we looked (it created an IPAddress we did not see), the claim must
+	// not go yet; it is looked at again and that IPAddress deleted too.
 	before := obj.DeepCopyObject().(client.Object)
 	controllerutil.RemoveFinalizer(obj, j.c.finalizer())
-	if err := b.r.Client.Patch(ctx, obj, client.MergeFrom(before), fieldOwner); err != nil && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("removing the claim's finalizer: %w", err)
+	err := b.r.Client.Patch(ctx, obj, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{}), fieldOwner)
+	switch {
+	case err == nil, apierrors.IsNotFound(err):
+		return nil
+	case apierrors.IsConflict(err):
+		b.conflicts.Add(1)
+		return nil
 	}
-	return nil
+	return fmt.Errorf("removing the claim's finalizer: %w", err)
 }
 
 // deleteAddress deletes one IPAddress if it belongs to the claim, and frees it in the index.

@@ -1,0 +1,252 @@
+package scale
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	toolscache "k8s.io/client-go/tools/cache"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	ipamv1 "github.com/metalwire/metalwire/api/ipam/v1alpha1"
+)
+
+// writers is how many goroutines create claims, as in the anchors' measurements.
+const writers = 8
+
+// TestIPAMScale fills one /16 pool with N claims created by 8 goroutines and reports the time
+// until every claim holds an address, claims per second, the API writes the manager made per
+// claim and its peak memory. Sizes: IPAM_SCALE_SIZES (default 500,2000,10000).
+func TestIPAMScale(t *testing.T) {
+	sizes := []int{500, 2000, 10000}
+	if s := os.Getenv("IPAM_SCALE_SIZES"); s != "" {
+		sizes = nil
+		for _, f := range strings.Split(s, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil || n <= 0 {
+				t.Fatalf("IPAM_SCALE_SIZES: %q is not a positive number", f)
+			}
+			sizes = append(sizes, n)
+		}
+	}
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	NewWithT(t).Expect(os.WriteFile(kubeconfig, env.KubeConfig, 0o600)).To(Succeed())
+
+	fmt.Printf("\nIPAM scale: one /16 pool, claims created by %d goroutines, one `metalwire manager --controllers=ipam`\n", writers)
+	fmt.Printf("%8s %11s %13s %10s %14s %13s %15s\n", "claims", "created in", "all served in", "claims/s", "writes/claim", "manager CPU", "manager peak")
+	var results []result
+	for _, n := range sizes {
+		r := runIPAMScale(t, kubeconfig, n)
+		results = append(results, r)
+		fmt.Printf("%8d %10.2fs %12.2fs %10.0f %14.2f %12.2fs %11.0f MiB\n",
+			r.claims, r.created.Seconds(), r.served.Seconds(), float64(r.claims)/r.served.Seconds(),
+			float64(r.writes)/float64(r.claims), r.cpu.Seconds(), float64(r.peakRSS)/(1<<20))
+	}
+	for i := 1; i < len(results); i++ {
+		a, b := results[i-1], results[i]
+		fmt.Printf("%d -> %d claims (x%.1f): time x%.2f, manager CPU x%.2f\n", a.claims, b.claims,
+			float64(b.claims)/float64(a.claims), b.served.Seconds()/a.served.Seconds(), b.cpu.Seconds()/a.cpu.Seconds())
+	}
+}
+
+type result struct {
+	claims               int
+	created, served, cpu time.Duration
+	writes               int64
+	peakRSS              int64
+}
+
+func runIPAMScale(t *testing.T, kubeconfig string, n int) result {
+	g := NewWithT(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ns := fmt.Sprintf("ipam-scale-%d", n)
+	g.Expect(env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})).To(Succeed())
+
+	// The manager, as users run it, with client limits high enough not to be the bottleneck.
+	mgr := exec.CommandContext(ctx, managerBinary, "manager", "--kubeconfig", kubeconfig,
+		"--controllers=ipam", "--namespace", ns, "--leader-elect=false",
+		"--metrics-bind-address=0", "--health-probe-bind-address=0",
+		"--kube-api-qps=2000", "--kube-api-burst=4000", "--zap-log-level=error")
+	var logs bytes.Buffer
+	mgr.Stdout, mgr.Stderr = &logs, &logs
+	g.Expect(mgr.Start()).To(Succeed())
+	defer func() {
+		cancel()
+		_ = mgr.Wait()
+		if t.Failed() {
+			t.Logf("manager output:\n%s", logs.String())
+		}
+	}()
+
+	// Count served claims from an informer, not by listing thousands of claims in a loop.
+	served := watchServed(ctx, t, ns)
+	pool := &ipamv1.IPPool{
+		ObjectMeta: metav1.ObjectMeta{Name: "pool", Namespace: ns},
+		Spec: ipamv1.IPPoolSpec{
+			NamePrefix: "scale", Prefix: 16, Gateway: ptr.To(ipamv1.IPAddressStr("10.0.0.1")),
+			Pools: []ipamv1.Pool{{Subnet: ptr.To(ipamv1.IPSubnetStr("10.0.0.0/16"))}},
+		},
+	}
+	g.Expect(env.Client.Create(ctx, pool)).To(Succeed())
+	g.Eventually(func() []string {
+		p := &ipamv1.IPPool{}
+		_ = env.Client.Get(ctx, client.ObjectKeyFromObject(pool), p)
+		return p.Finalizers
+	}).WithTimeout(30*time.Second).Should(ContainElement(ipamv1.IPPoolFinalizer), "the manager never picked up the pool")
+
+	writesBefore := ipamWrites(t)
+	cpuBefore := processCPU(mgr.Process.Pid)
+	start := time.Now()
+	var wg sync.WaitGroup
+	var failed atomic.Value
+	for w := range writers {
+		wg.Go(func() {
+			for i := w; i < n; i += writers {
+				c := &ipamv1.IPClaim{
+					ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("claim-%d", i), Namespace: ns},
+					Spec:       ipamv1.IPClaimSpec{Pool: corev1.ObjectReference{Name: "pool"}},
+				}
+				if err := env.Client.Create(ctx, c); err != nil {
+					failed.Store(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	created := time.Since(start)
+	if err, _ := failed.Load().(error); err != nil {
+		t.Fatalf("creating claims: %v", err)
+	}
+	g.Eventually(served.Load).WithTimeout(10*time.Minute).WithPolling(20*time.Millisecond).Should(BeNumerically("==", n),
+		"not every claim was served")
+	elapsed := time.Since(start)
+	// Writes still trickling in after the last claim was served (the pool status) count too.
+	time.Sleep(2 * time.Second)
+	writes := ipamWrites(t) - writesBefore - int64(n)
+
+	addresses := &ipamv1.IPAddressList{}
+	g.Expect(env.Client.List(ctx, addresses, client.InNamespace(ns))).To(Succeed())
+	g.Expect(addresses.Items).To(HaveLen(n), "one IPAddress per claim")
+	return result{claims: n, created: created, served: elapsed, writes: writes,
+		cpu: processCPU(mgr.Process.Pid) - cpuBefore, peakRSS: peakRSS(t, mgr.Process.Pid)}
+}
+
+// watchServed counts the claims of ns whose status names an address.
+func watchServed(ctx context.Context, t *testing.T, ns string) *atomic.Int64 {
+	t.Helper()
+	g := NewWithT(t)
+	c, err := cache.New(env.Config, cache.Options{Scheme: env.Scheme, DefaultNamespaces: map[string]cache.Config{ns: {}}})
+	g.Expect(err).NotTo(HaveOccurred())
+	inf, err := c.GetInformer(ctx, &ipamv1.IPClaim{})
+	g.Expect(err).NotTo(HaveOccurred())
+	var count atomic.Int64
+	var mu sync.Mutex
+	seen := map[string]bool{}
+	note := func(o any) {
+		claim, ok := o.(*ipamv1.IPClaim)
+		if !ok || claim.Status.Address == nil {
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if !seen[claim.Name] {
+			seen[claim.Name] = true
+			count.Add(1)
+		}
+	}
+	_, err = inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
+		AddFunc:    note,
+		UpdateFunc: func(_, o any) { note(o) },
+	})
+	g.Expect(err).NotTo(HaveOccurred())
+	go func() { _ = c.Start(ctx) }()
+	g.Expect(c.WaitForCacheSync(ctx)).To(BeTrue())
+	return &count
+}
+
+// ipamWrites is the API server's count of write requests to the ipam.metal3.io group so far.
+func ipamWrites(t *testing.T) int64 {
+	t.Helper()
+	cfg := rest.CopyConfig(env.Config)
+	cfg.GroupVersion = &schema.GroupVersion{}
+	cfg.NegotiatedSerializer = clientgoscheme.Codecs.WithoutConversion()
+	rc, err := rest.RESTClientFor(cfg)
+	NewWithT(t).Expect(err).NotTo(HaveOccurred())
+	body, err := rc.Get().AbsPath("/metrics").DoRaw(context.Background())
+	NewWithT(t).Expect(err).NotTo(HaveOccurred())
+	var total int64
+	sc := bufio.NewScanner(bytes.NewReader(body))
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if !strings.HasPrefix(line, "apiserver_request_total{") || !strings.Contains(line, `group="ipam.metal3.io"`) {
+			continue
+		}
+		write := false
+		for _, verb := range []string{"POST", "PATCH", "PUT", "DELETE"} {
+			write = write || strings.Contains(line, `verb="`+verb+`"`)
+		}
+		if !write {
+			continue
+		}
+		v, err := strconv.ParseFloat(line[strings.LastIndex(line, " ")+1:], 64)
+		if err == nil {
+			total += int64(v)
+		}
+	}
+	return total
+}
+
+// peakRSS is the process's peak resident memory (VmHWM).
+func peakRSS(t *testing.T, pid int) int64 {
+	t.Helper()
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmHWM:" {
+			kb, _ := strconv.ParseInt(f[1], 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
+}
+
+// processCPU is the CPU time (user + system) the process has used: the controller's own cost,
+// which unlike wall time does not depend on what else the machine runs.
+func processCPU(pid int) time.Duration {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// Fields after the command name, which is in parentheses and may hold spaces.
+	fields := strings.Fields(string(data[bytes.LastIndexByte(data, ')')+1:]))
+	if len(fields) < 13 {
+		return 0
+	}
+	utime, _ := strconv.ParseInt(fields[11], 10, 64)
+	stime, _ := strconv.ParseInt(fields[12], 10, 64)
+	const ticksPerSecond = 100 // USER_HZ on Linux
+	return time.Duration(utime+stime) * time.Second / ticksPerSecond
+}
