@@ -122,6 +122,12 @@ func renderFailure(host string, err error) (reason, message string) {
 	return infrav1.PreprovisioningRenderFailedReason, err.Error()
 }
 
+// isWaitingForPool tells whether a rendering failed only for want of an address.
+func isWaitingForPool(err error) bool {
+	_, ok := render.IsWaitingForPool(err)
+	return ok
+}
+
 // poolState is where one pool's address for a host stands.
 type poolState int
 

@@ -27,16 +27,16 @@ func TestBadReferencesAreReportedOnTheTemplateAndTheHost(t *testing.T) {
 		newHost(ns, "other-ns", prefix+other+"/tmpl", "", 3),
 		newHost(ns, "good", prefix+"tmpl", "", 4))
 
-	e := templateError(t, ns, "tmpl", "bare-name")
+	e := templateError(t, ns, "tmpl", "bare-name", infrav1.PreprovisioningBadReferenceReason)
 	g.Expect(e.Reason).To(Equal(infrav1.PreprovisioningBadReferenceReason))
 	g.Expect(e.Message).To(Equal(`annotation baremetalhost.metal3.io/preprovisioningnetworkdata-reference: "tmpl" is not <resource>.<group>/<name>; write metal3preprovisioningdatatemplates.infrastructure.cluster.x-k8s.io/<template name>`))
 	g.Expect(hostEvent(t, ns, "bare-name", infrav1.PreprovisioningBadReferenceReason)).To(Equal(e.Message))
 
-	e = templateError(t, ns, "tmpl", "other-kind")
+	e = templateError(t, ns, "tmpl", "other-kind", infrav1.PreprovisioningBadReferenceReason)
 	g.Expect(e.Message).To(ContainSubstring("names metal3datatemplates.infrastructure.cluster.x-k8s.io, which is not a Metal3PreprovisioningDataTemplate"))
 
 	// A template of another namespace lists the host, with its namespace.
-	e = templateError(t, other, "tmpl", ns+"/other-ns")
+	e = templateError(t, other, "tmpl", ns+"/other-ns", infrav1.PreprovisioningBadReferenceReason)
 	g.Expect(e.Reason).To(Equal(infrav1.PreprovisioningBadReferenceReason))
 	g.Expect(e.Message).To(ContainSubstring("templates are only looked up in the host's namespace " + ns + "; create the template in " + ns))
 
@@ -80,12 +80,12 @@ func TestTemplateNeedingInspectionSaysWhichField(t *testing.T) {
 	tmpl.Spec.PreprovisioningNetworkData.Links.Ethernets[0].MACAddress = &infrav1.NetworkLinkEthernetMac{FromHostInterface: ptr.To("eno1")}
 	create(t, newPool(ns, "pool", "", 52, 10, 20), tmpl, newHost(ns, "host-0", prefix+"tmpl", infrav1.PreprovisioningPausedAnnotationValue, 1))
 
-	e := templateError(t, ns, "tmpl", "host-0")
-	g.Expect(e.Reason).To(Equal(infrav1.PreprovisioningRenderFailedReason))
+	e := templateError(t, ns, "tmpl", "host-0", infrav1.PreprovisioningRenderFailedReason)
 	g.Expect(e.Message).To(HavePrefix("preprovisioningNetworkData.links.ethernets[0].macAddress.fromHostInterface: needs host host-0's inspected NICs"))
 	g.Expect(e.Message).To(ContainSubstring("fromBootMAC: true"))
 	g.Expect(hostEvent(t, ns, "host-0", infrav1.PreprovisioningRenderFailedReason)).To(Equal(e.Message))
 	g.Expect(getHost(g, ns, "host-0").Annotations).To(HaveKeyWithValue(bmov1.PausedAnnotation, infrav1.PreprovisioningPausedAnnotationValue))
+	g.Expect(claims(g, ns)).To(BeEmpty(), "a host that cannot be rendered takes no address")
 
 	// Inspected some other way (a host annotated after inspection): now it renders.
 	h := getHost(g, ns, "host-0")
@@ -126,10 +126,9 @@ func TestOthersDataIsNeverReplaced(t *testing.T) {
 	create(t, newPool(ns, "pool", "", 54, 10, 20), newTemplate(ns, "tmpl", "pool"), foreign, own,
 		newHost(ns, "own-secret", prefix+"tmpl", "", 2))
 
-	e := templateError(t, ns, "tmpl", "own-name")
-	g.Expect(e.Reason).To(Equal("PreprovisioningNetworkDataNameInUse"))
+	e := templateError(t, ns, "tmpl", "own-name", "PreprovisioningNetworkDataNameInUse")
 	g.Expect(e.Message).To(ContainSubstring("spec.preprovisioningNetworkDataName already names Secret handmade"))
-	e = templateError(t, ns, "tmpl", "own-secret")
+	e = templateError(t, ns, "tmpl", "own-secret", "PreprovisioningNetworkDataNameInUse")
 	g.Expect(e.Message).To(Equal("Secret own-secret-preprov-networkdata already exists and was not written by metalwire for a pre-provisioning template; delete or rename it"))
 
 	g.Consistently(func(g Gomega) {
@@ -138,6 +137,7 @@ func TestOthersDataIsNeverReplaced(t *testing.T) {
 		g.Expect(h.Annotations).To(HaveKeyWithValue(bmov1.PausedAnnotation, infrav1.PreprovisioningPausedAnnotationValue))
 		g.Expect(string(getSecret(g, ns, "own-secret-preprov-networkdata").Data["networkData"])).To(Equal("links: []"))
 	}).WithTimeout(2 * time.Second).WithPolling(100 * time.Millisecond).Should(Succeed())
+	g.Expect(claims(g, ns)).NotTo(ContainElement("own-name-pool"), "a host whose field is taken takes no address")
 }
 
 // Pre-provisioning claims with IPClaims only; a template naming another IPAM provider's pool
@@ -151,7 +151,6 @@ func TestOtherIPAMProvidersAreRefused(t *testing.T) {
 	net.IPAddressFromIPPool = ""
 	net.FromPoolRef = &infrav1.IPPoolReference{APIGroup: "ipam.cluster.x-k8s.io", Kind: "InClusterIPPool", Name: "incluster"}
 	create(t, newPool(ns, "pool", "", 55, 10, 20), tmpl, newHost(ns, "host-0", prefix+"tmpl", "", 1))
-	e := templateError(t, ns, "tmpl", "host-0")
-	g.Expect(e.Reason).To(Equal(infrav1.PreprovisioningRenderFailedReason))
+	e := templateError(t, ns, "tmpl", "host-0", infrav1.PreprovisioningRenderFailedReason)
 	g.Expect(e.Message).To(ContainSubstring("pools InClusterIPPool.ipam.cluster.x-k8s.io/incluster are not ipam.metal3.io IPPools"))
 }

@@ -203,6 +203,17 @@ func claimGone(t *testing.T, ns, claim string) {
 	}).WithTimeout(timeout).WithPolling(poll).Should(BeTrue(), "IPClaim %s should be released", claim)
 }
 
+// claims lists the names of the IPClaims in ns.
+func claims(g Gomega, ns string) []string {
+	list := &ipamv1.IPClaimList{}
+	g.Expect(env.Client.List(context.Background(), list, client.InNamespace(ns))).To(Succeed())
+	names := []string{}
+	for _, c := range list.Items {
+		names = append(names, c.Name)
+	}
+	return names
+}
+
 func getSecret(g Gomega, ns, name string) *corev1.Secret {
 	s := &corev1.Secret{}
 	g.Expect(env.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, s)).To(Succeed())
@@ -233,13 +244,14 @@ func hostEvent(t *testing.T, ns, host, reason string) string {
 	return note
 }
 
-// templateError waits until the template lists the host among its errors and returns the entry.
-func templateError(t *testing.T, ns, template, host string) infrav1.PreprovisioningHostError {
+// templateError waits until the template lists the host among its errors with the reason, and
+// returns the entry.
+func templateError(t *testing.T, ns, template, host, reason string) infrav1.PreprovisioningHostError {
 	t.Helper()
 	var got infrav1.PreprovisioningHostError
 	NewWithT(t).Eventually(func(g Gomega) {
 		tmpl := getTemplate(g, ns, template)
-		g.Expect(tmpl.Status.Errors).To(ContainElement(HaveField("Host", host)))
+		g.Expect(tmpl.Status.Errors).To(ContainElement(And(HaveField("Host", host), HaveField("Reason", reason))), "status: %+v", tmpl.Status)
 		for _, e := range tmpl.Status.Errors {
 			if e.Host == host {
 				got = e

@@ -84,6 +84,11 @@ func (r *HostReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.
 // lifts our pause, and gives a decoupled pool's address back once the host is available.
 func (r *HostReconciler) reconcileNormal(ctx context.Context, host *bmov1.BareMetalHost, tmpl *infrav1.Metal3PreprovisioningDataTemplate, ref reference) error {
 	secretName := infrav1.PreprovisioningSecretName(host.Name)
+	// The user's own Secret in the field is checked first, before any address is taken.
+	if _, _, _, err := hostUpdate(host, secretName); errors.Is(err, errNameInUse) {
+		r.fail(ctx, host, ref.Key, nameInUseReason, err.Error())
+		return nil
+	}
 	secret := &corev1.Secret{}
 	err := r.Client.Get(ctx, client.ObjectKey{Namespace: host.Namespace, Name: secretName}, secret)
 	switch {

@@ -85,8 +85,7 @@ func TestDecoupledPoolAddressIsReleasedWhenHostIsAvailable(t *testing.T) {
 
 	// The pool is full: the second host waits, still held, and the template says why.
 	create(t, newHost(ns, "host-b", prefix+"preprov", infrav1.PreprovisioningPausedAnnotationValue, 2))
-	e := templateError(t, ns, "preprov", "host-b")
-	g.Expect(e.Reason).To(Equal(infrav1.PreprovisioningPoolExhaustedReason))
+	e := templateError(t, ns, "preprov", "host-b", infrav1.PreprovisioningPoolExhaustedReason)
 	g.Expect(e.Message).To(ContainSubstring("IPClaim host-b-preprovisioning-pool"))
 	g.Expect(getHost(g, ns, "host-b").Annotations).To(HaveKeyWithValue(bmov1.PausedAnnotation, infrav1.PreprovisioningPausedAnnotationValue))
 

@@ -26,6 +26,13 @@ func (r *HostReconciler) render(ctx context.Context, host *bmov1.BareMetalHost, 
 		reason, message := renderFailure(host.Name, err)
 		return &outcome{Reason: reason, Message: message}, nil
 	}
+	// Render once without addresses first: a template this host can never satisfy (a NIC name
+	// before inspection, a bad link) fails here without taking an address from a pool that
+	// may be small. Links are rendered before networks, so only address errors remain.
+	if _, err := render.PreprovisioningNetworking(nd, facts); err != nil && !isWaitingForPool(err) {
+		reason, message := renderFailure(host.Name, err)
+		return &outcome{Reason: reason, Message: message}, nil
+	}
 	if bad := unsupportedPools(pools); len(bad) > 0 {
 		return &outcome{Reason: infrav1.PreprovisioningRenderFailedReason, Message: fmt.Sprintf(
 			"pools %s are not ipam.metal3.io IPPools: pre-provisioning claims addresses with IPClaims only; use ipAddressFromIPPool with an IPPool", strings.Join(bad, ", "))}, nil
