@@ -56,8 +56,8 @@ func newNamespace(t *testing.T) string {
 }
 
 // startManager runs the IPPool controller (our IPAM) and the pre-provisioning controllers on
-// the given namespaces until the test ends.
-func startManager(t *testing.T, namespaces ...string) {
+// the given namespaces until the test ends, or until the returned stop is called.
+func startManager(t *testing.T, namespaces ...string) (stop func()) {
 	t.Helper()
 	g := NewWithT(t)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -82,7 +82,10 @@ func startManager(t *testing.T, namespaces ...string) {
 			t.Errorf("manager: %v", err)
 		}
 	}()
-	t.Cleanup(func() { cancel(); <-done })
+	var once sync.Once
+	stop = func() { once.Do(func() { cancel(); <-done }) }
+	t.Cleanup(stop)
+	return stop
 }
 
 func create(t *testing.T, objs ...client.Object) {

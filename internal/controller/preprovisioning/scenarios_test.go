@@ -116,3 +116,38 @@ func TestDecoupledPoolAddressIsReleasedWhenHostIsAvailable(t *testing.T) {
 		g.Expect(getTemplate(g, ns, "preprov").Status.Rendered).To(BeEquivalentTo(2))
 	}).WithTimeout(timeout).Should(Succeed())
 }
+
+// A restarted controller starts with no memory: it must neither render hosts again nor lose them
+// from the template's status.
+func TestRestartKeepsRenderedHostsAsTheyAre(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns := newNamespace(t)
+	stop := startManager(t, ns)
+	create(t, newPool(ns, "pool", "", 60, 10, 20), newTemplate(ns, "tmpl", "pool"),
+		newHost(ns, "host-0", prefix+"tmpl", infrav1.PreprovisioningPausedAnnotationValue, 1))
+	waitRendered(t, ns, "host-0")
+	address := claimedAddress(t, ns, "host-0-pool")
+	secret := getSecret(g, ns, "host-0-preprov-networkdata")
+	g.Eventually(func(g Gomega) {
+		g.Expect(getTemplate(g, ns, "tmpl").Status.Rendered).To(BeEquivalentTo(1))
+	}).WithTimeout(timeout).WithPolling(poll).Should(Succeed())
+	stop()
+
+	// While it is down, the template's status is emptied, as if lost.
+	tmpl := getTemplate(g, ns, "tmpl")
+	tmpl.Status = infrav1.Metal3PreprovisioningDataTemplateStatus{}
+	g.Expect(env.Client.Status().Update(ctx, tmpl)).To(Succeed())
+
+	startManager(t, ns)
+	g.Eventually(func(g Gomega) {
+		st := getTemplate(g, ns, "tmpl").Status
+		g.Expect(st.Hosts).To(ConsistOf(infrav1.PreprovisioningHost{Name: "host-0", SecretName: secret.Name, Addresses: []string{address}}))
+		g.Expect(st.Conditions).To(ContainElement(HaveField("Reason", infrav1.PreprovisioningAllHostsRenderedReason)))
+	}).WithTimeout(timeout).WithPolling(poll).Should(Succeed())
+	g.Consistently(func(g Gomega) {
+		g.Expect(getSecret(g, ns, secret.Name).ResourceVersion).To(Equal(secret.ResourceVersion), "the Secret is not written again")
+		g.Expect(claims(g, ns)).To(Equal([]string{"host-0-pool"}))
+	}).WithTimeout(2 * time.Second).WithPolling(100 * time.Millisecond).Should(Succeed())
+	g.Expect(claimedAddress(t, ns, "host-0-pool")).To(Equal(address))
+}
