@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
+	bmov1 "github.com/metalwire/metalwire/api/baremetal/v1alpha1"
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
 )
 
@@ -110,4 +111,5 @@ func renderedAddresses(doc []byte) []string {
 	return out
 }
 
-const refAnnotation = "baremetalhost.metal3.io/preprovisioningnetworkdata-reference"
+// refAnnotation is the host annotation naming a template, as messages quote it.
+const refAnnotation = bmov1.PreprovisioningNetworkDataReferenceAnnotation
