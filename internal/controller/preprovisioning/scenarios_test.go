@@ -6,6 +6,7 @@ import (
 	"time"
 
 	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -150,4 +151,29 @@ func TestRestartKeepsRenderedHostsAsTheyAre(t *testing.T) {
 		g.Expect(claims(g, ns)).To(Equal([]string{"host-0-pool"}))
 	}).WithTimeout(2 * time.Second).WithPolling(100 * time.Millisecond).Should(Succeed())
 	g.Expect(claimedAddress(t, ns, "host-0-pool")).To(Equal(address))
+}
+
+// A host annotated after a Metal3Data claimed its host-keyed address (re-inspection of a host
+// that was provisioned with IP reuse) shares that claim, so it keeps the same address.
+func TestExistingHostKeyedClaimIsShared(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns := newNamespace(t)
+	startManager(t, ns)
+	data := metav1.OwnerReference{APIVersion: infrav1.GroupVersion.String(), Kind: "Metal3Data", Name: "workers-3", UID: "5f0e6c1e-0000-4000-8000-000000000003"}
+	claim := &ipamv1.IPClaim{
+		ObjectMeta: metav1.ObjectMeta{Name: "host-0-pool", Namespace: ns, OwnerReferences: []metav1.OwnerReference{data},
+			Annotations: map[string]string{ipamv1.IPAddressAnnotation: "192.168.61.15"}},
+		Spec: ipamv1.IPClaimSpec{Pool: corev1.ObjectReference{Name: "pool"}},
+	}
+	create(t, newPool(ns, "pool", "cluster", 61, 10, 20), claim)
+	g.Expect(claimedAddress(t, ns, "host-0-pool")).To(Equal("192.168.61.15"))
+
+	create(t, newTemplate(ns, "tmpl", "pool"), newHost(ns, "host-0", prefix+"tmpl", infrav1.PreprovisioningPausedAnnotationValue, 1))
+	waitRendered(t, ns, "host-0")
+	g.Expect(parseNetworkData(g, getSecret(g, ns, "host-0-preprov-networkdata").Data["networkData"]).Networks).To(ConsistOf(HaveField("IPAddress", "192.168.61.15")))
+	got := &ipamv1.IPClaim{}
+	g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "host-0-pool"}, got)).To(Succeed())
+	g.Expect(got.OwnerReferences).To(ConsistOf(HaveField("Kind", "Metal3Data"), HaveField("Kind", "Metal3PreprovisioningDataTemplate")))
+	g.Expect(claims(g, ns)).To(Equal([]string{"host-0-pool"}))
 }
