@@ -11,6 +11,7 @@ import (
 	"github.com/metalwire/metalwire/internal/controller/ippool"
 	"github.com/metalwire/metalwire/internal/controller/metal3cluster"
 	"github.com/metalwire/metalwire/internal/controller/metal3machine"
+	"github.com/metalwire/metalwire/internal/controller/preprovisioning"
 )
 
 // Group names a set of controllers that run together.
@@ -49,6 +50,13 @@ var registry = map[Group][]namedSetup{
 	IPAM: {
 		{ippool.ControllerName, setupIPPool},
 	},
+	Preprovisioning: {
+		{"preprovisioning", setupPreprovisioning},
+	},
+}
+
+func setupPreprovisioning(ctx context.Context, mgr ctrl.Manager, opts Options) error {
+	return preprovisioning.SetupWithManager(ctx, mgr, opts.Concurrency)
 }
 
 func setupIPPool(ctx context.Context, mgr ctrl.Manager, opts Options) error {
