@@ -34,29 +34,43 @@ each host's state changes, and writes the files each provisioned host would boot
   KUBECONFIG=.metalwire/dev/kubeconfig kubectl get baremetalhosts`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if f.hosts < 0 {
-				return usageError{errors.New("--hosts must be 0 or more")}
+			opts, err := f.options(cmd)
+			if err != nil {
+				return err
 			}
-			return devenv.Run(cmd.Context(), devenv.Options{
-				Dir:       f.dir,
-				Hosts:     f.hosts,
-				Namespace: f.namespace,
-				Apply:     f.apply,
-				Delays:    f.delays,
-				MakeTools: !f.noBuild,
-				Out:       cmd.OutOrStdout(),
-			})
+			return devenv.Run(cmd.Context(), opts)
 		},
 	}
+	f.register(cmd, 3)
+	return cmd
+}
+
+// register adds the flags dev and demo share; hosts is the default of --hosts.
+func (f *devFlags) register(cmd *cobra.Command, hosts int) {
 	fs := cmd.Flags()
-	fs.IntVar(&f.hosts, "hosts", 3, "number of simulated BareMetalHosts to create (host-0, host-1, ...)")
+	fs.IntVar(&f.hosts, "hosts", hosts, "number of simulated BareMetalHosts to create (host-0, host-1, ...)")
 	fs.StringVar(&f.namespace, "namespace", "default", "namespace of the simulated hosts")
-	fs.StringArrayVar(&f.apply, "apply", nil, "manifest file or directory to apply once running (server-side apply); repeat for more")
+	fs.StringArrayVar(&f.apply, "apply", f.apply, "manifest file or directory to apply once running (server-side apply); repeat for more")
 	fs.StringVar(&f.dir, "dir", devenv.DefaultDir, "folder for the kubeconfig, manager.log and the hosts' files")
 	fs.BoolVar(&f.noBuild, "no-build", false, "fail instead of running make tools when kube-apiserver or etcd is missing from bin/")
 	fs.DurationVar(&f.delays.Registering, "registering-delay", f.delays.Registering, "how long a simulated host stays registering")
 	fs.DurationVar(&f.delays.Inspecting, "inspecting-delay", f.delays.Inspecting, "how long a simulated host stays inspecting")
 	fs.DurationVar(&f.delays.Provisioning, "provisioning-delay", f.delays.Provisioning, "how long a simulated host stays provisioning")
 	fs.DurationVar(&f.delays.Deprovisioning, "deprovisioning-delay", f.delays.Deprovisioning, "how long a simulated host stays deprovisioning")
-	return cmd
+}
+
+// options checks the flags and turns them into dev mode's options.
+func (f *devFlags) options(cmd *cobra.Command) (devenv.Options, error) {
+	if f.hosts < 0 {
+		return devenv.Options{}, usageError{errors.New("--hosts must be 0 or more")}
+	}
+	return devenv.Options{
+		Dir:       f.dir,
+		Hosts:     f.hosts,
+		Namespace: f.namespace,
+		Apply:     f.apply,
+		Delays:    f.delays,
+		MakeTools: !f.noBuild,
+		Out:       cmd.OutOrStdout(),
+	}, nil
 }
