@@ -11,9 +11,11 @@ import (
 	"sync"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/utils/ptr"
 	clusterv1beta1 "sigs.k8s.io/cluster-api/api/core/v1beta1" //nolint:staticcheck // Cluster API's webhooks still register conversions from v1beta1
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
@@ -191,6 +193,9 @@ func (e *Env) newManager(ctx context.Context, logs io.Writer) (ctrl.Manager, err
 		Scheme:  s,
 		Metrics: metricsserver.Options{BindAddress: "0"},
 		Logger:  log,
+		// One process may start dev mode more than once (tests of metalwire demo and dev);
+		// controller names must then be allowed again. Metrics are not served, so nothing clashes.
+		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
 		WebhookServer: webhook.NewServer(webhook.Options{
 			Host:    hooks.LocalServingHost,
 			Port:    hooks.LocalServingPort,
