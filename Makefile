@@ -89,10 +89,9 @@ bench-data: $(KUBE_APISERVER) $(ETCD) ## Data templating at scale: BENCH_DATA_N 
 ##@ Running
 
 .PHONY: demo
-demo: ## Run the whole system locally with simulated hosts, then stop.
-	@echo "make demo: not yet — dev mode (metalwire dev) lands with the dev-mode issue."
-	@echo "Until then: 'make test' runs the envtest-based tests against a real kube-apiserver."
+demo: $(KUBE_APISERVER) $(ETCD) ## Run examples/ on simulated hosts until every host is provisioned, print the hosts, stop (DEMO_FLAGS="--timeout 10m").
+	go run ./cmd/metalwire demo --no-build $(DEMO_FLAGS)
 
 .PHONY: dev
-dev: ## Run the whole system locally and keep it running until Ctrl-C.
-	@echo "make dev: not yet — dev mode (metalwire dev) lands with the dev-mode issue."
+dev: ## Run the whole system locally with simulated hosts until Ctrl-C (DEV_FLAGS="--hosts 5 --apply dir/").
+	go run ./cmd/metalwire dev $(DEV_FLAGS)

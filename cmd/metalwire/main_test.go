@@ -93,7 +93,7 @@ func TestManagerServesHealthAgainstAnAPIServer(t *testing.T) {
 		}
 		defer resp.Body.Close()
 		return resp.StatusCode, nil
-	}, 30*time.Second, 200*time.Millisecond).Should(Equal(http.StatusOK))
+	}, 2*time.Minute, 200*time.Millisecond).Should(Equal(http.StatusOK), "every controller group starts; under load the informers take a while")
 
 	cancel()
 	g.Eventually(done, 30*time.Second).Should(Receive(Equal(0)), "the manager stops cleanly when told to")

@@ -15,6 +15,7 @@ import (
 	"github.com/metalwire/metalwire/internal/controller/metal3dataclaim"
 	"github.com/metalwire/metalwire/internal/controller/metal3datatemplate"
 	"github.com/metalwire/metalwire/internal/controller/metal3machine"
+	"github.com/metalwire/metalwire/internal/controller/preprovisioning"
 )
 
 // Group names a set of controllers that run together.
@@ -60,6 +61,13 @@ var registry = map[Group][]namedSetup{
 	IPAM: {
 		{ippool.ControllerName, setupIPPool},
 	},
+	Preprovisioning: {
+		{"preprovisioning", setupPreprovisioning},
+	},
+}
+
+func setupPreprovisioning(ctx context.Context, mgr ctrl.Manager, opts Options) error {
+	return preprovisioning.SetupWithManager(ctx, mgr, opts.Concurrency)
 }
 
 func setupIPPool(ctx context.Context, mgr ctrl.Manager, opts Options) error {

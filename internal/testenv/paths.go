@@ -17,12 +17,33 @@ func RepoRoot() (string, error) {
 	if !ok {
 		return "", errors.New("testenv: cannot tell where the source tree is")
 	}
+	if !filepath.IsAbs(file) {
+		// Built with -trimpath (make build): the source path is not recorded, so look for the
+		// checkout from the working directory up.
+		return checkoutAbove(".")
+	}
 	// file is <root>/internal/testenv/paths.go
 	root := filepath.Dir(filepath.Dir(filepath.Dir(file)))
 	if _, err := os.Stat(filepath.Join(root, "hack", "tools", "go.mod")); err != nil {
 		return "", fmt.Errorf("testenv: %s is not a metalwire checkout (no hack/tools/go.mod): %w", root, err)
 	}
 	return root, nil
+}
+
+// checkoutAbove finds the metalwire checkout holding dir.
+func checkoutAbove(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	for d := abs; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, "hack", "tools", "go.mod")); err == nil {
+			return d, nil
+		}
+		if filepath.Dir(d) == d {
+			return "", fmt.Errorf("testenv: %s is not inside a metalwire checkout (no hack/tools/go.mod above it); run from the repository", abs)
+		}
+	}
 }
 
 // ControlPlaneDir returns the directory that holds kube-apiserver and etcd: KUBEBUILDER_ASSETS if
@@ -109,4 +130,14 @@ func CRDDirs() ([]string, error) {
 		filepath.Join(capi, "controlplane", "kubeadm", "config", "crd", "bases"),
 	}
 	return dirs, nil
+}
+
+// CheckControlPlane returns the directory holding kube-apiserver and etcd, with an error saying
+// "run make tools" when they have not been built. Dev mode calls it to offer to build them.
+func CheckControlPlane() (string, error) {
+	dir, err := ControlPlaneDir()
+	if err != nil {
+		return "", err
+	}
+	return dir, checkBinaries(dir)
 }

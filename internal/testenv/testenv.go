@@ -5,6 +5,7 @@ import (
 	"os"
 	"testing"
 
+	admissionv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -23,13 +24,31 @@ type Env struct {
 	Scheme *runtime.Scheme
 	// KubeConfig is a kubeconfig file's content that reaches the API server as Config does.
 	KubeConfig []byte
+	// Webhooks says where the API server calls the admission webhooks installed by StartWith:
+	// a manager serves them with webhook.Options{Host: LocalServingHost, Port:
+	// LocalServingPort, CertDir: LocalServingCertDir}.
+	Webhooks *envtest.WebhookInstallOptions
 
 	env *envtest.Environment
+}
+
+// Options add to what Start sets up.
+type Options struct {
+	// MutatingWebhooks and ValidatingWebhooks are installed pointing at a local address with a
+	// generated certificate (see Env.Webhooks). Dev mode uses them to run Cluster API's
+	// defaulting and validation as a real management cluster would.
+	MutatingWebhooks   []*admissionv1.MutatingWebhookConfiguration
+	ValidatingWebhooks []*admissionv1.ValidatingWebhookConfiguration
 }
 
 // Start starts etcd and kube-apiserver from bin/ and installs the CRDs. It fails with
 // "run make tools" when the binaries have not been built.
 func Start() (*Env, error) {
+	return StartWith(Options{})
+}
+
+// StartWith is Start with webhooks.
+func StartWith(opts Options) (*Env, error) {
 	dir, err := ControlPlaneDir()
 	if err != nil {
 		return nil, err
@@ -47,6 +66,10 @@ func Start() (*Env, error) {
 		CRDDirectoryPaths:     crds,
 		ErrorIfCRDPathMissing: false,
 		Scheme:                s,
+		WebhookInstallOptions: envtest.WebhookInstallOptions{
+			MutatingWebhooks:   opts.MutatingWebhooks,
+			ValidatingWebhooks: opts.ValidatingWebhooks,
+		},
 	}
 	cfg, err := env.Start()
 	if err != nil {
@@ -59,7 +82,7 @@ func Start() (*Env, error) {
 		_ = env.Stop()
 		return nil, fmt.Errorf("testenv: creating client: %w", err)
 	}
-	return &Env{Config: cfg, Client: c, Scheme: s, KubeConfig: env.KubeConfig, env: env}, nil
+	return &Env{Config: cfg, Client: c, Scheme: s, KubeConfig: env.KubeConfig, Webhooks: &env.WebhookInstallOptions, env: env}, nil
 }
 
 // Stop stops the API server and etcd.

@@ -10,8 +10,9 @@ import (
 // PreprovisioningDataTemplateReferencePrefix + the template's name.
 
 // PreprovisioningDataTemplateFinalizer lets the preprovisioning controller release the hosts'
-// IPClaims before the template goes.
-const PreprovisioningDataTemplateFinalizer = "metal3preprovisioningdatatemplate.infrastructure.cluster.x-k8s.io"
+// IPClaims before the template goes. It is <domain>/<name>, not CAPM3's <kind>.<group>: that form
+// would be 66 characters, and the API server refuses a finalizer without a slash longer than 63.
+const PreprovisioningDataTemplateFinalizer = "infrastructure.cluster.x-k8s.io/metal3preprovisioningdatatemplate"
 
 // Names the preprovisioning controller reads and writes on hosts and Secrets.
 const (

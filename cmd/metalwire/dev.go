@@ -1,0 +1,76 @@
+package main
+
+import (
+	"errors"
+
+	"github.com/spf13/cobra"
+
+	"github.com/metalwire/metalwire/internal/devenv"
+	"github.com/metalwire/metalwire/internal/simulator"
+)
+
+// devFlags are the settings of `metalwire dev`.
+type devFlags struct {
+	hosts     int
+	namespace string
+	apply     []string
+	dir       string
+	noBuild   bool
+	delays    simulator.Delays
+}
+
+func newDevCommand() *cobra.Command {
+	f := &devFlags{delays: simulator.DefaultDelays}
+	cmd := &cobra.Command{
+		Use:   "dev",
+		Short: "Run metalwire locally with simulated hosts, until Ctrl-C",
+		Long: `Run the whole system on this machine, without a Kubernetes cluster, Docker or servers:
+a kube-apiserver and etcd from bin/ (built by make tools), every CRD, metalwire's controllers,
+Cluster API's core controllers, and a host simulator that stands in for baremetal-operator.
+It writes a kubeconfig so kubectl works while it runs, applies the --apply manifests, prints
+each host's state changes, and writes the files each provisioned host would boot with under
+<dir>/hosts/<host>/. The simulator is not baremetal-operator: it drives no hardware.`,
+		Example: `  metalwire dev --hosts 4 --apply examples/
+  KUBECONFIG=.metalwire/dev/kubeconfig kubectl get baremetalhosts`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			opts, err := f.options(cmd)
+			if err != nil {
+				return err
+			}
+			return devenv.Run(cmd.Context(), opts)
+		},
+	}
+	f.register(cmd, 3)
+	return cmd
+}
+
+// register adds the flags dev and demo share; hosts is the default of --hosts.
+func (f *devFlags) register(cmd *cobra.Command, hosts int) {
+	fs := cmd.Flags()
+	fs.IntVar(&f.hosts, "hosts", hosts, "number of simulated BareMetalHosts to create (host-0, host-1, ...)")
+	fs.StringVar(&f.namespace, "namespace", "default", "namespace of the simulated hosts")
+	fs.StringArrayVar(&f.apply, "apply", f.apply, "manifest file or directory to apply once running (server-side apply); repeat for more")
+	fs.StringVar(&f.dir, "dir", devenv.DefaultDir, "folder for the kubeconfig, manager.log and the hosts' files")
+	fs.BoolVar(&f.noBuild, "no-build", false, "fail instead of running make tools when kube-apiserver or etcd is missing from bin/")
+	fs.DurationVar(&f.delays.Registering, "registering-delay", f.delays.Registering, "how long a simulated host stays registering")
+	fs.DurationVar(&f.delays.Inspecting, "inspecting-delay", f.delays.Inspecting, "how long a simulated host stays inspecting")
+	fs.DurationVar(&f.delays.Provisioning, "provisioning-delay", f.delays.Provisioning, "how long a simulated host stays provisioning")
+	fs.DurationVar(&f.delays.Deprovisioning, "deprovisioning-delay", f.delays.Deprovisioning, "how long a simulated host stays deprovisioning")
+}
+
+// options checks the flags and turns them into dev mode's options.
+func (f *devFlags) options(cmd *cobra.Command) (devenv.Options, error) {
+	if f.hosts < 0 {
+		return devenv.Options{}, usageError{errors.New("--hosts must be 0 or more")}
+	}
+	return devenv.Options{
+		Dir:       f.dir,
+		Hosts:     f.hosts,
+		Namespace: f.namespace,
+		Apply:     f.apply,
+		Delays:    f.delays,
+		MakeTools: !f.noBuild,
+		Out:       cmd.OutOrStdout(),
+	}, nil
+}

@@ -1,0 +1,175 @@
+package preprovisioning
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	bmov1 "github.com/metalwire/metalwire/api/baremetal/v1alpha1"
+	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
+	ipamv1 "github.com/metalwire/metalwire/api/ipam/v1alpha1"
+	"github.com/metalwire/metalwire/pkg/render"
+)
+
+// Sharing a host-keyed claim.
+//
+// The claim of a host in a pool is named <host>-<pool>, the name the Metal3Data controller uses
+// with IP reuse, so in the common-pool scenario both controllers use one claim and the host
+// keeps one address. Whoever uses a claim is one of its owner references: this controller the
+// template (non-controlling), a Metal3Data itself. Whoever stops using it removes its own
+// reference, and deletes the claim only when no owner is left. Both steps are conditional on the
+// claim's resourceVersion, so a claim adopted in between is never deleted under its new owner.
+
+const templateKind = "Metal3PreprovisioningDataTemplate"
+
+// claimName is the host-keyed claim name: <host>-<pool>.
+func claimName(host string, pool render.PoolRef) string {
+	return host + "-" + pool.Name
+}
+
+func templateOwnerRef(tmpl *infrav1.Metal3PreprovisioningDataTemplate) metav1.OwnerReference {
+	return metav1.OwnerReference{
+		APIVersion: infrav1.GroupVersion.String(),
+		Kind:       templateKind,
+		Name:       tmpl.Name,
+		UID:        tmpl.UID,
+	}
+}
+
+// isTemplateRef tells whether an owner reference is a pre-provisioning template's.
+func isTemplateRef(ref metav1.OwnerReference) bool {
+	gv, err := schema.ParseGroupVersion(ref.APIVersion)
+	return err == nil && gv.Group == infrav1.GroupVersion.Group && ref.Kind == templateKind
+}
+
+// claimAddress makes sure the host has a claim in the pool, owned by the template, and reads the
+// address given so far.
+func (r *HostReconciler) claimAddress(ctx context.Context, host *bmov1.BareMetalHost, tmpl *infrav1.Metal3PreprovisioningDataTemplate, pool render.PoolRef) (poolAnswer, error) {
+	name := claimName(host.Name, pool)
+	claim := &ipamv1.IPClaim{}
+	err := r.Client.Get(ctx, client.ObjectKey{Namespace: host.Namespace, Name: name}, claim)
+	if apierrors.IsNotFound(err) {
+		claim = &ipamv1.IPClaim{
+			ObjectMeta: metav1.ObjectMeta{
+				Name:            name,
+				Namespace:       host.Namespace,
+				Labels:          map[string]string{templateLabel: tmpl.Name, hostLabel: host.Name},
+				OwnerReferences: []metav1.OwnerReference{templateOwnerRef(tmpl)},
+			},
+			Spec: ipamv1.IPClaimSpec{Pool: corev1.ObjectReference{
+				APIVersion: ipamv1.GroupVersion.String(), Kind: render.DefaultPoolKind, Namespace: host.Namespace, Name: pool.Name,
+			}},
+		}
+		if err := r.Client.Create(ctx, claim); err != nil && !apierrors.IsAlreadyExists(err) {
+			return poolAnswer{}, fmt.Errorf("creating IPClaim %s: %w", name, err)
+		}
+		// New, or made by someone the cache has not shown us yet: its event brings us back.
+		return poolAnswer{pool: pool, state: poolWaiting, message: fmt.Sprintf("IPClaim %s created", name)}, nil
+	}
+	if err != nil {
+		return poolAnswer{}, fmt.Errorf("reading IPClaim %s: %w", name, err)
+	}
+	if claim.Spec.Pool.Name != pool.Name {
+		return poolAnswer{}, fmt.Errorf("IPClaim %s already exists for pool %s; delete it so that a claim on pool %s can be made", name, claim.Spec.Pool.Name, pool.Name)
+	}
+	if !claim.DeletionTimestamp.IsZero() {
+		return poolAnswer{pool: pool, state: poolWaiting, message: fmt.Sprintf("IPClaim %s is being deleted; a new one is made once it is gone", name)}, nil
+	}
+	if err := r.adopt(ctx, claim, host, tmpl); err != nil {
+		return poolAnswer{}, err
+	}
+	if claim.Status.Address == nil || claim.Status.Address.Name == "" {
+		return unanswered(pool, claim), nil
+	}
+	addr := &ipamv1.IPAddress{}
+	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: claim.Namespace, Name: claim.Status.Address.Name}, addr); err != nil {
+		if apierrors.IsNotFound(err) {
+			return poolAnswer{pool: pool, state: poolWaiting, message: fmt.Sprintf("IPAddress %s of IPClaim %s not seen yet", claim.Status.Address.Name, name)}, nil
+		}
+		return poolAnswer{}, fmt.Errorf("reading IPAddress %s: %w", claim.Status.Address.Name, err)
+	}
+	out := render.PoolAddress{Address: string(addr.Spec.Address), Prefix: addr.Spec.Prefix}
+	if addr.Spec.Gateway != nil {
+		out.Gateway = string(*addr.Spec.Gateway)
+	}
+	for _, d := range addr.Spec.DNSServers {
+		out.DNSServers = append(out.DNSServers, string(d))
+	}
+	return poolAnswer{pool: pool, state: poolReady, address: out}, nil
+}
+
+// adopt makes an existing claim the template's too: made by a Metal3Data (IP reuse) or by an
+// earlier pre-provisioning of the host.
+func (r *HostReconciler) adopt(ctx context.Context, claim *ipamv1.IPClaim, host *bmov1.BareMetalHost, tmpl *infrav1.Metal3PreprovisioningDataTemplate) error {
+	owned := slices.ContainsFunc(claim.OwnerReferences, func(ref metav1.OwnerReference) bool { return ref.UID == tmpl.UID })
+	if owned && claim.Labels[templateLabel] == tmpl.Name && claim.Labels[hostLabel] == host.Name {
+		return nil
+	}
+	before := claim.DeepCopy()
+	if !owned {
+		claim.OwnerReferences = append(claim.OwnerReferences, templateOwnerRef(tmpl))
+	}
+	if claim.Labels == nil {
+		claim.Labels = map[string]string{}
+	}
+	claim.Labels[templateLabel], claim.Labels[hostLabel] = tmpl.Name, host.Name
+	if err := r.Client.Patch(ctx, claim, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})); err != nil {
+		return fmt.Errorf("sharing IPClaim %s with template %s: %w", claim.Name, tmpl.Name, err)
+	}
+	return nil
+}
+
+// unanswered reads why a claim has no address from its Ready condition.
+func unanswered(pool render.PoolRef, claim *ipamv1.IPClaim) poolAnswer {
+	a := poolAnswer{pool: pool, state: poolWaiting, message: fmt.Sprintf("IPClaim %s has no address yet", claim.Name)}
+	if c := meta.FindStatusCondition(claim.Status.Conditions, ipamv1.ReadyCondition); c != nil && c.Status == metav1.ConditionFalse {
+		if c.Reason == ipamv1.PoolExhaustedReason {
+			a.state = poolExhausted
+		}
+		if c.Message != "" {
+			a.message = fmt.Sprintf("IPClaim %s: %s", claim.Name, c.Message)
+		}
+	}
+	return a
+}
+
+// hostClaims lists the claims this controller made or shares for a host.
+func (r *HostReconciler) hostClaims(ctx context.Context, ns, host string) ([]ipamv1.IPClaim, error) {
+	list := &ipamv1.IPClaimList{}
+	if err := r.Client.List(ctx, list, client.InNamespace(ns), client.MatchingLabels{hostLabel: host}); err != nil {
+		return nil, fmt.Errorf("listing the IPClaims of host %s: %w", host, err)
+	}
+	return list.Items, nil
+}
+
+// releaseClaim stops this controller's use of a claim: it drops the templates' owner references
+// and labels, and deletes the claim when no owner is left. It reports whether it deleted it.
+func releaseClaim(ctx context.Context, c client.Client, claim *ipamv1.IPClaim) (deleted bool, err error) {
+	if !claim.DeletionTimestamp.IsZero() {
+		return false, nil
+	}
+	others := slices.DeleteFunc(slices.Clone(claim.OwnerReferences), isTemplateRef)
+	if len(others) == 0 {
+		rv := claim.ResourceVersion
+		err := c.Delete(ctx, claim, client.Preconditions{UID: &claim.UID, ResourceVersion: &rv})
+		if err != nil && !apierrors.IsNotFound(err) {
+			return false, fmt.Errorf("deleting IPClaim %s: %w", claim.Name, err)
+		}
+		return err == nil, nil
+	}
+	before := claim.DeepCopy()
+	claim.OwnerReferences = others
+	delete(claim.Labels, templateLabel)
+	delete(claim.Labels, hostLabel)
+	if err := c.Patch(ctx, claim, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})); err != nil && !apierrors.IsNotFound(err) {
+		return false, fmt.Errorf("leaving IPClaim %s to its other owners: %w", claim.Name, err)
+	}
+	return false, nil
+}

@@ -1,0 +1,77 @@
+package devenv
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"sigs.k8s.io/cluster-api/controllers/clustercache"
+	"sigs.k8s.io/cluster-api/core/reconcilers/cluster"
+	"sigs.k8s.io/cluster-api/core/reconcilers/machine"
+	"sigs.k8s.io/cluster-api/core/reconcilers/machinedeployment"
+	"sigs.k8s.io/cluster-api/core/reconcilers/machineset"
+	"sigs.k8s.io/cluster-api/core/setup"
+	"sigs.k8s.io/cluster-api/util/index"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+)
+
+// Grace periods as Cluster API's manager defaults them (its --remote-*-grace-period flags).
+const (
+	remoteConnectionGracePeriod = 50 * time.Second
+	remoteConditionsGracePeriod = 5 * time.Minute
+)
+
+// setupClusterAPI adds Cluster API's Cluster, Machine, MachineSet and MachineDeployment
+// controllers and their defaulting and validating webhooks to mgr, configured as Cluster API's
+// own manager configures them.
+//
+// There is no workload cluster in dev mode: no Cluster has a <name>-kubeconfig Secret, so the
+// ClusterCache never connects, and the Machine controller, which would look for the Machine's
+// Node there, leaves status.nodeRef empty and retries. Machines therefore stop at phase
+// Provisioned (infrastructure ready, providerID set) and never become Running; everything
+// metalwire does happens before that point.
+func setupClusterAPI(ctx context.Context, mgr ctrl.Manager) error {
+	if err := index.AddDefaultIndexes(ctx, mgr); err != nil {
+		return fmt.Errorf("cluster-api indexes: %w", err)
+	}
+	opts := controller.Options{MaxConcurrentReconciles: 5}
+	clusterCache, err := clustercache.SetupWithManager(ctx, mgr, clustercache.Options{
+		SecretClient: mgr.GetClient(),
+		Cache:        setup.ClusterCacheCacheOptions(),
+		Client:       setup.ClusterCacheClientOptions("metalwire-dev", 20, 30),
+	}, opts)
+	if err != nil {
+		return fmt.Errorf("cluster-api ClusterCache: %w", err)
+	}
+	if err := (&cluster.Reconciler{
+		Client:                      mgr.GetClient(),
+		APIReader:                   mgr.GetAPIReader(),
+		ClusterCache:                clusterCache,
+		RemoteConnectionGracePeriod: remoteConnectionGracePeriod,
+	}).SetupWithManager(ctx, mgr, opts); err != nil {
+		return fmt.Errorf("cluster-api Cluster controller: %w", err)
+	}
+	if err := (&machine.Reconciler{
+		Client:                      mgr.GetClient(),
+		APIReader:                   mgr.GetAPIReader(),
+		ClusterCache:                clusterCache,
+		RemoteConditionsGracePeriod: remoteConditionsGracePeriod,
+	}).SetupWithManager(ctx, mgr, opts); err != nil {
+		return fmt.Errorf("cluster-api Machine controller: %w", err)
+	}
+	if err := (&machineset.Reconciler{
+		Client:       mgr.GetClient(),
+		APIReader:    mgr.GetAPIReader(),
+		ClusterCache: clusterCache,
+	}).SetupWithManager(ctx, mgr, opts); err != nil {
+		return fmt.Errorf("cluster-api MachineSet controller: %w", err)
+	}
+	if err := (&machinedeployment.Reconciler{
+		Client:    mgr.GetClient(),
+		APIReader: mgr.GetAPIReader(),
+	}).SetupWithManager(ctx, mgr, opts); err != nil {
+		return fmt.Errorf("cluster-api MachineDeployment controller: %w", err)
+	}
+	return setupClusterAPIWebhooks(mgr, clusterCache)
+}

@@ -1,0 +1,300 @@
+package devenv
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/utils/ptr"
+	clusterv1beta1 "sigs.k8s.io/cluster-api/api/core/v1beta1" //nolint:staticcheck // Cluster API's webhooks still register conversions from v1beta1
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
+
+	"github.com/metalwire/metalwire/internal/controller"
+	"github.com/metalwire/metalwire/internal/scheme"
+	"github.com/metalwire/metalwire/internal/simulator"
+	"github.com/metalwire/metalwire/internal/testenv"
+)
+
+// DefaultDir is where dev mode keeps its kubeconfig, log and host files, below the working
+// directory.
+const DefaultDir = ".metalwire/dev"
+
+// Options say what to run.
+type Options struct {
+	// Dir holds the kubeconfig, the manager log and the host files (DefaultDir if empty).
+	Dir string
+	// Hosts is how many simulated BareMetalHosts to create.
+	Hosts int
+	// Namespace the hosts are created in ("default" if empty).
+	Namespace string
+	// HostOptions are labels and annotations for the hosts.
+	HostOptions simulator.HostOptions
+	// Apply lists manifest files or directories to apply once everything runs.
+	Apply []string
+	// Delays of the simulator; zero values take simulator.DefaultDelays.
+	Delays simulator.Delays
+	// MakeTools lets dev mode run `make tools` when kube-apiserver or etcd is missing.
+	MakeTools bool
+	// Out receives one line per step and per host state change (io.Discard if nil).
+	Out io.Writer
+	// Log receives the controllers' logs (Dir/manager.log if nil).
+	Log io.Writer
+}
+
+// Env is a running development environment.
+type Env struct {
+	// Control is the API server and etcd.
+	Control *testenv.Env
+	// Client talks to the API server directly (uncached).
+	Client client.Client
+	// Simulator is the BMO stand-in; its Dir is where host files go.
+	Simulator *simulator.Simulator
+	// KubeconfigPath is the kubeconfig file written for kubectl.
+	KubeconfigPath string
+	// Controllers names every controller running, metalwire's and Cluster API's.
+	Controllers []string
+
+	cancel  context.CancelFunc
+	done    chan error
+	logFile *os.File
+}
+
+// printer writes progress lines; host state changes arrive from many goroutines.
+type printer struct {
+	mu  sync.Mutex
+	out io.Writer
+}
+
+func (p *printer) printf(format string, args ...any) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	_, _ = fmt.Fprintf(p.out, format+"\n", args...)
+}
+
+// Start brings the environment up, step by step, reporting each on opts.Out, and returns once the
+// hosts exist and the manifests are applied. The controllers keep running until Stop.
+func Start(ctx context.Context, opts Options) (_ *Env, reterr error) {
+	if opts.Dir == "" {
+		opts.Dir = DefaultDir
+	}
+	if opts.Namespace == "" {
+		opts.Namespace = "default"
+	}
+	if opts.Out == nil {
+		opts.Out = io.Discard
+	}
+	p := &printer{out: opts.Out}
+	if err := os.MkdirAll(opts.Dir, 0o750); err != nil {
+		return nil, fmt.Errorf("--dir %s: %w", opts.Dir, err)
+	}
+	if err := ensureControlPlane(ctx, opts.MakeTools, p); err != nil {
+		return nil, err
+	}
+
+	webhooks, err := clusterAPIWebhooks()
+	if err != nil {
+		return nil, err
+	}
+	control, err := testenv.StartWith(webhooks)
+	if err != nil {
+		return nil, err
+	}
+	e := &Env{Control: control, Client: control.Client, done: make(chan error, 1)}
+	defer func() {
+		if reterr != nil {
+			reterr = errors.Join(reterr, e.Stop())
+		}
+	}()
+	p.printf("control plane started: kube-apiserver %s (etcd and kube-apiserver from bin/)", control.Config.Host)
+	crds, err := countCRDs(ctx, control.Client)
+	if err != nil {
+		return e, err
+	}
+	p.printf("CRDs installed: %d (metalwire, Cluster API, BareMetalHost)", crds)
+
+	e.KubeconfigPath = filepath.Join(opts.Dir, "kubeconfig")
+	if err := os.WriteFile(e.KubeconfigPath, control.KubeConfig, 0o600); err != nil {
+		return e, fmt.Errorf("writing the kubeconfig: %w", err)
+	}
+	p.printf("kubeconfig written: export KUBECONFIG=%s", absolute(e.KubeconfigPath))
+
+	logs := opts.Log
+	if logs == nil {
+		if e.logFile, err = os.Create(filepath.Join(opts.Dir, "manager.log")); err != nil {
+			return e, fmt.Errorf("creating the manager log: %w", err)
+		}
+		logs = e.logFile
+	}
+	e.Simulator = &simulator.Simulator{
+		Dir:    opts.Dir,
+		Delays: opts.Delays,
+		OnTransition: func(t simulator.Transition) {
+			p.printf("host %s: %s -> %s", t.Host, orNone(string(t.From)), t.To)
+		},
+	}
+	mgrCtx, cancel := context.WithCancel(ctx)
+	mgr, err := e.newManager(mgrCtx, logs)
+	if err != nil {
+		cancel()
+		return e, err
+	}
+	e.cancel = cancel // from here on Stop waits for the manager to end
+	go func() { e.done <- mgr.Start(mgrCtx) }()
+	if !mgr.GetCache().WaitForCacheSync(mgrCtx) {
+		return e, errors.New("the controllers' caches did not sync; see " + filepath.Join(opts.Dir, "manager.log"))
+	}
+	if err := waitForWebhooks(mgrCtx, mgr); err != nil {
+		return e, err
+	}
+	p.printf("controllers running: %s", strings.Join(e.Controllers, ", "))
+	p.printf("host simulator running (a stand-in for baremetal-operator); host files in %s", filepath.Join(opts.Dir, "hosts"))
+
+	if opts.Hosts > 0 {
+		names, err := e.Simulator.CreateHosts(ctx, opts.Namespace, opts.Hosts, opts.HostOptions)
+		if err != nil {
+			return e, err
+		}
+		p.printf("%d hosts created in namespace %s: %s", len(names), opts.Namespace, span(names))
+	}
+	for _, path := range opts.Apply {
+		n, err := Apply(ctx, e.Client, path)
+		if err != nil {
+			return e, err
+		}
+		p.printf("applied %s: %d objects", path, n)
+	}
+	return e, nil
+}
+
+// newManager builds the one manager: metalwire's controllers, Cluster API's and the simulator.
+func (e *Env) newManager(ctx context.Context, logs io.Writer) (ctrl.Manager, error) {
+	log := newLogger(logs)
+	ctrl.SetLogger(log)
+	ctx = ctrl.LoggerInto(ctx, log)
+	cfg := *e.Control.Config
+	cfg.QPS, cfg.Burst = 100, 200
+	hooks := e.Control.Webhooks
+	// Cluster API's webhooks register conversions from v1beta1, so its types must be known.
+	s := scheme.New()
+	if err := clusterv1beta1.AddToScheme(s); err != nil {
+		return nil, err
+	}
+	mgr, err := ctrl.NewManager(&cfg, ctrl.Options{
+		Scheme:  s,
+		Metrics: metricsserver.Options{BindAddress: "0"},
+		Logger:  log,
+		// One process may start dev mode more than once (tests of metalwire demo and dev);
+		// controller names must then be allowed again. Metrics are not served, so nothing clashes.
+		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
+		WebhookServer: webhook.NewServer(webhook.Options{
+			Host:    hooks.LocalServingHost,
+			Port:    hooks.LocalServingPort,
+			CertDir: hooks.LocalServingCertDir,
+		}),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("creating the manager: %w", err)
+	}
+	added, err := controller.Setup(ctx, mgr, controller.AllGroups, controller.Options{Concurrency: 5})
+	if err != nil {
+		return nil, err
+	}
+	e.Controllers = append(e.Controllers, added...)
+	if err := setupClusterAPI(ctx, mgr); err != nil {
+		return nil, err
+	}
+	e.Controllers = append(e.Controllers, "cluster-api: Cluster, Machine, MachineSet, MachineDeployment (and their webhooks)")
+	if err := e.Simulator.SetupWithManager(ctx, mgr); err != nil {
+		return nil, err
+	}
+	e.Controllers = append(e.Controllers, "BareMetalHost simulator")
+	return mgr, nil
+}
+
+// Stop stops the controllers, then the API server and etcd.
+func (e *Env) Stop() error {
+	var errs []error
+	if e.cancel != nil {
+		e.cancel()
+		if err := <-e.done; err != nil {
+			errs = append(errs, fmt.Errorf("controllers: %w", err))
+		}
+		e.cancel = nil
+	}
+	if e.Control != nil {
+		if err := e.Control.Stop(); err != nil {
+			errs = append(errs, fmt.Errorf("stopping the control plane: %w", err))
+		}
+		e.Control = nil
+	}
+	if e.logFile != nil {
+		errs = append(errs, e.logFile.Close())
+		e.logFile = nil
+	}
+	return errors.Join(errs...)
+}
+
+// Run starts the environment and keeps it running until ctx ends (Ctrl-C), then stops it.
+func Run(ctx context.Context, opts Options) error {
+	e, err := Start(ctx, opts)
+	if err != nil {
+		return err
+	}
+	out := opts.Out
+	if out == nil {
+		out = io.Discard
+	}
+	_, _ = fmt.Fprintln(out, "running; press Ctrl-C to stop")
+	select {
+	case <-ctx.Done():
+	case err := <-e.done:
+		// The manager stopped by itself: report why, then stop the rest.
+		e.cancel()
+		e.cancel = nil
+		return errors.Join(fmt.Errorf("the controllers stopped: %w", err), e.Stop())
+	}
+	_, _ = fmt.Fprintln(out, "stopping")
+	return e.Stop()
+}
+
+func countCRDs(ctx context.Context, c client.Client) (int, error) {
+	list := &unstructured.UnstructuredList{}
+	list.SetAPIVersion("apiextensions.k8s.io/v1")
+	list.SetKind("CustomResourceDefinitionList")
+	if err := c.List(ctx, list); err != nil {
+		return 0, fmt.Errorf("listing CRDs: %w", err)
+	}
+	return len(list.Items), nil
+}
+
+func absolute(path string) string {
+	if abs, err := filepath.Abs(path); err == nil {
+		return abs
+	}
+	return path
+}
+
+func orNone(state string) string {
+	if state == "" {
+		return "(new)"
+	}
+	return state
+}
+
+// span shows a list of host names briefly: host-0 .. host-9.
+func span(names []string) string {
+	if len(names) <= 3 {
+		return strings.Join(names, ", ")
+	}
+	return names[0] + " .. " + names[len(names)-1]
+}

@@ -1,0 +1,147 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	bmov1 "github.com/metalwire/metalwire/api/baremetal/v1alpha1"
+	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
+	ipamv1 "github.com/metalwire/metalwire/api/ipam/v1alpha1"
+	"github.com/metalwire/metalwire/internal/devenv"
+	"github.com/metalwire/metalwire/internal/simulator"
+)
+
+// The names examples/ uses.
+const (
+	clusterName   = "demo"
+	workers       = "demo-workers"
+	dataTemplate  = "demo-nodes"
+	controlPlane  = "demo-control-plane-0"
+	sparePool     = "spare-provisioning"
+	spareTemplate = "spare-hosts"
+)
+
+// clusterPools are the IPPools the cluster's Metal3DataTemplate takes addresses from.
+var clusterPools = []string{"demo-baremetal-v4", "demo-storage-v6"}
+
+const (
+	wait = 90 * time.Second
+	poll = 200 * time.Millisecond
+)
+
+// waitUntilDone waits until every Machine has a provisioned host and every spare was inspected
+// with its pre-provisioning data, as `make demo` does; on timeout it shows what is missing.
+func waitUntilDone(t *testing.T) devenv.Progress {
+	t.Helper()
+	var p devenv.Progress
+	NewWithT(t).Eventually(func(g Gomega) {
+		var err error
+		p, err = devenv.Observe(context.Background(), env.Client, ns)
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(p.Done()).To(BeTrue(), "%s; waiting for:\n%s", p.Summary(), strings.Join(p.Waiting, "\n"))
+	}, wait, poll).Should(Succeed())
+	return p
+}
+
+// machineHosts maps each Metal3Machine of the cluster to its host.
+func machineHosts(g Gomega) map[string]string {
+	list := &infrav1.Metal3MachineList{}
+	g.Expect(env.Client.List(context.Background(), list, client.InNamespace(ns))).To(Succeed())
+	out := map[string]string{}
+	for _, m := range list.Items {
+		if _, host, ok := strings.Cut(m.Annotations[infrav1.HostAnnotation], "/"); ok {
+			out[m.Name] = host
+		}
+	}
+	return out
+}
+
+func host(g Gomega, name string) *bmov1.BareMetalHost {
+	h := &bmov1.BareMetalHost{}
+	g.Expect(env.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, h)).To(Succeed())
+	return h
+}
+
+// metal3DataNames lists the Metal3Data of the cluster's template, sorted: their names carry the
+// index each machine got.
+func metal3DataNames(g Gomega) []string {
+	list := &infrav1.Metal3DataList{}
+	g.Expect(env.Client.List(context.Background(), list, client.InNamespace(ns))).To(Succeed())
+	var names []string
+	for _, d := range list.Items {
+		names = append(names, d.Name)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// addressesIn lists the addresses handed out by the given pools.
+func addressesIn(g Gomega, pools ...string) []string {
+	list := &ipamv1.IPAddressList{}
+	g.Expect(env.Client.List(context.Background(), list, client.InNamespace(ns))).To(Succeed())
+	var out []string
+	for _, a := range list.Items {
+		if slices.Contains(pools, a.Spec.Pool.Name) {
+			out = append(out, string(a.Spec.Address))
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func workerMachines(g Gomega) []clusterv1.Machine {
+	list := &clusterv1.MachineList{}
+	g.Expect(env.Client.List(context.Background(), list, client.InNamespace(ns),
+		client.MatchingLabels{clusterv1.MachineDeploymentNameLabel: workers})).To(Succeed())
+	return list.Items
+}
+
+func scaleWorkers(t *testing.T, replicas int32) {
+	t.Helper()
+	md := &clusterv1.MachineDeployment{}
+	g := NewWithT(t)
+	g.Expect(env.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: workers}, md)).To(Succeed())
+	patch := client.MergeFrom(md.DeepCopy())
+	md.Spec.Replicas = &replicas
+	g.Expect(env.Client.Patch(context.Background(), md, patch)).To(Succeed())
+}
+
+// networkData reads a file the simulator wrote for a host (network_data.json or the
+// pre-provisioning one) and returns its static addresses by network id.
+func networkData(g Gomega, hostName, file string) map[string]string {
+	raw, err := os.ReadFile(filepath.Join(simulator.HostDir(env.Simulator.Dir, ns, hostName), file))
+	g.Expect(err).NotTo(HaveOccurred())
+	var doc struct {
+		Networks []struct {
+			ID        string `json:"id"`
+			IPAddress string `json:"ip_address"`
+		} `json:"networks"`
+		Links []struct {
+			ID   string `json:"id"`
+			Type string `json:"type"`
+		} `json:"links"`
+	}
+	g.Expect(json.Unmarshal(raw, &doc)).To(Succeed())
+	out := map[string]string{}
+	for _, n := range doc.Networks {
+		out[n.ID] = n.IPAddress
+	}
+	for _, l := range doc.Links {
+		out["link:"+l.ID] = l.Type
+	}
+	return out
+}
+
+func hostFile(hostName, file string) string {
+	return filepath.Join(simulator.HostDir(env.Simulator.Dir, ns, hostName), file)
+}
