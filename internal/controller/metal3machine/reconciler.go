@@ -39,8 +39,8 @@ type Reconciler struct {
 	APIReader client.Reader
 	Recorder  events.EventRecorder
 
-	// Data claims rendered meta and network data for machines with spec.dataTemplate. Nil
-	// until the Metal3DataTemplate controllers are wired in; such machines then wait.
+	// Data claims rendered meta and network data for machines with spec.dataTemplate. With it
+	// nil (a manager run without the data-templating controllers) such machines wait, saying so.
 	Data DataTemplateClaimer
 
 	// WorkloadClient reaches a workload cluster's API server; nil uses its <cluster>-kubeconfig
@@ -145,6 +145,9 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, con
 			util.MachineToInfrastructureMapFunc(infrav1.GroupVersion.WithKind(metal3MachineKind)))).
 		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(clusterToMachines)).
 		Watches(&bmov1.BareMetalHost{}, handler.EnqueueRequestsFromMapFunc(r.hostToMachines)).
+		// The machine's Metal3DataClaim says when its data is rendered: wake the machine then,
+		// rather than at the next unrelated event.
+		Owns(&infrav1.Metal3DataClaim{}).
 		WithOptions(controller.Options{MaxConcurrentReconciles: max(concurrency, 1)}).
 		Named("metal3machine").
 		Complete(r)
