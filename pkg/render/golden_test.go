@@ -6,15 +6,12 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
-	"strings"
-	"sync"
 	"testing"
 
 	. "github.com/onsi/gomega"
-	"github.com/santhosh-tekuri/jsonschema/v6"
 	"sigs.k8s.io/yaml"
 
-	"github.com/metalwire/metalwire/internal/testenv"
+	"github.com/metalwire/metalwire/internal/schematest"
 	"github.com/metalwire/metalwire/pkg/render"
 )
 
@@ -143,55 +140,17 @@ func TestGoldenDeterministic(t *testing.T) {
 // TestGoldenNetworkDataValidatesAgainstIronicSchema checks every golden network_data.json with
 // the schema Ironic enforces: Ironic refuses the node's network data otherwise.
 func TestGoldenNetworkDataValidatesAgainstIronicSchema(t *testing.T) {
-	schema := ironicSchema(t)
 	for _, c := range loadGolden(t) {
 		t.Run(c.name, func(t *testing.T) {
 			b, err := os.ReadFile(filepath.Join(c.dir, "network_data.json"))
 			if err != nil {
 				t.Fatal(err)
 			}
-			doc, err := jsonschema.UnmarshalJSON(strings.NewReader(string(b)))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := schema.Validate(doc); err != nil {
+			if err := schematest.ValidateNetworkData(t, b); err != nil {
 				t.Fatalf("network_data.json is not valid for Ironic: %v", err)
 			}
 		})
 	}
-}
-
-var (
-	schemaOnce sync.Once
-	schemaVal  *jsonschema.Schema
-	schemaErr  error
-)
-
-// ironicSchema compiles ../shared/schemas/network_data.schema.json (skipping when absent).
-func ironicSchema(t testing.TB) *jsonschema.Schema {
-	t.Helper()
-	dir := testenv.SharedDir(t)
-	schemaOnce.Do(func() {
-		path := filepath.Join(dir, "schemas", "network_data.schema.json")
-		var f *os.File
-		if f, schemaErr = os.Open(path); schemaErr != nil {
-			return
-		}
-		defer f.Close()
-		var doc any
-		if doc, schemaErr = jsonschema.UnmarshalJSON(f); schemaErr != nil {
-			return
-		}
-		c := jsonschema.NewCompiler()
-		if schemaErr = c.AddResource("network_data.schema.json", doc); schemaErr != nil {
-			return
-		}
-		schemaVal, schemaErr = c.Compile("network_data.schema.json")
-	})
-	if schemaErr != nil {
-		t.Fatalf("compiling the Ironic schema: %v", schemaErr)
-	}
-	return schemaVal
 }
 
 // validate checks a rendered document against the Ironic schema.
@@ -201,9 +160,5 @@ func validate(t testing.TB, nd *render.NetworkData) error {
 	if err != nil {
 		t.Fatal(err)
 	}
-	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(string(b)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ironicSchema(t).Validate(doc)
+	return schematest.ValidateNetworkData(t, b)
 }
