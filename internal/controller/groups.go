@@ -75,7 +75,7 @@ func setupIPPool(ctx context.Context, mgr ctrl.Manager, opts Options) error {
 }
 
 func setupMetal3Cluster(ctx context.Context, mgr ctrl.Manager, opts Options) error {
-	r := &metal3cluster.Reconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("metal3cluster")}
+	r := &metal3cluster.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder("metal3cluster")}
 	return r.SetupWithManager(ctx, mgr, opts.Concurrency)
 }
 

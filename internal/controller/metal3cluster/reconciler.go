@@ -38,8 +38,12 @@ const machinesGoneRecheck = time.Minute
 
 // Reconciler owns Metal3Cluster status: provisioned, failure domains and conditions.
 type Reconciler struct {
-	Client   client.Client
-	Recorder events.EventRecorder
+	Client client.Client
+	// APIReader reads the cluster's Metal3Machines from the API server itself before the
+	// finalizer goes: a machine created just before the deletion may not be in the cache yet,
+	// and letting the Metal3Cluster go under it cannot be undone. Nil reads through Client.
+	APIReader client.Reader
+	Recorder  events.EventRecorder
 }
 
 // +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io,resources=metal3clusters,verbs=get;list;watch;update;patch
@@ -124,8 +128,12 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, m3c *infrav1.Metal3Clu
 
 	clusterName := m3c.Labels[clusterv1.ClusterNameLabel]
 	if clusterName != "" {
+		reader := client.Reader(r.Client)
+		if r.APIReader != nil {
+			reader = r.APIReader
+		}
 		machines := &infrav1.Metal3MachineList{}
-		if err := r.Client.List(ctx, machines, client.InNamespace(m3c.Namespace),
+		if err := reader.List(ctx, machines, client.InNamespace(m3c.Namespace),
 			client.MatchingLabels{clusterv1.ClusterNameLabel: clusterName}); err != nil {
 			return ctrl.Result{}, err
 		}

@@ -42,7 +42,7 @@ func run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	r := &Reconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("metal3cluster")}
+	r := &Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder("metal3cluster")}
 	if err := r.SetupWithManager(ctx, mgr, 2); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1

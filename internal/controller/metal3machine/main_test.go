@@ -55,7 +55,7 @@ func run(m *testing.M) int {
 		NodeRecheck: 300 * time.Millisecond,
 		HostRecheck: 5 * time.Second,
 	}
-	clusters := &metal3cluster.Reconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("metal3cluster")}
+	clusters := &metal3cluster.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder("metal3cluster")}
 	if err := machines.SetupWithManager(ctx, mgr, 4); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
