@@ -2,9 +2,6 @@ package ippool_test
 
 import (
 	"context"
-	"fmt"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -23,26 +20,8 @@ import (
 	"github.com/metalwire/metalwire/internal/controller/ippool"
 )
 
-var nsCounter struct {
-	sync.Mutex
-	n int
-}
-
-// newNamespace creates a namespace of the test's own, so tests do not see each other's objects.
-func newNamespace(t *testing.T) string {
-	t.Helper()
-	nsCounter.Lock()
-	nsCounter.n++
-	name := fmt.Sprintf("%s-%d", strings.ToLower(strings.ReplaceAll(t.Name(), "/", "-")), nsCounter.n)
-	nsCounter.Unlock()
-	if len(name) > 60 {
-		name = name[len(name)-60:]
-	}
-	name = strings.Trim(strings.ReplaceAll(name, "_", "-"), "-")
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
-	NewWithT(t).Expect(env.Client.Create(context.Background(), ns)).To(Succeed())
-	return name
-}
+// newNamespace gives the test a namespace of its own.
+func newNamespace(t *testing.T) string { return env.NewNamespace(t) }
 
 // manager is a running controller manager with the IPPool controller, watching one namespace.
 type manager struct {

@@ -2,7 +2,6 @@ package metal3data_test
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -33,25 +32,8 @@ const (
 	poll    = 100 * time.Millisecond
 )
 
-var nsCounter struct {
-	sync.Mutex
-	n int
-}
-
-// newNamespace creates a namespace of the test's own, so tests do not see each other's objects.
-func newNamespace(t *testing.T) string {
-	t.Helper()
-	nsCounter.Lock()
-	nsCounter.n++
-	name := fmt.Sprintf("%s-%d", strings.ToLower(strings.ReplaceAll(t.Name(), "/", "-")), nsCounter.n)
-	nsCounter.Unlock()
-	if len(name) > 60 {
-		name = name[len(name)-60:]
-	}
-	name = strings.Trim(strings.ReplaceAll(name, "_", "-"), "-")
-	createNamespace(t, name)
-	return name
-}
+// newNamespace gives the test a namespace of its own.
+func newNamespace(t *testing.T) string { return env.NewNamespace(t) }
 
 func createNamespace(t *testing.T, name string) {
 	t.Helper()

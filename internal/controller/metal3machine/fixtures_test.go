@@ -2,9 +2,6 @@ package metal3machine
 
 import (
 	"context"
-	"fmt"
-	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -26,24 +23,8 @@ const (
 	poll       = 100 * time.Millisecond
 )
 
-var nsCounter atomic.Int32
-
-// newNamespace gives each test a namespace of its own, so their hosts never mix.
-func newNamespace(t *testing.T) string {
-	t.Helper()
-	name := fmt.Sprintf("%s-%d", strings.ToLower(strings.ReplaceAll(t.Name(), "/", "-")), nsCounter.Add(1))
-	if len(name) > 60 {
-		name = fmt.Sprintf("t%d-%s", nsCounter.Load(), name[len(name)-50:])
-	}
-	name = strings.Trim(strings.Map(func(r rune) rune {
-		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' {
-			return r
-		}
-		return '-'
-	}, name), "-")
-	NewWithT(t).Expect(env.Client.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}})).To(Succeed())
-	return name
-}
+// newNamespace gives the test a namespace of its own.
+func newNamespace(t *testing.T) string { return env.NewNamespace(t) }
 
 type clusterOpts struct {
 	paused               bool

@@ -3,7 +3,6 @@ package preprovisioning_test
 import (
 	"context"
 	"fmt"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -34,26 +33,8 @@ const (
 	prefix  = infrav1.PreprovisioningDataTemplateReferencePrefix
 )
 
-var nsCounter struct {
-	sync.Mutex
-	n int
-}
-
-// newNamespace creates a namespace of the test's own, so tests do not see each other's objects.
-func newNamespace(t *testing.T) string {
-	t.Helper()
-	nsCounter.Lock()
-	nsCounter.n++
-	name := fmt.Sprintf("pp-%d-%s", nsCounter.n, strings.ToLower(t.Name()))
-	nsCounter.Unlock()
-	name = strings.NewReplacer("/", "-", "_", "-").Replace(name)
-	if len(name) > 60 {
-		name = name[:60]
-	}
-	name = strings.Trim(name, "-")
-	NewWithT(t).Expect(env.Client.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}})).To(Succeed())
-	return name
-}
+// newNamespace gives the test a namespace of its own.
+func newNamespace(t *testing.T) string { return env.NewNamespace(t) }
 
 // startManager runs the IPPool controller (our IPAM) and the pre-provisioning controllers on
 // the given namespaces until the test ends, or until the returned stop is called.

@@ -1,7 +1,6 @@
 package datatest
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -17,15 +16,8 @@ import (
 
 func ptrTo[T any](v T) *T { return &v }
 
-// newNamespace gives each test its own namespace, so tests can run in parallel and reuse names.
-func newNamespace(t *testing.T) string {
-	t.Helper()
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "datatest-"}}
-	if err := env.Client.Create(context.Background(), ns); err != nil {
-		t.Fatalf("creating a namespace: %v", err)
-	}
-	return ns.Name
-}
+// newNamespace gives the test a namespace of its own.
+func newNamespace(t *testing.T) string { return env.NewNamespace(t) }
 
 // expectRefused asserts that the API server refused an object as invalid, with a cause on
 // exactly field whose message contains message: what `kubectl apply` shows the user.
