@@ -100,7 +100,8 @@ func TestHostGoesThroughEveryStateOnBMOsTriggers(t *testing.T) {
 	g.Expect(string(readFile(g, dir, simulator.DeprovisionedMarker))).To(ContainSubstring("deprovisioned at"))
 	g.Expect(r.host(g, "host-0").Status.Provisioning.Image.URL).To(BeEmpty())
 
-	g.Expect(r.statesOf("host-0")).To(Equal([]bmov1.ProvisioningState{
+	// The callback records a step just after its status patch lands, so wait for it.
+	g.Eventually(func() []bmov1.ProvisioningState { return r.statesOf("host-0") }, wait).Should(Equal([]bmov1.ProvisioningState{
 		bmov1.StateRegistering, bmov1.StateInspecting, bmov1.StateAvailable,
 		bmov1.StateProvisioning, bmov1.StateProvisioned, bmov1.StateDeprovisioning, bmov1.StateAvailable,
 	}))
@@ -202,7 +203,8 @@ func TestPreprovisioningGateHoldsInspectionUntilTheSecretExists(t *testing.T) {
 
 	r.secret(g, "host-0-preprov-networkdata", map[string]string{"networkData": `{"links":[{"id":"eno1","type":"phy","ethernet_mac_address":"3c:fd:fe:00:00:01"}],"networks":[{"id":"prov","type":"ipv4","link":"eno1","ip_address":"192.168.0.10","netmask":"255.255.255.0"}],"services":[]}`})
 	g.Eventually(r.state("host-0"), wait).Should(Equal(bmov1.StateAvailable))
-	g.Expect(r.statesOf("host-0")).To(Equal([]bmov1.ProvisioningState{bmov1.StateRegistering, bmov1.StateInspecting, bmov1.StateAvailable}))
+	g.Eventually(func() []bmov1.ProvisioningState { return r.statesOf("host-0") }, wait).
+		Should(Equal([]bmov1.ProvisioningState{bmov1.StateRegistering, bmov1.StateInspecting, bmov1.StateAvailable}))
 	g.Expect(r.host(g, "host-0").Status.ErrorMessage).To(BeEmpty())
 
 	preprov := map[string]any{}
