@@ -26,6 +26,7 @@ type managerFlags struct {
 	kubeconfig              string
 	metricsAddr             string
 	probeAddr               string
+	profilerAddr            string
 	leaderElect             bool
 	leaderElectionID        string
 	leaderElectionNamespace string
@@ -60,6 +61,7 @@ and Prometheus metrics, and elects a leader so that several replicas can run saf
 	fs.StringVar(&f.kubeconfig, "kubeconfig", "", "path to a kubeconfig; default: $KUBECONFIG, then the in-cluster service account")
 	fs.StringVar(&f.metricsAddr, "metrics-bind-address", ":8080", `address the Prometheus metrics endpoint listens on; "0" turns it off`)
 	fs.StringVar(&f.probeAddr, "health-probe-bind-address", ":9440", "address the /healthz and /readyz endpoints listen on")
+	fs.StringVar(&f.profilerAddr, "profiler-address", "", `address a Go pprof endpoint listens on (/debug/pprof/), e.g. "localhost:6060"; off by default`)
 	fs.BoolVar(&f.leaderElect, "leader-elect", true, "elect a leader so that only one replica reconciles at a time")
 	fs.StringVar(&f.leaderElectionID, "leader-election-id", "metalwire-manager.metalwire.io", "name of the Lease used for leader election")
 	fs.StringVar(&f.leaderElectionNamespace, "leader-election-namespace", "", "namespace of the leader election Lease; default: the namespace the manager runs in")
@@ -91,6 +93,7 @@ func runManager(ctx context.Context, f *managerFlags, groups []controller.Group)
 		Scheme:                  scheme.New(),
 		Metrics:                 metricsserver.Options{BindAddress: f.metricsAddr},
 		HealthProbeBindAddress:  f.probeAddr,
+		PprofBindAddress:        f.profilerAddr,
 		LeaderElection:          f.leaderElect,
 		LeaderElectionID:        f.leaderElectionID,
 		LeaderElectionNamespace: f.leaderElectionNamespace,

@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -51,13 +53,14 @@ func TestIPAMScale(t *testing.T) {
 	NewWithT(t).Expect(os.WriteFile(kubeconfig, env.KubeConfig, 0o600)).To(Succeed())
 
 	fmt.Printf("\nIPAM scale: one /16 pool, claims created by %d goroutines, one `metalwire manager --controllers=ipam`\n", writers)
-	fmt.Printf("%8s %11s %13s %10s %14s %13s %15s\n", "claims", "created in", "all served in", "claims/s", "writes/claim", "manager CPU", "manager peak")
+	fmt.Printf("%8s %12s %11s %13s %10s %14s %13s %15s\n", "claims", "create only", "created in", "all served in", "claims/s", "writes/claim", "manager CPU", "manager peak")
 	var results []result
 	for _, n := range sizes {
+		floor := createOnly(t, n)
 		r := runIPAMScale(t, kubeconfig, n)
 		results = append(results, r)
-		fmt.Printf("%8d %10.2fs %12.2fs %10.0f %14.2f %12.2fs %11.0f MiB\n",
-			r.claims, r.created.Seconds(), r.served.Seconds(), float64(r.claims)/r.served.Seconds(),
+		fmt.Printf("%8d %11.2fs %10.2fs %12.2fs %10.0f %14.2f %12.2fs %11.0f MiB\n",
+			r.claims, floor.Seconds(), r.created.Seconds(), r.served.Seconds(), float64(r.claims)/r.served.Seconds(),
 			float64(r.writes)/float64(r.claims), r.cpu.Seconds(), float64(r.peakRSS)/(1<<20))
 	}
 	for i := 1; i < len(results); i++ {
@@ -82,10 +85,15 @@ func runIPAMScale(t *testing.T, kubeconfig string, n int) result {
 	g.Expect(env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})).To(Succeed())
 
 	// The manager, as users run it, with client limits high enough not to be the bottleneck.
-	mgr := exec.CommandContext(ctx, managerBinary, "manager", "--kubeconfig", kubeconfig,
+	args := []string{"manager", "--kubeconfig", kubeconfig,
 		"--controllers=ipam", "--namespace", ns, "--leader-elect=false",
 		"--metrics-bind-address=0", "--health-probe-bind-address=0",
-		"--kube-api-qps=2000", "--kube-api-burst=4000", "--zap-log-level=error")
+		"--kube-api-qps=2000", "--kube-api-burst=4000", "--zap-log-level=error"}
+	profiles := os.Getenv("IPAM_SCALE_PROFILE")
+	if profiles != "" {
+		args = append(args, "--profiler-address="+managerProfilerAddress)
+	}
+	mgr := exec.CommandContext(ctx, managerBinary, args...)
 	var logs bytes.Buffer
 	mgr.Stdout, mgr.Stderr = &logs, &logs
 	g.Expect(mgr.Start()).To(Succeed())
@@ -115,28 +123,17 @@ func runIPAMScale(t *testing.T, kubeconfig string, n int) result {
 
 	writesBefore := ipamWrites(t)
 	cpuBefore := processCPU(mgr.Process.Pid)
-	start := time.Now()
-	var wg sync.WaitGroup
-	var failed atomic.Value
-	for w := range writers {
-		wg.Go(func() {
-			for i := w; i < n; i += writers {
-				c := &ipamv1.IPClaim{
-					ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("claim-%d", i), Namespace: ns},
-					Spec:       ipamv1.IPClaimSpec{Pool: corev1.ObjectReference{Name: "pool"}},
-				}
-				if err := env.Client.Create(ctx, c); err != nil {
-					failed.Store(err)
-					return
-				}
-			}
-		})
+	if profiles != "" {
+		wait := profileCPU(t, profiles, n)
+		defer wait()
 	}
-	wg.Wait()
-	created := time.Since(start)
-	if err, _ := failed.Load().(error); err != nil {
+	busy := machineBusy()
+	start := time.Now()
+	if err := createClaims(ctx, ns, n); err != nil {
 		t.Fatalf("creating claims: %v", err)
 	}
+	created := time.Since(start)
+	defer func() { fmt.Printf("(served, %d claims: machine CPU %.0f%% busy)\n", n, busy()) }()
 	g.Eventually(served.Load).WithTimeout(10*time.Minute).WithPolling(20*time.Millisecond).Should(BeNumerically("==", n),
 		"not every claim was served")
 	elapsed := time.Since(start)
@@ -184,15 +181,127 @@ func watchServed(ctx context.Context, t *testing.T, ns string) *atomic.Int64 {
 	return &count
 }
 
-// ipamWrites is the API server's count of write requests to the ipam.metal3.io group so far.
-func ipamWrites(t *testing.T) int64 {
+// createClaims creates n IPClaims on pool "pool" of ns from 8 goroutines, as the anchors did.
+func createClaims(ctx context.Context, ns string, n int) error {
+	var wg sync.WaitGroup
+	var failed atomic.Value
+	for w := range writers {
+		wg.Go(func() {
+			for i := w; i < n; i += writers {
+				c := &ipamv1.IPClaim{
+					ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("claim-%d", i), Namespace: ns},
+					Spec:       ipamv1.IPClaimSpec{Pool: corev1.ObjectReference{Name: "pool"}},
+				}
+				if err := env.Client.Create(ctx, c); err != nil {
+					failed.Store(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	err, _ := failed.Load().(error)
+	return err
+}
+
+// createOnly is the floor: the time to create n claims with no controller running.
+func createOnly(t *testing.T, n int) time.Duration {
+	t.Helper()
+	ctx := context.Background()
+	ns := fmt.Sprintf("ipam-floor-%d", n)
+	NewWithT(t).Expect(env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})).To(Succeed())
+	busy := machineBusy()
+	start := time.Now()
+	if err := createClaims(ctx, ns, n); err != nil {
+		t.Fatalf("creating claims: %v", err)
+	}
+	fmt.Printf("(create only, %d claims: machine CPU %.0f%% busy)\n", n, busy())
+	return time.Since(start)
+}
+
+// machineBusy starts measuring how busy the machine's CPUs are; the function it returns gives
+// the share of CPU time spent busy since, in percent.
+func machineBusy() func() float64 {
+	read := func() (busy, total int64) {
+		data, err := os.ReadFile("/proc/stat")
+		if err != nil {
+			return 0, 0
+		}
+		line, _, _ := strings.Cut(string(data), "\n")
+		for i, f := range strings.Fields(line)[1:] {
+			v, _ := strconv.ParseInt(f, 10, 64)
+			total += v
+			if i != 3 && i != 4 { // idle, iowait
+				busy += v
+			}
+		}
+		return busy, total
+	}
+	b0, t0 := read()
+	return func() float64 {
+		b1, t1 := read()
+		if t1 == t0 {
+			return 0
+		}
+		return 100 * float64(b1-b0) / float64(t1-t0)
+	}
+}
+
+// managerProfilerAddress is where the manager serves pprof when IPAM_SCALE_PROFILE is set.
+const managerProfilerAddress = "127.0.0.1:16060"
+
+// profileCPU records CPU profiles of the API server and the manager into dir while claims are
+// served (IPAM_SCALE_PROFILE_SECONDS, default 10), for `go tool pprof`. The returned function
+// waits for both.
+func profileCPU(t *testing.T, dir string, n int) func() {
+	t.Helper()
+	seconds := os.Getenv("IPAM_SCALE_PROFILE_SECONDS")
+	if seconds == "" {
+		seconds = "10"
+	}
+	rc := rawClient(t)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		body, err := rc.Get().AbsPath("/debug/pprof/profile").Param("seconds", seconds).DoRaw(context.Background())
+		if err != nil {
+			t.Logf("API server profile: %v", err)
+			return
+		}
+		_ = os.WriteFile(filepath.Join(dir, fmt.Sprintf("apiserver-%d.pprof", n)), body, 0o600)
+	})
+	wg.Go(func() {
+		resp, err := http.Get("http://" + managerProfilerAddress + "/debug/pprof/profile?seconds=" + seconds)
+		if err != nil {
+			t.Logf("manager profile: %v", err)
+			return
+		}
+		defer func() { _ = resp.Body.Close() }()
+		body, err := io.ReadAll(resp.Body)
+		if err != nil || resp.StatusCode != http.StatusOK {
+			t.Logf("manager profile: %v (HTTP %d)", err, resp.StatusCode)
+			return
+		}
+		_ = os.WriteFile(filepath.Join(dir, fmt.Sprintf("manager-%d.pprof", n)), body, 0o600)
+	})
+	return wg.Wait
+}
+
+// rawClient talks to the API server's non-API paths (/metrics, /debug/pprof).
+func rawClient(t *testing.T) *rest.RESTClient {
 	t.Helper()
 	cfg := rest.CopyConfig(env.Config)
 	cfg.GroupVersion = &schema.GroupVersion{}
 	cfg.NegotiatedSerializer = clientgoscheme.Codecs.WithoutConversion()
+	cfg.Timeout = 5 * time.Minute
 	rc, err := rest.RESTClientFor(cfg)
 	NewWithT(t).Expect(err).NotTo(HaveOccurred())
-	body, err := rc.Get().AbsPath("/metrics").DoRaw(context.Background())
+	return rc
+}
+
+// ipamWrites is the API server's count of write requests to the ipam.metal3.io group so far.
+func ipamWrites(t *testing.T) int64 {
+	t.Helper()
+	body, err := rawClient(t).Get().AbsPath("/metrics").DoRaw(context.Background())
 	NewWithT(t).Expect(err).NotTo(HaveOccurred())
 	var total int64
 	sc := bufio.NewScanner(bytes.NewReader(body))

@@ -11,8 +11,9 @@ const (
 	// IPPoolFinalizer keeps an IPPool while it still has addresses handed out.
 	IPPoolFinalizer = "ippool.ipam.metal3.io"
 
-	// IPClaimFinalizer keeps an IPClaim until its IPAddress is deleted, so that an address is
-	// never leaked by deleting a claim right after creating it.
+	// IPClaimFinalizer is upstream's finalizer on IPClaims. metalwire does not add it (the
+	// IPAddress's owner reference and the claim's delete event release the address), but
+	// removes it from a claim being deleted, so claims made under upstream's controller go.
 	IPClaimFinalizer = "ipclaim.ipam.metal3.io"
 
 	// IPAddressFinalizer keeps an IPAddress until the pool has released it.
@@ -90,12 +91,6 @@ const (
 	// retried. The same string as Cluster API's reason for IPAddressClaims.
 	AllocationFailedReason = "AllocationFailed"
 )
-
-// AllocatedAddressAnnotation on a claim records the address the allocator chose, written before
-// the IPAddress is created with the claim's resourceVersion as a precondition. Two managers (or
-// one with a stale cache) therefore cannot give one claim two addresses: the second write fails
-// with a conflict, and whoever reads the claim next finishes the recorded allocation.
-const AllocatedAddressAnnotation = "ipam.metalwire.io/allocated-address"
 
 // ReleasesAnnotation on an IPPool keeps, while reuseGracePeriod runs, which addresses were
 // released and when, so that a restarted controller keeps them cooling. It is a JSON list,

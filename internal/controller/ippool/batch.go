@@ -18,22 +18,25 @@ import (
 	"github.com/metalwire/metalwire/pkg/ipam"
 )
 
-// job is the work for one claim in a batch: release its address, report why it has none, or
-// write the address the index gave it.
+// job is the work for one claim in a batch: release its address, report why it has none, write
+// the address the index gave it, or settle what its status says; or, without a claim, check a
+// suspect IPAddress.
 type job struct {
 	orig claim // the cached object: read only
 	c    claim // a copy, changed and written
 
 	release bool
+	// settle: the claim's status names an address the index does not give it.
+	settle bool
+	// suspect is the name of an IPAddress to check; deletedClaim the UID of a claim known gone.
+	suspect      string
+	deletedClaim types.UID
 	// failReason and failMessage are the status to report instead of an address.
 	failReason, failMessage string
 
 	addr netip.Addr
 	// fresh: the index assigned addr in this batch, so it is forgotten if it cannot be written.
 	fresh bool
-	// checkRecorded: the claim records an address the index gives to someone else; the API
-	// server decides whether the claim holds it.
-	checkRecorded bool
 }
 
 // batch is one pool reconcile's work: planned under the pool lock, written by workers.
@@ -75,39 +78,33 @@ func (b *batch) addressName(addr netip.Addr) string {
 }
 
 // plan picks the claims that need work and allocates the pending ones in the index, in one pass
-// under the pool lock: claims that already record an address first (they finish an allocation
-// begun earlier), then oldest first, so that sequential allocation follows creation order.
+// under the pool lock, oldest first, so that sequential allocation follows creation order. The
+// pool's suspect IPAddresses are checked too.
 func (b *batch) plan(ctx context.Context, claims []claim) {
 	var pending []claim
 	b.st.mu.Lock()
 	defer b.st.mu.Unlock()
+	b.planChecksLocked()
 	for _, c := range claims {
 		if b.r.pausedClaim(ctx, c) {
 			continue
 		}
 		name := c.object().GetName()
-		if deleting(c.object()) {
-			_, held := b.st.index.Lookup(name)
-			_, recorded := recordedAddress(c)
-			if hasFinalizer(c) || held || recorded {
+		held, holds := b.st.index.Lookup(name)
+		decided, isDecided := c.decidedAddress()
+		switch {
+		case deleting(c.object()):
+			if hasFinalizer(c) || holds || isDecided {
 				b.jobs = append(b.jobs, &job{orig: c, c: c.deepCopy(), release: true})
 			}
-			continue
+		case holds && c.served(b.addressName(held)):
+		case isDecided && (!holds || (decided != "" && decided != b.addressName(held))):
+			b.jobs = append(b.jobs, &job{orig: c, c: c.deepCopy(), settle: true})
+		default:
+			pending = append(pending, c)
 		}
-		if addr, held := b.st.index.Lookup(name); held && c.served(b.addressName(addr)) {
-			continue
-		}
-		pending = append(pending, c)
 	}
 	slices.SortFunc(pending, func(x, y claim) int {
-		_, rx := recordedAddress(x)
-		_, ry := recordedAddress(y)
-		if rx != ry {
-			if rx {
-				return -1
-			}
-			return 1
-		}
 		ox, oy := x.object(), y.object()
 		if c := ox.GetCreationTimestamp().Compare(oy.GetCreationTimestamp().Time); c != 0 {
 			return c
@@ -117,22 +114,19 @@ func (b *batch) plan(ctx context.Context, claims []claim) {
 	now := b.r.now()
 	for _, c := range pending {
 		j := &job{orig: c, c: c.deepCopy()}
-		name := c.object().GetName()
-		switch held, ok := b.st.index.Lookup(name); {
-		case ok:
+		if held, ok := b.st.index.Lookup(c.object().GetName()); ok {
 			j.addr = held
-		default:
-			if rec, ok := recordedAddress(c); ok {
-				if b.st.index.AllocateSpecific(name, rec, now) == nil {
-					j.addr, j.fresh = rec, true
-				} else {
-					j.checkRecorded = true
-				}
-			} else {
-				b.allocateLocked(j, now)
-			}
+		} else {
+			b.allocateLocked(j, now)
 		}
 		b.jobs = append(b.jobs, j)
+	}
+}
+
+// planChecksLocked turns the pool's suspects into jobs. Called with the pool lock held.
+func (b *batch) planChecksLocked() {
+	for name, uid := range b.st.takeSuspectsLocked() {
+		b.jobs = append(b.jobs, &job{suspect: name, deletedClaim: uid})
 	}
 }
 
@@ -185,11 +179,15 @@ func (b *batch) allocateLocked(j *job, now time.Time) {
 // planReleasesOnly is the work for a pool that hands out nothing: release the addresses of
 // deleted claims, and tell waiting claims why they wait.
 func (b *batch) planReleasesOnly(claims []claim, reason, message string) {
+	if b.st != nil {
+		b.st.mu.Lock()
+		b.planChecksLocked()
+		b.st.mu.Unlock()
+	}
 	for _, c := range claims {
 		switch {
 		case deleting(c.object()):
-			_, recorded := recordedAddress(c)
-			if hasFinalizer(c) || recorded {
+			if _, decided := c.decidedAddress(); hasFinalizer(c) || decided {
 				b.jobs = append(b.jobs, &job{orig: c, c: c.deepCopy(), release: true})
 			}
 		case c.readyReason() == ipamv1.AllocatedReason:
@@ -227,10 +225,19 @@ func (b *batch) run(ctx context.Context) {
 }
 
 func (b *batch) do(ctx context.Context, j *job) {
-	log := ctrl.LoggerFrom(ctx).WithValues("claim", j.c.object().GetName(), "kind", j.c.kind())
+	log := ctrl.LoggerFrom(ctx)
+	if j.c != nil {
+		log = log.WithValues("claim", j.c.object().GetName(), "kind", j.c.kind())
+	} else {
+		log = log.WithValues("IPAddress", j.suspect)
+	}
 	ctx = ctrl.LoggerInto(ctx, log)
 	var err error
 	switch {
+	case j.suspect != "":
+		err = b.check(ctx, j)
+	case j.settle:
+		err = b.settle(ctx, j)
 	case j.release:
 		err = b.release(ctx, j)
 	case j.failReason != "":

@@ -1,7 +1,6 @@
 package ippool
 
 import (
-	"net/netip"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -26,6 +25,10 @@ type claim interface {
 	finalizer() string
 	// served reports whether the status already says the claim holds addressName.
 	served(addressName string) bool
+	// decidedAddress reports whether the status says the claim holds an address, and the name of
+	// its IPAddress when the status names it ("" for a Cluster API claim, whose status names its
+	// own IPAddress).
+	decidedAddress() (string, bool)
 	// readyReason is the reason of the Ready condition, "" when there is none.
 	readyReason() string
 	setAllocated(addressName string, now time.Time)
@@ -44,6 +47,13 @@ func (c ipClaim) deepCopy() claim       { return ipClaim{c.DeepCopy()} }
 func (c ipClaim) served(addressName string) bool {
 	return c.Status.Address != nil && c.Status.Address.Name == addressName && c.Status.ErrorMessage == nil &&
 		meta.IsStatusConditionTrue(c.Status.Conditions, ipamv1.ReadyCondition)
+}
+
+func (c ipClaim) decidedAddress() (string, bool) {
+	if c.Status.Address == nil || c.Status.Address.Name == "" {
+		return "", false
+	}
+	return c.Status.Address.Name, true
 }
 
 func (c ipClaim) readyReason() string {
@@ -76,6 +86,8 @@ func (c capiClaim) deepCopy() claim       { return capiClaim{c.DeepCopy()} }
 func (c capiClaim) served(string) bool {
 	return c.Status.AddressRef.Name == c.Name && meta.IsStatusConditionTrue(c.Status.Conditions, capiipamv1.IPAddressClaimReadyCondition)
 }
+
+func (c capiClaim) decidedAddress() (string, bool) { return "", c.Status.AddressRef.Name != "" }
 
 func (c capiClaim) readyReason() string {
 	if cond := meta.FindStatusCondition(c.Status.Conditions, capiipamv1.IPAddressClaimReadyCondition); cond != nil {
@@ -110,12 +122,6 @@ func upstreamMessage(reason, message string) string {
 func requestedAddress(c claim) (string, bool) {
 	v, ok := c.object().GetAnnotations()[ipamv1.IPAddressAnnotation]
 	return v, ok && v != ""
-}
-
-// recordedAddress is the address recorded by an allocator before it created the IPAddress.
-func recordedAddress(c claim) (netip.Addr, bool) {
-	a, err := netip.ParseAddr(c.object().GetAnnotations()[ipamv1.AllocatedAddressAnnotation])
-	return a, err == nil
 }
 
 func hasFinalizer(c claim) bool { return controllerutil.ContainsFinalizer(c.object(), c.finalizer()) }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -85,12 +86,17 @@ func TestReleaseAndReuseGracePeriod(t *testing.T) {
 	g.Expect(claimAddress(t, ns, "a")).To(Equal("192.168.0.10"))
 	claim := &ipamv1.IPClaim{}
 	g.Expect(env.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "a"}, claim)).To(Succeed())
-	g.Expect(claim.Finalizers).To(ContainElement(ipamv1.IPClaimFinalizer))
+	// No finalizer to write: the IPAddress is owned by the claim and released on its deletion.
+	g.Expect(claim.Finalizers).To(BeEmpty())
+	a := &ipamv1.IPAddress{}
+	g.Expect(env.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "cool-192-168-0-10"}, a)).To(Succeed())
+	g.Expect(a.OwnerReferences).To(ContainElement(And(
+		HaveField("Kind", "IPClaim"), HaveField("UID", claim.UID), HaveField("Controller", HaveValue(BeTrue())))))
 
 	released := time.Now()
 	deleteClaim(t, ns, "a")
 	gone(t, claim)
-	g.Expect(addressesOf(t, ns, "cool")).To(BeEmpty())
+	g.Eventually(func() map[string]string { return addressesOf(t, ns, "cool") }).Should(BeEmpty())
 
 	// The released address is durable: a new manager still lets it cool.
 	g.Eventually(func() string {
@@ -221,4 +227,78 @@ func TestSameClaimNameGetsItsAddressBack(t *testing.T) {
 	g.Expect(claimAddress(t, ns, "host-1-prov")).To(Equal("192.168.0.11"))
 	create(t, newClaim(ns, "host-0-prov", "prov", nil))
 	g.Expect(claimAddress(t, ns, "host-0-prov")).To(Equal("192.168.0.10"))
+}
+
+// A claim deleted while no manager runs leaves an IPAddress behind (the API server has no
+// garbage collector here): the next manager releases it when it builds the pool's index. A claim
+// deleted and made again under the same name gets an address of its own, not its predecessor's
+// IPAddress.
+func TestClaimsDeletedWhileNoManagerRunsAreReleased(t *testing.T) {
+	g := NewWithT(t)
+	ns := newNamespace(t)
+	m := startManager(t, ns)
+	create(t, newPool(ns, "pool", nil))
+	create(t, newClaim(ns, "gone", "pool", nil))
+	g.Expect(claimAddress(t, ns, "gone")).To(Equal("192.168.0.10"))
+	create(t, newClaim(ns, "again", "pool", nil))
+	g.Expect(claimAddress(t, ns, "again")).To(Equal("192.168.0.11"))
+	m.stop()
+
+	deleteClaim(t, ns, "gone")
+	deleteClaim(t, ns, "again")
+	again := newClaim(ns, "again", "pool", nil)
+	create(t, again)
+	g.Expect(addressesOf(t, ns, "pool")).To(HaveLen(2), "nothing releases them while no manager runs")
+
+	startManager(t, ns)
+	g.Eventually(func() map[string]string { return addressesOf(t, ns, "pool") }).WithTimeout(20*time.Second).
+		Should(Equal(map[string]string{"192.168.0.10": "again"}), "both released; the new claim gets the lowest free address")
+	g.Expect(claimAddress(t, ns, "again")).To(Equal("192.168.0.10"))
+	a := &ipamv1.IPAddress{}
+	g.Expect(env.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "pool-192-168-0-10"}, a)).To(Succeed())
+	g.Expect(a.OwnerReferences).To(ContainElement(HaveField("UID", again.UID)), "owned by the new claim, not the deleted one")
+}
+
+// An IPAddress naming a claim that holds another address (left by a manager that lost the race
+// for the claim and stopped before cleaning up) is deleted; the claim keeps its address.
+func TestStrayIPAddressIsDeleted(t *testing.T) {
+	g := NewWithT(t)
+	ns := newNamespace(t)
+	startManager(t, ns)
+	create(t, newPool(ns, "pool", nil))
+	claim := newClaim(ns, "a", "pool", nil)
+	create(t, claim)
+	g.Expect(claimAddress(t, ns, "a")).To(Equal("192.168.0.10"))
+
+	stray := &ipamv1.IPAddress{
+		ObjectMeta: metav1.ObjectMeta{Name: "pool-192-168-0-15", Namespace: ns, OwnerReferences: []metav1.OwnerReference{
+			{APIVersion: "ipam.metal3.io/v1alpha1", Kind: "IPClaim", Name: "a", UID: claim.UID},
+		}},
+		Spec: ipamv1.IPAddressSpec{
+			Claim:   corev1.ObjectReference{Name: "a", Namespace: ns},
+			Pool:    corev1.ObjectReference{Name: "pool", Namespace: ns},
+			Address: "192.168.0.15", Prefix: 24,
+		},
+	}
+	create(t, stray)
+	gone(t, stray)
+	g.Expect(claimAddress(t, ns, "a")).To(Equal("192.168.0.10"))
+	g.Expect(addressesOf(t, ns, "pool")).To(Equal(map[string]string{"192.168.0.10": "a"}))
+}
+
+// Claims made under metal3's ip-address-manager carry its finalizer: metalwire releases their
+// address and removes it, so they go when deleted.
+func TestUpstreamClaimFinalizerIsRemovedOnRelease(t *testing.T) {
+	g := NewWithT(t)
+	ns := newNamespace(t)
+	startManager(t, ns)
+	create(t, newPool(ns, "pool", nil))
+	claim := newClaim(ns, "old", "pool", nil)
+	claim.Finalizers = []string{ipamv1.IPClaimFinalizer}
+	create(t, claim)
+	g.Expect(claimAddress(t, ns, "old")).To(Equal("192.168.0.10"))
+
+	deleteClaim(t, ns, "old")
+	gone(t, claim)
+	g.Expect(addressesOf(t, ns, "pool")).To(BeEmpty(), "released before the claim went")
 }

@@ -277,11 +277,39 @@ func (r *Reconciler) stateFor(ctx context.Context, pool *ipamv1.IPPool, parsed *
 	}
 	idx, err := ipam.Rebuild(parsed, existing, nil)
 	if err != nil {
-		ctrl.LoggerFrom(ctx).Error(err, "some IPAddresses of the pool contradict each other; the first seen is kept")
+		ctrl.LoggerFrom(ctx).Info("some IPAddresses of the pool contradict each other; they are checked against their claims", "contradictions", err.Error())
 	}
-	st.index, st.uid, st.generation = idx, pool.UID, pool.Generation
+	st.index, st.uid, st.generation, st.namePrefix = idx, pool.UID, pool.Generation, pool.Spec.NamePrefix
 	st.replayReleases(pool)
+	// Claims may have gone while no manager watched: every IPAddress whose claim the cache does
+	// not show (or shows made again), or that the index gives to someone else, is checked.
+	for i := range list.Items {
+		a := &list.Items[i]
+		if alloc, ok := allocationOf(a); !ok || !r.indexAgrees(idx, alloc) || !r.claimCached(ctx, a) {
+			st.suspectLocked(a.Name, "")
+		}
+	}
 	return st, nil
+}
+
+func (r *Reconciler) indexAgrees(idx *ipam.Index, a ipam.Allocation) bool {
+	owner, ok := idx.Owner(a.Addr)
+	return ok && owner == a.Owner
+}
+
+// claimCached reports whether the cache shows the claim an IPAddress was given to, the same
+// object its owner reference names.
+func (r *Reconciler) claimCached(ctx context.Context, a *ipamv1.IPAddress) bool {
+	kind := kindOrDefault(a.Spec.Claim.Kind)
+	var obj client.Object = &ipamv1.IPClaim{}
+	if kind == capiClaimKind {
+		obj = &capiipamv1.IPAddressClaim{}
+	}
+	if err := r.Client.Get(ctx, types.NamespacedName{Namespace: a.Namespace, Name: a.Spec.Claim.Name}, obj); err != nil {
+		return false
+	}
+	uid := ownerUIDOf(a.OwnerReferences, kind, a.Spec.Claim.Name)
+	return uid == "" || uid == obj.GetUID()
 }
 
 // claimsOf lists the IPClaims and Cluster API IPAddressClaims naming the pool, from the cache and

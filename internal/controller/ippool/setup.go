@@ -44,29 +44,82 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, con
 			predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
 		// A pool refused for its namePrefix is looked at again when the other pool changes.
 		Watches(&ipamv1.IPPool{}, handler.EnqueueRequestsFromMapFunc(r.poolsWithSamePrefix)).
-		Watches(&ipamv1.IPClaim{}, handler.EnqueueRequestsFromMapFunc(ipClaimPool), builder.WithPredicates(claimNeedsWork)).
-		Watches(&capiipamv1.IPAddressClaim{}, handler.EnqueueRequestsFromMapFunc(capiClaimPool), builder.WithPredicates(claimNeedsWork)).
+		Watches(&ipamv1.IPClaim{}, r.claimEvents(ipClaimPool)).
+		Watches(&capiipamv1.IPAddressClaim{}, r.claimEvents(capiClaimPool)).
 		Watches(&ipamv1.IPAddress{}, r.addressEvents()).
 		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(r.poolsOfCluster)).
 		WithOptions(controller.Options{MaxConcurrentReconciles: max(concurrency, 1)}).
 		Complete(r)
 }
 
-// claimNeedsWork drops the update events of claims that are served and stay so: mostly the
-// status writes of this controller, which would otherwise each enqueue the pool again.
-var claimNeedsWork = predicate.Funcs{
-	UpdateFunc: func(e event.UpdateEvent) bool {
-		var c claim
-		switch o := e.ObjectNew.(type) {
-		case *ipamv1.IPClaim:
-			c = ipClaim{o}
-		case *capiipamv1.IPAddressClaim:
-			c = capiClaim{o}
-		default:
-			return true
+// claimEvents enqueues a claim's pool. Update events of claims that are served and stay so are
+// dropped: mostly the status writes of this controller, which would otherwise each enqueue the
+// pool again. A deleted claim's IPAddresses become suspects of its pool, to be released.
+func (r *Reconciler) claimEvents(poolOf handler.MapFunc) handler.EventHandler {
+	enqueue := func(ctx context.Context, o client.Object, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+		for _, req := range poolOf(ctx, o) {
+			q.Add(req)
 		}
-		return deleting(c.object()) || c.readyReason() != ipamv1.AllocatedReason
-	},
+	}
+	return handler.Funcs{
+		CreateFunc: func(ctx context.Context, e event.CreateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			enqueue(ctx, e.Object, q)
+		},
+		UpdateFunc: func(ctx context.Context, e event.UpdateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			if c, ok := asClaim(e.ObjectNew); !ok || deleting(c.object()) || c.readyReason() != ipamv1.AllocatedReason {
+				enqueue(ctx, e.ObjectNew, q)
+			}
+		},
+		DeleteFunc: func(ctx context.Context, e event.DeleteEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			for _, req := range poolOf(ctx, e.Object) {
+				r.suspectAddressesOf(ctx, req.NamespacedName, e.Object)
+				q.Add(req)
+			}
+		},
+		GenericFunc: func(ctx context.Context, e event.GenericEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			enqueue(ctx, e.Object, q)
+		},
+	}
+}
+
+func asClaim(o client.Object) (claim, bool) {
+	switch o := o.(type) {
+	case *ipamv1.IPClaim:
+		return ipClaim{o}, true
+	case *capiipamv1.IPAddressClaim:
+		return capiClaim{o}, true
+	}
+	return nil, false
+}
+
+// suspectAddressesOf makes every IPAddress a deleted claim may hold a suspect of its pool: the
+// one the index gives it, the one its status names, those the cache shows.
+func (r *Reconciler) suspectAddressesOf(ctx context.Context, pool types.NamespacedName, o client.Object) {
+	st := r.states.get(pool)
+	c, ok := asClaim(o)
+	if st == nil || !ok {
+		return // a pool not built yet checks every IPAddress when it is
+	}
+	uid := o.GetUID()
+	if name, ok := c.decidedAddress(); ok && name != "" {
+		st.suspect(name, uid)
+	}
+	st.mu.Lock()
+	if st.index == nil {
+		st.mu.Unlock()
+		return
+	}
+	if addr, ok := st.index.Lookup(o.GetName()); ok && st.namePrefix != "" {
+		st.suspectLocked(ipamv1.IPAddressName(st.namePrefix, addr.String()), uid)
+	}
+	st.mu.Unlock()
+	list := &ipamv1.IPAddressList{}
+	if err := r.Client.List(ctx, list, client.InNamespace(pool.Namespace),
+		client.MatchingFields{addressClaimField: claimKey(pool.Name, o.GetName())}); err == nil {
+		for i := range list.Items {
+			st.suspect(list.Items[i].Name, uid)
+		}
+	}
 }
 
 func ipClaimPool(_ context.Context, o client.Object) []reconcile.Request {
@@ -131,7 +184,7 @@ func (r *Reconciler) addressEvents() handler.EventHandler {
 				if deleted {
 					st.releaseIfHeld(a.Spec.Claim.Name, addr, r.now())
 				} else {
-					st.observe(a.Spec.Claim.Name, addr)
+					st.observe(a.Name, a.Spec.Claim.Name, addr)
 				}
 			}
 		}

@@ -23,12 +23,18 @@ type poolState struct {
 	mu         sync.Mutex
 	uid        types.UID
 	generation int64
+	namePrefix string
 	index      *ipam.Index
 	// releases are the addresses released while their grace period may still run, for the
 	// releases annotation (a restarted controller replays them).
 	releases map[netip.Addr]release
 	// lastStatus is when the pool status was last written; writes are spaced out during bursts.
 	lastStatus time.Time
+	// suspects are IPAddresses of the pool that may no longer belong to anyone: their claim was
+	// deleted, or the index found them contradicting another allocation. Each is checked against
+	// the API server in the next reconcile. The value is the UID of a claim known to be deleted
+	// (from its delete event), or "" when nothing is known.
+	suspects map[string]types.UID
 }
 
 type release struct {
@@ -53,7 +59,7 @@ func (s *states) get(key types.NamespacedName) *poolState {
 // before reading the cache means an IPAddress event either is in what the caller reads or waits
 // for the lock and is applied after: none is lost.
 func (s *states) create(key types.NamespacedName) *poolState {
-	st := &poolState{releases: map[netip.Addr]release{}}
+	st := &poolState{releases: map[netip.Addr]release{}, suspects: map[string]types.UID{}}
 	st.mu.Lock()
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -156,11 +162,50 @@ func (st *poolState) releaseIfHeld(owner string, addr netip.Addr, now time.Time)
 }
 
 // observe records an IPAddress seen in the cache. A contradiction (the index gives the address
-// or the claim to someone else) is left to the allocation path, which asks the API server.
-func (st *poolState) observe(owner string, addr netip.Addr) {
+// or the claim to someone else) makes the IPAddress a suspect, checked against the API server.
+func (st *poolState) observe(name, owner string, addr netip.Addr) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if st.index != nil {
-		_ = st.index.Observe(owner, addr)
+	if st.index != nil && st.index.Observe(owner, addr) != nil {
+		st.suspectLocked(name, "")
 	}
+}
+
+// suspect queues an IPAddress to be checked against the API server.
+func (st *poolState) suspect(name string, deletedClaim types.UID) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.suspectLocked(name, deletedClaim)
+}
+
+func (st *poolState) suspectLocked(name string, deletedClaim types.UID) {
+	if prev, ok := st.suspects[name]; !ok || prev == "" {
+		st.suspects[name] = deletedClaim
+	}
+}
+
+// takeSuspects hands the queued suspects to a reconcile. Called with st.mu held.
+func (st *poolState) takeSuspectsLocked() map[string]types.UID {
+	if len(st.suspects) == 0 {
+		return nil
+	}
+	out := st.suspects
+	st.suspects = map[string]types.UID{}
+	return out
+}
+
+// settleLocked makes the index say that owner holds addr, as the API server does: whatever the
+// index held against that (another address of owner, another owner of addr) is dropped, and the
+// returned addresses are those whose IPAddresses must now be checked. Called with st.mu held.
+func (st *poolState) settleLocked(owner string, addr netip.Addr) []netip.Addr {
+	var displaced []netip.Addr
+	if held, ok := st.index.Lookup(owner); ok && held != addr.Unmap() {
+		st.index.Forget(held)
+		displaced = append(displaced, held)
+	}
+	if other, ok := st.index.Owner(addr); ok && other != owner {
+		st.index.Forget(addr)
+	}
+	_ = st.index.Observe(owner, addr)
+	return displaced
 }
