@@ -285,14 +285,14 @@ func (r *Reconciler) stateFor(ctx context.Context, pool *ipamv1.IPPool, parsed *
 	// not show (or shows made again), or that the index gives to someone else, is checked.
 	for i := range list.Items {
 		a := &list.Items[i]
-		if alloc, ok := allocationOf(a); !ok || !r.indexAgrees(idx, alloc) || !r.claimCached(ctx, a) {
+		if alloc, ok := allocationOf(a); !ok || !indexAgrees(idx, alloc) || !r.claimCached(ctx, a) {
 			st.suspectLocked(a.Name, "")
 		}
 	}
 	return st, nil
 }
 
-func (r *Reconciler) indexAgrees(idx *ipam.Index, a ipam.Allocation) bool {
+func indexAgrees(idx *ipam.Index, a ipam.Allocation) bool {
 	owner, ok := idx.Owner(a.Addr)
 	return ok && owner == a.Owner
 }

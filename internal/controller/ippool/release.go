@@ -105,7 +105,7 @@ func (b *batch) releaseIPAddress(ctx context.Context, a *ipamv1.IPAddress, used 
 	}
 	addr, err := netip.ParseAddr(string(a.Spec.Address))
 	if b.st == nil || err != nil {
-		return nil //nolint:nilerr // an unparsable address was never in the index
+		return nil // an unparsable address was never in the index
 	}
 	if used {
 		b.st.releaseIfHeld(a.Spec.Claim.Name, addr, b.r.now())
@@ -169,7 +169,7 @@ func (b *batch) check(ctx context.Context, j *job) error {
 	}
 	addr, err := netip.ParseAddr(string(a.Spec.Address))
 	if a.Spec.Pool.Name != b.pool.Name || err != nil {
-		return nil //nolint:nilerr // not this pool's, or refused by the CRD's validation anyway
+		return nil // not this pool's, or refused by the CRD's validation anyway
 	}
 	kind := kindOrDefault(a.Spec.Claim.Kind)
 	ownerUID := ownerUIDOf(a.OwnerReferences, kind, a.Spec.Claim.Name)
