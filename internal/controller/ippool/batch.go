@@ -97,6 +97,8 @@ func (b *batch) plan(ctx context.Context, claims []claim) {
 			if hasFinalizer(c) || holds || isDecided {
 				b.jobs = append(b.jobs, &job{orig: c, c: c.deepCopy(), release: true})
 			}
+		case b.st.cacheLagsLocked(name, c.object().GetResourceVersion()):
+			// Served a moment ago; the cache has not seen the status write yet.
 		case holds && c.served(b.addressName(held)):
 		case isDecided && (!holds || (decided != "" && decided != b.addressName(held))):
 			b.jobs = append(b.jobs, &job{orig: c, c: c.deepCopy(), settle: true})

@@ -184,10 +184,12 @@ func (b *batch) reportAllocated(ctx context.Context, j *job, name string) error 
 	for range maxAttempts {
 		// An update, not a patch: it carries the resourceVersion the precondition needs, and
 		// spares the API server from applying a patch (a third of the write's cost).
+		rv := j.c.object().GetResourceVersion()
 		j.c.setAllocated(name, b.r.now())
 		err := b.r.Client.Status().Update(ctx, j.c.object(), fieldOwner)
 		switch {
 		case err == nil:
+			b.st.noteWritten(j.c.object().GetName(), rv)
 			return nil
 		case apierrors.IsNotFound(err):
 			return b.dropAddress(ctx, j, name)
