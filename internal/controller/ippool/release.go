@@ -122,15 +122,25 @@ func (b *batch) releaseIPAddress(ctx context.Context, a *ipamv1.IPAddress, used 
 // deleteIPAddress deletes one IPAddress, this very object (UID precondition), after taking off
 // the finalizer upstream's controller puts on them.
 func (b *batch) deleteIPAddress(ctx context.Context, a *ipamv1.IPAddress) error {
-	if controllerutil.ContainsFinalizer(a, ipamv1.IPAddressFinalizer) {
-		before := a.DeepCopy()
-		controllerutil.RemoveFinalizer(a, ipamv1.IPAddressFinalizer)
-		if err := b.r.Client.Patch(ctx, a, client.MergeFrom(before), fieldOwner); err != nil {
+	if err := b.deleteWithFinalizer(ctx, a, ipamv1.IPAddressFinalizer); err != nil {
+		return fmt.Errorf("deleting IPAddress %s: %w", a.Name, err)
+	}
+	return nil
+}
+
+// deleteWithFinalizer deletes this very object (UID precondition), after taking off finalizer if
+// it carries it. An object already gone, or replaced, is not an error.
+func (b *batch) deleteWithFinalizer(ctx context.Context, obj client.Object, finalizer string) error {
+	if controllerutil.ContainsFinalizer(obj, finalizer) {
+		before := obj.DeepCopyObject().(client.Object)
+		controllerutil.RemoveFinalizer(obj, finalizer)
+		if err := b.r.Client.Patch(ctx, obj, client.MergeFrom(before), fieldOwner); err != nil {
 			return client.IgnoreNotFound(err)
 		}
 	}
-	if err := b.r.Client.Delete(ctx, a, client.Preconditions{UID: &a.UID}); err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
-		return fmt.Errorf("deleting IPAddress %s: %w", a.Name, err)
+	uid := obj.GetUID()
+	if err := b.r.Client.Delete(ctx, obj, client.Preconditions{UID: &uid}); err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+		return err
 	}
 	return nil
 }
@@ -145,14 +155,7 @@ func (b *batch) deleteCAPIAddress(ctx context.Context, c *capiipamv1.IPAddressCl
 	if a.Spec.ClaimRef.Name != c.Name || !isOurPool(a.Spec.PoolRef) || (onlyAddress != "" && a.Spec.Address != string(onlyAddress)) {
 		return nil
 	}
-	if controllerutil.ContainsFinalizer(a, ipamv1.CAPIIPAddressFinalizer) {
-		before := a.DeepCopy()
-		controllerutil.RemoveFinalizer(a, ipamv1.CAPIIPAddressFinalizer)
-		if err := b.r.Client.Patch(ctx, a, client.MergeFrom(before), fieldOwner); err != nil {
-			return client.IgnoreNotFound(err)
-		}
-	}
-	if err := b.r.Client.Delete(ctx, a, client.Preconditions{UID: &a.UID}); err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+	if err := b.deleteWithFinalizer(ctx, a, ipamv1.CAPIIPAddressFinalizer); err != nil {
 		return fmt.Errorf("deleting Cluster API IPAddress %s: %w", a.Name, err)
 	}
 	return nil
