@@ -29,6 +29,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	ipamv1 "github.com/metalwire/metalwire/api/ipam/v1alpha1"
+	"github.com/metalwire/metalwire/internal/testenv"
 )
 
 // writers is how many goroutines create claims, as in the anchors' measurements.
@@ -36,7 +37,12 @@ const writers = 8
 
 // TestIPAMScale fills one /16 pool with N claims created by 8 goroutines and reports the time
 // until every claim holds an address, claims per second, the API writes the manager made per
-// claim and its peak memory. Sizes: IPAM_SCALE_SIZES (default 500,2000,10000).
+// claim and its peak memory. Sizes: IPAM_SCALE_SIZES (default 500,2000,10000);
+// IPAM_SCALE_FLOORS=0 skips the two floors (create only, writes alone), for quicker runs.
+//
+// Every measurement runs on an API server of its own, started for it and warmed up: an API
+// server slows down as it holds more objects, and each size is to be measured from the same
+// start, not after the objects the earlier ones left.
 func TestIPAMScale(t *testing.T) {
 	sizes := []int{500, 2000, 10000}
 	if s := os.Getenv("IPAM_SCALE_SIZES"); s != "" {
@@ -49,21 +55,23 @@ func TestIPAMScale(t *testing.T) {
 			sizes = append(sizes, n)
 		}
 	}
-	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
-	NewWithT(t).Expect(os.WriteFile(kubeconfig, env.KubeConfig, 0o600)).To(Succeed())
 
 	fmt.Printf("\nIPAM scale: one /16 pool, claims created by %d goroutines, one `metalwire manager --controllers=ipam`\n", writers)
-	fmt.Printf("%8s %12s %11s %13s %10s %14s %13s %15s\n", "claims", "create only", "created in", "all served in", "claims/s", "writes/claim", "manager CPU", "manager peak")
-	// A fresh API server answers its first few hundred writes slowly (connections, caches and
-	// heap still growing): warm it up so that every size is measured in the same steady state.
-	createOnly(t, 500)
+	fmt.Println("create only: the claims alone, no controller. writes alone: each claim created, given an IPAddress and")
+	fmt.Println("its status by the benchmark itself, no controller: the least time any IPAM doing these writes can take.")
+	fmt.Printf("%8s %12s %13s %11s %13s %10s %14s %13s %15s\n", "claims", "create only", "writes alone", "created in", "all served in", "claims/s", "writes/claim", "manager CPU", "manager peak")
 	var results []result
 	for _, n := range sizes {
-		floor := createOnly(t, n)
-		r := runIPAMScale(t, kubeconfig, n)
+		var floor, bound time.Duration
+		if os.Getenv("IPAM_SCALE_FLOORS") != "0" {
+			onFreshServer(t, func(e *testenv.Env) { floor = createOnly(t, e, n) })
+			onFreshServer(t, func(e *testenv.Env) { bound = writesAlone(t, e, n) })
+		}
+		var r result
+		onFreshServer(t, func(e *testenv.Env) { r = runIPAMScale(t, e, n) })
 		results = append(results, r)
-		fmt.Printf("%8d %11.2fs %10.2fs %12.2fs %10.0f %14.2f %12.2fs %11.0f MiB\n",
-			r.claims, floor.Seconds(), r.created.Seconds(), r.served.Seconds(), float64(r.claims)/r.served.Seconds(),
+		fmt.Printf("%8d %11.2fs %12.2fs %10.2fs %12.2fs %10.0f %14.2f %12.2fs %11.0f MiB\n",
+			r.claims, floor.Seconds(), bound.Seconds(), r.created.Seconds(), r.served.Seconds(), float64(r.claims)/r.served.Seconds(),
 			float64(r.writes)/float64(r.claims), r.cpu.Seconds(), float64(r.peakRSS)/(1<<20))
 	}
 	for i := 1; i < len(results); i++ {
@@ -73,6 +81,28 @@ func TestIPAMScale(t *testing.T) {
 	}
 }
 
+// onFreshServer runs f against an API server and etcd started for it, warmed up first: a fresh
+// API server answers its first few hundred writes slowly (connections, caches and heap still
+// growing).
+func onFreshServer(t *testing.T, f func(e *testenv.Env)) {
+	t.Helper()
+	e, err := testenv.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := e.Stop(); err != nil {
+			t.Errorf("stopping the API server: %v", err)
+		}
+	}()
+	ctx := context.Background()
+	NewWithT(t).Expect(e.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "warm-up"}})).To(Succeed())
+	if err := createClaims(ctx, e, "warm-up", 500, nil); err != nil {
+		t.Fatalf("warming the API server up: %v", err)
+	}
+	f(e)
+}
+
 type result struct {
 	claims               int
 	created, served, cpu time.Duration
@@ -80,12 +110,14 @@ type result struct {
 	peakRSS              int64
 }
 
-func runIPAMScale(t *testing.T, kubeconfig string, n int) result {
+func runIPAMScale(t *testing.T, e *testenv.Env, n int) result {
 	g := NewWithT(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	ns := fmt.Sprintf("ipam-scale-%d", n)
-	g.Expect(env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})).To(Succeed())
+	g.Expect(e.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})).To(Succeed())
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	g.Expect(os.WriteFile(kubeconfig, e.KubeConfig, 0o600)).To(Succeed())
 
 	// The manager, as users run it, with client limits high enough not to be the bottleneck.
 	args := []string{"manager", "--kubeconfig", kubeconfig,
@@ -109,7 +141,7 @@ func runIPAMScale(t *testing.T, kubeconfig string, n int) result {
 	}()
 
 	// Count served claims from an informer, not by listing thousands of claims in a loop.
-	served := watchServed(ctx, t, ns)
+	served := watchServed(ctx, t, e, ns)
 	pool := &ipamv1.IPPool{
 		ObjectMeta: metav1.ObjectMeta{Name: "pool", Namespace: ns},
 		Spec: ipamv1.IPPoolSpec{
@@ -117,45 +149,46 @@ func runIPAMScale(t *testing.T, kubeconfig string, n int) result {
 			Pools: []ipamv1.Pool{{Subnet: ptr.To(ipamv1.IPSubnetStr("10.0.0.0/16"))}},
 		},
 	}
-	g.Expect(env.Client.Create(ctx, pool)).To(Succeed())
+	g.Expect(e.Client.Create(ctx, pool)).To(Succeed())
 	g.Eventually(func() []string {
 		p := &ipamv1.IPPool{}
-		_ = env.Client.Get(ctx, client.ObjectKeyFromObject(pool), p)
+		_ = e.Client.Get(ctx, client.ObjectKeyFromObject(pool), p)
 		return p.Finalizers
 	}).WithTimeout(30*time.Second).Should(ContainElement(ipamv1.IPPoolFinalizer), "the manager never picked up the pool")
 
-	writesBefore := ipamWrites(t)
+	writesBefore := ipamWrites(t, e)
 	cpuBefore := processCPU(mgr.Process.Pid)
 	if profiles != "" {
-		wait := profileCPU(t, profiles, n)
+		wait := profileCPU(t, e, profiles, n)
 		defer wait()
 	}
 	busy := machineBusy()
+	split := cpuSplit(mgr.Process.Pid)
 	start := time.Now()
-	if err := createClaims(ctx, ns, n); err != nil {
+	if err := createClaims(ctx, e, ns, n, nil); err != nil {
 		t.Fatalf("creating claims: %v", err)
 	}
 	created := time.Since(start)
-	defer func() { fmt.Printf("(served, %d claims: machine CPU %.0f%% busy)\n", n, busy()) }()
 	g.Eventually(served.Load).WithTimeout(10*time.Minute).WithPolling(20*time.Millisecond).Should(BeNumerically("==", n),
 		"not every claim was served")
 	elapsed := time.Since(start)
+	fmt.Printf("(served, %d claims: machine CPU %.0f%% busy; CPU used: %s)\n", n, busy(), split())
 	// Writes still trickling in after the last claim was served (the pool status) count too.
 	time.Sleep(2 * time.Second)
-	writes := ipamWrites(t) - writesBefore - int64(n)
+	writes := ipamWrites(t, e) - writesBefore - int64(n)
 
 	addresses := &ipamv1.IPAddressList{}
-	g.Expect(env.Client.List(ctx, addresses, client.InNamespace(ns))).To(Succeed())
+	g.Expect(e.Client.List(ctx, addresses, client.InNamespace(ns))).To(Succeed())
 	g.Expect(addresses.Items).To(HaveLen(n), "one IPAddress per claim")
 	return result{claims: n, created: created, served: elapsed, writes: writes,
 		cpu: processCPU(mgr.Process.Pid) - cpuBefore, peakRSS: peakRSS(t, mgr.Process.Pid)}
 }
 
 // watchServed counts the claims of ns whose status names an address.
-func watchServed(ctx context.Context, t *testing.T, ns string) *atomic.Int64 {
+func watchServed(ctx context.Context, t *testing.T, e *testenv.Env, ns string) *atomic.Int64 {
 	t.Helper()
 	g := NewWithT(t)
-	c, err := cache.New(env.Config, cache.Options{Scheme: env.Scheme, DefaultNamespaces: map[string]cache.Config{ns: {}}})
+	c, err := cache.New(e.Config, cache.Options{Scheme: e.Scheme, DefaultNamespaces: map[string]cache.Config{ns: {}}})
 	g.Expect(err).NotTo(HaveOccurred())
 	inf, err := c.GetInformer(ctx, &ipamv1.IPClaim{})
 	g.Expect(err).NotTo(HaveOccurred())
@@ -185,7 +218,8 @@ func watchServed(ctx context.Context, t *testing.T, ns string) *atomic.Int64 {
 }
 
 // createClaims creates n IPClaims on pool "pool" of ns from 8 goroutines, as the anchors did.
-func createClaims(ctx context.Context, ns string, n int) error {
+// then, if not nil, is called by the same goroutine right after each claim is created.
+func createClaims(ctx context.Context, e *testenv.Env, ns string, n int, then func(*ipamv1.IPClaim) error) error {
 	var wg sync.WaitGroup
 	var failed atomic.Value
 	for w := range writers {
@@ -195,7 +229,11 @@ func createClaims(ctx context.Context, ns string, n int) error {
 					ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("claim-%d", i), Namespace: ns},
 					Spec:       ipamv1.IPClaimSpec{Pool: corev1.ObjectReference{Name: "pool"}},
 				}
-				if err := env.Client.Create(ctx, c); err != nil {
+				err := e.Client.Create(ctx, c)
+				if err == nil && then != nil {
+					err = then(c)
+				}
+				if err != nil {
 					failed.Store(err)
 					return
 				}
@@ -207,19 +245,75 @@ func createClaims(ctx context.Context, ns string, n int) error {
 	return err
 }
 
-// createOnly is the floor: the time to create n claims with no controller running.
-func createOnly(t *testing.T, n int) time.Duration {
+// createOnly is the anchors' floor: the time to create n claims with no controller running.
+func createOnly(t *testing.T, e *testenv.Env, n int) time.Duration {
 	t.Helper()
 	ctx := context.Background()
-	ns := fmt.Sprintf("ipam-floor-%d-%d", n, time.Now().UnixNano())
-	NewWithT(t).Expect(env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})).To(Succeed())
+	ns := fmt.Sprintf("ipam-floor-%d", n)
+	NewWithT(t).Expect(e.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})).To(Succeed())
 	busy := machineBusy()
+	split := cpuSplit(0)
 	start := time.Now()
-	if err := createClaims(ctx, ns, n); err != nil {
+	if err := createClaims(ctx, e, ns, n, nil); err != nil {
 		t.Fatalf("creating claims: %v", err)
 	}
-	fmt.Printf("(create only, %d claims: machine CPU %.0f%% busy)\n", n, busy())
-	return time.Since(start)
+	took := time.Since(start)
+	fmt.Printf("(create only, %d claims: machine CPU %.0f%% busy; CPU used: %s)\n", n, busy(), split())
+	return took
+}
+
+// writesAlone is the bound for any IPAM that keeps the contract: each claim is created, then
+// gets an IPAddress (as the manager makes it: named after the address, owned by the claim and
+// the pool) and the status naming it, written by the benchmark's own 8 goroutines with no
+// controller, no cache and no watch. Nothing an IPAM does can take less API server work.
+func writesAlone(t *testing.T, e *testenv.Env, n int) time.Duration {
+	t.Helper()
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns := fmt.Sprintf("ipam-writes-%d", n)
+	g.Expect(e.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})).To(Succeed())
+	pool := &ipamv1.IPPool{
+		ObjectMeta: metav1.ObjectMeta{Name: "pool", Namespace: ns},
+		Spec: ipamv1.IPPoolSpec{NamePrefix: "scale", Prefix: 16, Gateway: ptr.To(ipamv1.IPAddressStr("10.0.0.1")),
+			Pools: []ipamv1.Pool{{Subnet: ptr.To(ipamv1.IPSubnetStr("10.0.0.0/16"))}}},
+	}
+	g.Expect(e.Client.Create(ctx, pool)).To(Succeed())
+	var next atomic.Uint32
+	give := func(c *ipamv1.IPClaim) error {
+		i := next.Add(1) + 1 // from 10.0.0.2, after the network address and the gateway
+		ip := fmt.Sprintf("10.0.%d.%d", i/256, i%256)
+		ref := func(kind, name string) corev1.ObjectReference {
+			return corev1.ObjectReference{APIVersion: ipamv1.GroupVersion.String(), Kind: kind, Name: name, Namespace: ns}
+		}
+		a := &ipamv1.IPAddress{
+			ObjectMeta: metav1.ObjectMeta{
+				Name: ipamv1.IPAddressName("scale", ip), Namespace: ns,
+				OwnerReferences: []metav1.OwnerReference{
+					{APIVersion: ipamv1.GroupVersion.String(), Kind: "IPClaim", Name: c.Name, UID: c.UID,
+						Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true)},
+					{APIVersion: ipamv1.GroupVersion.String(), Kind: "IPPool", Name: pool.Name, UID: pool.UID},
+				},
+			},
+			Spec: ipamv1.IPAddressSpec{Claim: ref("IPClaim", c.Name), Pool: ref("IPPool", pool.Name),
+				Address: ipamv1.IPAddressStr(ip), Prefix: 16, Gateway: pool.Spec.Gateway},
+		}
+		if err := e.Client.Create(ctx, a); err != nil {
+			return err
+		}
+		c.Status.Address = &corev1.ObjectReference{Name: a.Name, Namespace: ns}
+		c.Status.Conditions = []metav1.Condition{{Type: ipamv1.ReadyCondition, Status: metav1.ConditionTrue,
+			Reason: ipamv1.AllocatedReason, Message: "holds IPAddress " + a.Name, LastTransitionTime: metav1.Now()}}
+		return e.Client.Status().Update(ctx, c)
+	}
+	busy := machineBusy()
+	split := cpuSplit(0)
+	start := time.Now()
+	if err := createClaims(ctx, e, ns, n, give); err != nil {
+		t.Fatalf("writing claims and addresses: %v", err)
+	}
+	took := time.Since(start)
+	fmt.Printf("(writes alone, %d claims: machine CPU %.0f%% busy; CPU used: %s)\n", n, busy(), split())
+	return took
 }
 
 // machineBusy starts measuring how busy the machine's CPUs are; the function it returns gives
@@ -256,13 +350,13 @@ const managerProfilerAddress = "127.0.0.1:16060"
 // profileCPU records CPU profiles of the API server and the manager into dir while claims are
 // served (IPAM_SCALE_PROFILE_SECONDS, default 10), for `go tool pprof`. The returned function
 // waits for both.
-func profileCPU(t *testing.T, dir string, n int) func() {
+func profileCPU(t *testing.T, e *testenv.Env, dir string, n int) func() {
 	t.Helper()
 	seconds := os.Getenv("IPAM_SCALE_PROFILE_SECONDS")
 	if seconds == "" {
 		seconds = "10"
 	}
-	rc := rawClient(t)
+	rc := rawClient(t, e)
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		body, err := rc.Get().AbsPath("/debug/pprof/profile").Param("seconds", seconds).DoRaw(context.Background())
@@ -290,9 +384,9 @@ func profileCPU(t *testing.T, dir string, n int) func() {
 }
 
 // rawClient talks to the API server's non-API paths (/metrics, /debug/pprof).
-func rawClient(t *testing.T) *rest.RESTClient {
+func rawClient(t *testing.T, e *testenv.Env) *rest.RESTClient {
 	t.Helper()
-	cfg := rest.CopyConfig(env.Config)
+	cfg := rest.CopyConfig(e.Config)
 	cfg.GroupVersion = &schema.GroupVersion{}
 	cfg.NegotiatedSerializer = clientgoscheme.Codecs.WithoutConversion()
 	cfg.Timeout = 5 * time.Minute
@@ -302,9 +396,9 @@ func rawClient(t *testing.T) *rest.RESTClient {
 }
 
 // ipamWrites is the API server's count of write requests to the ipam.metal3.io group so far.
-func ipamWrites(t *testing.T) int64 {
+func ipamWrites(t *testing.T, e *testenv.Env) int64 {
 	t.Helper()
-	body, err := rawClient(t).Get().AbsPath("/metrics").DoRaw(context.Background())
+	body, err := rawClient(t, e).Get().AbsPath("/metrics").DoRaw(context.Background())
 	NewWithT(t).Expect(err).NotTo(HaveOccurred())
 	var total int64
 	sc := bufio.NewScanner(bytes.NewReader(body))
@@ -343,6 +437,47 @@ func peakRSS(t *testing.T, pid int) int64 {
 		}
 	}
 	return 0
+}
+
+// cpuSplit starts measuring the CPU time used by the API server, etcd, the manager (pid) and
+// this benchmark itself; the function it returns says how much each has used since.
+func cpuSplit(manager int) func() string {
+	pids := map[string]int{"kube-apiserver": 0, "etcd": 0, "manager": manager, "benchmark": os.Getpid()}
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			continue
+		}
+		open, end := bytes.IndexByte(data, '('), bytes.LastIndexByte(data, ')')
+		if open < 0 || end < open {
+			continue
+		}
+		fields := strings.Fields(string(data[end+1:]))
+		if name := string(data[open+1 : end]); len(fields) > 1 && fields[1] == strconv.Itoa(os.Getpid()) {
+			if _, ok := pids[name]; ok {
+				pids[name] = pid
+			}
+		}
+	}
+	names := []string{"kube-apiserver", "etcd", "manager", "benchmark"}
+	before := map[string]time.Duration{}
+	for _, name := range names {
+		before[name] = processCPU(pids[name])
+	}
+	return func() string {
+		var parts []string
+		for _, name := range names {
+			if pids[name] != 0 {
+				parts = append(parts, fmt.Sprintf("%s %.2fs", name, (processCPU(pids[name])-before[name]).Seconds()))
+			}
+		}
+		return strings.Join(parts, ", ")
+	}
 }
 
 // processCPU is the CPU time (user + system) the process has used: the controller's own cost,

@@ -17,11 +17,8 @@ import (
 // enableEnv must be set for the benchmarks to run; make bench-* sets it.
 const enableEnv = "METALWIRE_SCALE"
 
-var (
-	env *testenv.Env
-	// managerBinary is bin/metalwire built from this checkout for the run.
-	managerBinary string
-)
+// managerBinary is bin/metalwire built from this checkout for the run.
+var managerBinary string
 
 func TestMain(m *testing.M) {
 	if os.Getenv(enableEnv) == "" {
@@ -48,5 +45,11 @@ func TestMain(m *testing.M) {
 	}
 	// The informer counting served claims would otherwise complain that no logger is set.
 	ctrl.SetLogger(logr.Discard())
-	testenv.Main(m, &env)
+	if _, err := testenv.CheckControlPlane(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	_ = os.RemoveAll(dir)
+	os.Exit(code)
 }
