@@ -97,7 +97,13 @@ func runManager(ctx context.Context, f *managerFlags, groups []controller.Group)
 		LeaderElection:          f.leaderElect,
 		LeaderElectionID:        f.leaderElectionID,
 		LeaderElectionNamespace: f.leaderElectionNamespace,
-		Cache:                   cache.Options{SyncPeriod: &f.syncPeriod},
+		Cache: cache.Options{
+			SyncPeriod: &f.syncPeriod,
+			// No controller reads managedFields; without them the cache holds about half the
+			// bytes, and updates sent from cached objects are smaller (the API server keeps
+			// the managedFields a request leaves out).
+			DefaultTransform: cache.TransformStripManagedFields(),
+		},
 	}
 	if f.watchNamespace != "" {
 		opts.Cache.DefaultNamespaces = map[string]cache.Config{f.watchNamespace: {}}
