@@ -103,3 +103,16 @@ func TestReleasesSurviveARestart(t *testing.T) {
 
 	g.Expect(restarted.releasesAnnotation(now.Add(2*time.Minute))).To(BeEmpty(), "expired releases are dropped")
 }
+
+// A large pool's status, which lists every allocation, is written less often while claims
+// stream in, so that its cost stays proportional to the number of claims.
+func TestStatusIntervalGrowsWithThePool(t *testing.T) {
+	g := NewWithT(t)
+	r := &Reconciler{}
+	g.Expect(r.statusInterval(0)).To(Equal(time.Second))
+	g.Expect(r.statusInterval(1999)).To(Equal(time.Second))
+	g.Expect(r.statusInterval(10000)).To(Equal(5 * time.Second))
+	g.Expect(r.statusInterval(65000)).To(Equal(10 * time.Second))
+	r.StatusInterval = 100 * time.Millisecond
+	g.Expect(r.statusInterval(65000)).To(Equal(100*time.Millisecond), "a set interval is kept")
+}

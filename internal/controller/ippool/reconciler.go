@@ -36,8 +36,14 @@ import (
 
 // Defaults for Reconciler fields left zero.
 const (
-	defaultWorkers        = 32
-	defaultStatusInterval = time.Second
+	defaultWorkers = 32
+	// defaultStatusInterval spaces pool status writes by a second per statusBatch addresses
+	// the status lists, within [minStatusInterval, maxStatusInterval]: each write carries every
+	// allocation, so a fixed interval would make the status's cost grow with the square of the
+	// pool's size while thousands of claims stream in.
+	minStatusInterval = time.Second
+	maxStatusInterval = 10 * time.Second
+	statusBatch       = 2000
 	// conflictRequeue is how soon a pool is reconciled again after a claim changed under it
 	// (another manager, or a stale cache): soon, as the claim is waiting.
 	conflictRequeue = 200 * time.Millisecond
@@ -54,7 +60,8 @@ type Reconciler struct {
 	// Workers bounds the API writes one pool reconcile runs at once.
 	Workers int
 	// StatusInterval spaces out IPPool status writes while claims stream in: the status of a
-	// pool with thousands of addresses is large, and one write per batch is plenty.
+	// pool with thousands of addresses is large, and one write per batch is plenty. Zero means
+	// a second per 2,000 addresses handed out, from 1 s to 10 s.
 	StatusInterval time.Duration
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time

@@ -81,7 +81,7 @@ func (r *Reconciler) writePoolStatus(ctx context.Context, pool *ipamv1.IPPool, s
 	if equality.Semantic.DeepEqual(before.Status, pool.Status) {
 		return ctrl.Result{}, nil
 	}
-	if wait := r.statusInterval() - now.Sub(lastStatus); wait > 0 && !changedReadyReason(before, pool) {
+	if wait := r.statusInterval(len(indexes)) - now.Sub(lastStatus); wait > 0 && !changedReadyReason(before, pool) {
 		*pool = *before
 		return ctrl.Result{RequeueAfter: wait}, nil
 	}
@@ -94,11 +94,13 @@ func (r *Reconciler) writePoolStatus(ctx context.Context, pool *ipamv1.IPPool, s
 	return ctrl.Result{}, nil
 }
 
-func (r *Reconciler) statusInterval() time.Duration {
+// statusInterval is how long status writes of a pool listing allocations addresses are spaced.
+func (r *Reconciler) statusInterval(allocations int) time.Duration {
 	if r.StatusInterval > 0 {
 		return r.StatusInterval
 	}
-	return defaultStatusInterval
+	d := time.Duration(allocations/statusBatch) * time.Second
+	return min(max(d, minStatusInterval), maxStatusInterval)
 }
 
 // patchStatus writes the pool's status if it changed.
