@@ -2,7 +2,6 @@ package devenv
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -65,20 +64,12 @@ func staticAddresses(hostDir string, state bmov1.ProvisioningState) ([]string, e
 	if state == bmov1.StateProvisioned {
 		file = simulator.NetworkDataFile
 	}
-	raw, err := os.ReadFile(filepath.Join(hostDir, file))
+	doc, err := simulator.ReadBootNetwork(hostDir, file)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
-	}
-	var doc struct {
-		Networks []struct {
-			IPAddress string `json:"ip_address"`
-		} `json:"networks"`
-	}
-	if err := json.Unmarshal(raw, &doc); err != nil {
-		return nil, fmt.Errorf("%s is not network_data.json: %w", file, err)
 	}
 	var ips []string
 	for _, n := range doc.Networks {

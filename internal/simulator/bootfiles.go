@@ -170,3 +170,41 @@ func markDeprovisioned(dir string, at time.Time) error {
 	note := fmt.Sprintf("deprovisioned at %s; the other files are what the host last booted with\n", at.UTC().Format(time.RFC3339))
 	return os.WriteFile(filepath.Join(dir, DeprovisionedMarker), []byte(note), 0o600)
 }
+
+// BootNetwork is what a host's network data file (NetworkDataFile or PreprovNetworkFile) says
+// of its networks and links: enough to show and check which addresses a host booted with.
+type BootNetwork struct {
+	Networks []struct {
+		ID        string `json:"id"`
+		IPAddress string `json:"ip_address"`
+	} `json:"networks"`
+	Links []struct {
+		ID   string `json:"id"`
+		Type string `json:"type"`
+	} `json:"links"`
+}
+
+// ReadBootNetwork reads file from a host's folder (HostDir). A file that is not there is an
+// error wrapping fs.ErrNotExist.
+func ReadBootNetwork(hostDir, file string) (*BootNetwork, error) {
+	raw, err := os.ReadFile(filepath.Join(hostDir, file))
+	if err != nil {
+		return nil, err
+	}
+	n := &BootNetwork{}
+	if err := json.Unmarshal(raw, n); err != nil {
+		return nil, fmt.Errorf("%s is not network_data.json: %w", file, err)
+	}
+	return n, nil
+}
+
+// Addresses maps each network with a static address to it, by network id.
+func (n *BootNetwork) Addresses() map[string]string {
+	out := map[string]string{}
+	for _, nw := range n.Networks {
+		if nw.IPAddress != "" {
+			out[nw.ID] = nw.IPAddress
+		}
+	}
+	return out
+}

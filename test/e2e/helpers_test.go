@@ -2,8 +2,6 @@ package e2e
 
 import (
 	"context"
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -119,23 +117,9 @@ func scaleWorkers(t *testing.T, replicas int32) {
 // networkData reads a file the simulator wrote for a host (network_data.json or the
 // pre-provisioning one) and returns its static addresses by network id.
 func networkData(g Gomega, hostName, file string) map[string]string {
-	raw, err := os.ReadFile(filepath.Join(simulator.HostDir(env.Simulator.Dir, ns, hostName), file))
+	doc, err := simulator.ReadBootNetwork(simulator.HostDir(env.Simulator.Dir, ns, hostName), file)
 	g.Expect(err).NotTo(HaveOccurred())
-	var doc struct {
-		Networks []struct {
-			ID        string `json:"id"`
-			IPAddress string `json:"ip_address"`
-		} `json:"networks"`
-		Links []struct {
-			ID   string `json:"id"`
-			Type string `json:"type"`
-		} `json:"links"`
-	}
-	g.Expect(json.Unmarshal(raw, &doc)).To(Succeed())
-	out := map[string]string{}
-	for _, n := range doc.Networks {
-		out[n.ID] = n.IPAddress
-	}
+	out := doc.Addresses()
 	for _, l := range doc.Links {
 		out["link:"+l.ID] = l.Type
 	}
