@@ -2,6 +2,8 @@ package main
 
 import (
 	"errors"
+	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -16,7 +18,10 @@ type devFlags struct {
 	apply     []string
 	dir       string
 	noBuild   bool
-	delays    simulator.Delays
+	ipReuse   bool
+	// annotations are KEY=VALUE pairs put on every simulated host.
+	annotations []string
+	delays      simulator.Delays
 }
 
 func newDevCommand() *cobra.Command {
@@ -52,6 +57,8 @@ func (f *devFlags) register(cmd *cobra.Command, hosts int) {
 	fs.StringVar(&f.namespace, "namespace", "default", "namespace of the simulated hosts")
 	fs.StringArrayVar(&f.apply, "apply", f.apply, "manifest file or directory to apply once running (server-side apply); repeat for more")
 	fs.StringVar(&f.dir, "dir", devenv.DefaultDir, "folder for the kubeconfig, manager.log and the hosts' files")
+	fs.StringArrayVar(&f.annotations, "host-annotation", nil, "KEY=VALUE annotation put on every simulated host when it is created (say, a pre-provisioning template reference); repeat for more")
+	fs.BoolVar(&f.ipReuse, "ip-reuse", false, "name address claims after the host, as metalwire manager --ip-reuse does: a pre-provisioned host keeps its address once provisioned when both templates use one pool")
 	fs.BoolVar(&f.noBuild, "no-build", false, "fail instead of running make tools when kube-apiserver or etcd is missing from bin/")
 	fs.DurationVar(&f.delays.Registering, "registering-delay", f.delays.Registering, "how long a simulated host stays registering")
 	fs.DurationVar(&f.delays.Inspecting, "inspecting-delay", f.delays.Inspecting, "how long a simulated host stays inspecting")
@@ -64,13 +71,26 @@ func (f *devFlags) options(cmd *cobra.Command) (devenv.Options, error) {
 	if f.hosts < 0 {
 		return devenv.Options{}, usageError{errors.New("--hosts must be 0 or more")}
 	}
+	var hostOpts simulator.HostOptions
+	for _, kv := range f.annotations {
+		key, value, ok := strings.Cut(kv, "=")
+		if !ok || key == "" {
+			return devenv.Options{}, usageError{fmt.Errorf("--host-annotation %q: write KEY=VALUE", kv)}
+		}
+		if hostOpts.Annotations == nil {
+			hostOpts.Annotations = map[string]string{}
+		}
+		hostOpts.Annotations[key] = value
+	}
 	return devenv.Options{
-		Dir:       f.dir,
-		Hosts:     f.hosts,
-		Namespace: f.namespace,
-		Apply:     f.apply,
-		Delays:    f.delays,
-		MakeTools: !f.noBuild,
-		Out:       cmd.OutOrStdout(),
+		Dir:         f.dir,
+		Hosts:       f.hosts,
+		Namespace:   f.namespace,
+		HostOptions: hostOpts,
+		Apply:       f.apply,
+		Delays:      f.delays,
+		MakeTools:   !f.noBuild,
+		IPReuse:     f.ipReuse,
+		Out:         cmd.OutOrStdout(),
 	}, nil
 }

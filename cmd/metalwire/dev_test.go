@@ -7,6 +7,7 @@ import (
 	"time"
 
 	. "github.com/onsi/gomega"
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -82,7 +83,24 @@ func TestDevRefusesBadFlags(t *testing.T) {
 	_, code = run(context.Background(), "dev", "--apply")
 	g.Expect(code).To(Equal(2), "a flag without its value is a usage mistake")
 
+	out, code = run(context.Background(), "dev", "--host-annotation", "no-value")
+	g.Expect(code).To(Equal(2))
+	g.Expect(out).To(ContainSubstring(`--host-annotation "no-value": write KEY=VALUE`))
+
 	newDevCommand().Flags().VisitAll(func(f *pflag.Flag) {
 		g.Expect(f.Usage).NotTo(BeEmpty(), "flag --%s has no help text", f.Name)
 	})
+}
+
+// The hosts dev mode creates get the annotations asked for, and the data controllers IP reuse.
+func TestDevFlagsShapeHostsAndIPReuse(t *testing.T) {
+	g := NewWithT(t)
+	f := &devFlags{}
+	cmd := &cobra.Command{}
+	f.register(cmd, 3)
+	g.Expect(cmd.Flags().Parse([]string{"--ip-reuse", "--host-annotation", "a=1", "--host-annotation", "b=x=y"})).To(Succeed())
+	opts, err := f.options(cmd)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(opts.IPReuse).To(BeTrue())
+	g.Expect(opts.HostOptions.Annotations).To(Equal(map[string]string{"a": "1", "b": "x=y"}))
 }

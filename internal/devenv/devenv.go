@@ -45,6 +45,9 @@ type Options struct {
 	Delays simulator.Delays
 	// MakeTools lets dev mode run `make tools` when kube-apiserver or etcd is missing.
 	MakeTools bool
+	// IPReuse runs the data controllers as `metalwire manager --ip-reuse` does: address claims
+	// named after the host, so a host keeps its pre-provisioning address once provisioned.
+	IPReuse bool
 	// Out receives one line per step and per host state change (io.Discard if nil).
 	Out io.Writer
 	// Log receives the controllers' logs (Dir/manager.log if nil).
@@ -143,7 +146,7 @@ func Start(ctx context.Context, opts Options) (_ *Env, reterr error) {
 		},
 	}
 	mgrCtx, cancel := context.WithCancel(ctx)
-	mgr, err := e.newManager(mgrCtx, logs)
+	mgr, err := e.newManager(mgrCtx, logs, opts.IPReuse)
 	if err != nil {
 		cancel()
 		return e, err
@@ -177,7 +180,7 @@ func Start(ctx context.Context, opts Options) (_ *Env, reterr error) {
 }
 
 // newManager builds the one manager: metalwire's controllers, Cluster API's and the simulator.
-func (e *Env) newManager(ctx context.Context, logs io.Writer) (ctrl.Manager, error) {
+func (e *Env) newManager(ctx context.Context, logs io.Writer, ipReuse bool) (ctrl.Manager, error) {
 	log := newLogger(logs)
 	ctrl.SetLogger(log)
 	ctx = ctrl.LoggerInto(ctx, log)
@@ -205,7 +208,7 @@ func (e *Env) newManager(ctx context.Context, logs io.Writer) (ctrl.Manager, err
 	if err != nil {
 		return nil, fmt.Errorf("creating the manager: %w", err)
 	}
-	added, err := controller.Setup(ctx, mgr, controller.AllGroups, controller.Options{Concurrency: 5})
+	added, err := controller.Setup(ctx, mgr, controller.AllGroups, controller.Options{Concurrency: 5, IPReuse: ipReuse})
 	if err != nil {
 		return nil, err
 	}
