@@ -156,7 +156,7 @@ func TestKubeconfigReachesTheAPIServerAndHostsBecomeAvailable(t *testing.T) {
 	// A transition is printed after the host's status is written: the line may come a moment
 	// after the API server shows the state.
 	for _, h := range []string{"host-0", "host-1"} {
-		g.Eventually(out.String).WithTimeout(5*time.Second).Should(ContainSubstring("host default/" + h + ": inspecting -> available"))
+		g.Eventually(out.String).WithTimeout(5 * time.Second).Should(ContainSubstring("host default/" + h + ": inspecting -> available"))
 	}
 }
 

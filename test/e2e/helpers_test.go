@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	. "github.com/onsi/gomega"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
@@ -17,6 +16,7 @@ import (
 	ipamv1 "github.com/metalwire/metalwire/api/ipam/v1alpha1"
 	"github.com/metalwire/metalwire/internal/devenv"
 	"github.com/metalwire/metalwire/internal/simulator"
+	"github.com/metalwire/metalwire/test/e2e/framework"
 )
 
 // The names examples/ uses.
@@ -33,22 +33,15 @@ const (
 var clusterPools = []string{"demo-baremetal-v4", "demo-storage-v6"}
 
 const (
-	wait = 90 * time.Second
-	poll = 200 * time.Millisecond
+	wait = framework.Wait
+	poll = framework.Poll
 )
 
 // waitUntilDone waits until every Machine has a provisioned host and every spare was inspected
-// with its pre-provisioning data, as `make demo` does; on timeout it shows what is missing.
+// with its pre-provisioning data, as `make demo` does.
 func waitUntilDone(t *testing.T) devenv.Progress {
 	t.Helper()
-	var p devenv.Progress
-	NewWithT(t).Eventually(func(g Gomega) {
-		var err error
-		p, err = devenv.Observe(context.Background(), env.Client, ns)
-		g.Expect(err).NotTo(HaveOccurred())
-		g.Expect(p.Done()).To(BeTrue(), "%s; waiting for:\n%s", p.Summary(), strings.Join(p.Waiting, "\n"))
-	}, wait, poll).Should(Succeed())
-	return p
+	return framework.WaitUntilDone(t, env, ns)
 }
 
 // machineHosts maps each Metal3Machine of the cluster to its host.
@@ -65,9 +58,7 @@ func machineHosts(g Gomega) map[string]string {
 }
 
 func host(g Gomega, name string) *bmov1.BareMetalHost {
-	h := &bmov1.BareMetalHost{}
-	g.Expect(env.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, h)).To(Succeed())
-	return h
+	return framework.Host(g, env, ns, name)
 }
 
 // metal3DataNames lists the Metal3Data of the cluster's template, sorted: their names carry the
@@ -106,19 +97,13 @@ func workerMachines(g Gomega) []clusterv1.Machine {
 
 func scaleWorkers(t *testing.T, replicas int32) {
 	t.Helper()
-	md := &clusterv1.MachineDeployment{}
-	g := NewWithT(t)
-	g.Expect(env.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: workers}, md)).To(Succeed())
-	patch := client.MergeFrom(md.DeepCopy())
-	md.Spec.Replicas = &replicas
-	g.Expect(env.Client.Patch(context.Background(), md, patch)).To(Succeed())
+	framework.Scale(t, env, ns, workers, replicas)
 }
 
 // networkData reads a file the simulator wrote for a host (network_data.json or the
 // pre-provisioning one) and returns its static addresses by network id.
 func networkData(g Gomega, hostName, file string) map[string]string {
-	doc, err := simulator.ReadBootNetwork(simulator.HostDir(env.Simulator.Dir, ns, hostName), file)
-	g.Expect(err).NotTo(HaveOccurred())
+	doc := framework.BootNetwork(g, env, ns, hostName, file)
 	out := doc.Addresses()
 	for _, l := range doc.Links {
 		out["link:"+l.ID] = l.Type

@@ -1,16 +1,12 @@
 package e2e
 
 import (
-	"context"
-	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/metalwire/metalwire/internal/devenv"
-	"github.com/metalwire/metalwire/internal/simulator"
+	"github.com/metalwire/metalwire/test/e2e/framework"
 )
 
 // ns is where dev mode creates its hosts and where examples/ puts everything.
@@ -26,50 +22,8 @@ var (
 	examples = filepath.Join("..", "..", "examples")
 )
 
-// Short simulator delays keep the suite quick on two cores; every state still goes by.
-var delays = simulator.Delays{
-	Registering:    100 * time.Millisecond,
-	Inspecting:     100 * time.Millisecond,
-	Provisioning:   200 * time.Millisecond,
-	Deprovisioning: 200 * time.Millisecond,
-}
-
 func TestMain(m *testing.M) {
-	code, err := run(m)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "e2e:", err)
-		os.Exit(1)
-	}
-	os.Exit(code)
-}
-
-func run(m *testing.M) (int, error) {
-	dir, err := os.MkdirTemp("", "metalwire-e2e-")
-	if err != nil {
-		return 0, err
-	}
-	keep := false
-	defer func() {
-		if !keep {
-			_ = os.RemoveAll(dir)
-		}
-	}()
-	env, err = devenv.Start(context.Background(), devenv.Options{
-		Dir:       dir,
-		Hosts:     clusterHosts,
-		Namespace: ns,
-		Apply:     []string{examples},
-		Delays:    delays,
-	})
-	if err != nil {
-		return 0, err
-	}
-	code := m.Run()
-	if code != 0 {
-		fmt.Fprintln(os.Stderr, "e2e: the controllers' log is", filepath.Join(dir, "manager.log"), "(kept)")
-		keep = true
-	}
-	return code, env.Stop()
+	framework.Main(m, &env, devenv.Options{Hosts: clusterHosts, Namespace: ns, Apply: []string{examples}})
 }
 
 // needsDataTemplates skips a test that needs the Metal3DataTemplate -> Metal3Data chain when this

@@ -5,23 +5,19 @@ import (
 	"net/netip"
 	"strings"
 	"testing"
-	"time"
 
 	. "github.com/onsi/gomega"
-	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	bmov1 "github.com/metalwire/metalwire/api/baremetal/v1alpha1"
 	ipamv1 "github.com/metalwire/metalwire/api/ipam/v1alpha1"
-	"github.com/metalwire/metalwire/internal/devenv"
 	"github.com/metalwire/metalwire/internal/simulator"
+	"github.com/metalwire/metalwire/test/e2e/framework"
 )
 
 const (
 	pool    = "demo-baremetal-v4"
 	workers = "demo-workers"
-	wait    = 90 * time.Second
-	poll    = 200 * time.Millisecond
 )
 
 // Every host of the cluster is inspected with an address of the cluster's pool and provisioned
@@ -29,7 +25,7 @@ const (
 // when the cluster grows. No host ever holds two addresses of the pool.
 func TestHostsKeepTheirAddressFromInspectionToReprovisioning(t *testing.T) {
 	g := NewWithT(t)
-	waitUntilDone(t)
+	framework.WaitUntilDone(t, env, ns)
 	inspected := map[string]string{} // host -> address its inspection ramdisk booted with
 	for i := range hosts {
 		h := simulator.HostName(i)
@@ -40,7 +36,7 @@ func TestHostsKeepTheirAddressFromInspectionToReprovisioning(t *testing.T) {
 	provisionedAsInspected(t, inspected, hosts)
 
 	// Scale-down gives a host back: deprovisioned, it still holds its address.
-	setWorkers(t, 2)
+	framework.Scale(t, env, ns, workers, 2)
 	var released string
 	g.Eventually(func(g Gomega) {
 		list := &bmov1.BareMetalHostList{}
@@ -52,17 +48,17 @@ func TestHostsKeepTheirAddressFromInspectionToReprovisioning(t *testing.T) {
 			}
 		}
 		g.Expect(released).NotTo(BeEmpty(), "a host given back by scale-down")
-	}, wait, poll).Should(Succeed())
-	waitUntilDone(t)
+	}, framework.Wait, framework.Poll).Should(Succeed())
+	framework.WaitUntilDone(t, env, ns)
 	provisionedAsInspected(t, inspected, hosts-1)
 	g.Expect(addressesOfPool(g)).To(HaveKeyWithValue(released, inspected[released]), "the released host keeps its address")
 
 	// Growing again provisions the released host, with the same address.
-	setWorkers(t, 3)
+	framework.Scale(t, env, ns, workers, 3)
 	g.Eventually(func(g Gomega) {
-		g.Expect(host(g, released).Status.Provisioning.State).To(Equal(bmov1.StateProvisioned))
-	}, wait, poll).Should(Succeed())
-	waitUntilDone(t)
+		g.Expect(framework.Host(g, env, ns, released).Status.Provisioning.State).To(Equal(bmov1.StateProvisioned))
+	}, framework.Wait, framework.Poll).Should(Succeed())
+	framework.WaitUntilDone(t, env, ns)
 	provisionedAsInspected(t, inspected, hosts)
 }
 
@@ -73,7 +69,7 @@ func provisionedAsInspected(t *testing.T, inspected map[string]string, n int) {
 	g := NewWithT(t)
 	provisioned := 0
 	for h, addr := range inspected {
-		if host(g, h).Status.Provisioning.State != bmov1.StateProvisioned {
+		if framework.Host(g, env, ns, h).Status.Provisioning.State != bmov1.StateProvisioned {
 			continue
 		}
 		provisioned++
@@ -83,22 +79,9 @@ func provisionedAsInspected(t *testing.T, inspected map[string]string, n int) {
 	g.Expect(addressesOfPool(g)).To(Equal(inspected), "one address of %s per host, the one it was inspected with", pool)
 }
 
-// waitUntilDone waits until every Machine has a provisioned host and every host was inspected
-// with its pre-provisioning data.
-func waitUntilDone(t *testing.T) {
-	t.Helper()
-	NewWithT(t).Eventually(func(g Gomega) {
-		p, err := devenv.Observe(context.Background(), env.Client, ns)
-		g.Expect(err).NotTo(HaveOccurred())
-		g.Expect(p.Done()).To(BeTrue(), "%s; waiting for:\n%s", p.Summary(), strings.Join(p.Waiting, "\n"))
-	}, wait, poll).Should(Succeed())
-}
-
 // bootAddress is the static address of network id in a file the host booted with.
 func bootAddress(g Gomega, hostName, file, id string) string {
-	doc, err := simulator.ReadBootNetwork(simulator.HostDir(env.Simulator.Dir, ns, hostName), file)
-	g.Expect(err).NotTo(HaveOccurred())
-	addr, ok := doc.Addresses()[id]
+	addr, ok := framework.BootNetwork(g, env, ns, hostName, file).Addresses()[id]
 	g.Expect(ok).To(BeTrue(), "host %s: no address for network %s in %s", hostName, id, file)
 	return addr
 }
@@ -119,20 +102,4 @@ func addressesOfPool(g Gomega) map[string]string {
 		out[h] = string(a.Spec.Address)
 	}
 	return out
-}
-
-func host(g Gomega, name string) *bmov1.BareMetalHost {
-	h := &bmov1.BareMetalHost{}
-	g.Expect(env.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, h)).To(Succeed())
-	return h
-}
-
-func setWorkers(t *testing.T, replicas int32) {
-	t.Helper()
-	g := NewWithT(t)
-	md := &clusterv1.MachineDeployment{}
-	g.Expect(env.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: workers}, md)).To(Succeed())
-	patch := client.MergeFrom(md.DeepCopy())
-	md.Spec.Replicas = &replicas
-	g.Expect(env.Client.Patch(context.Background(), md, patch)).To(Succeed())
 }
