@@ -74,7 +74,7 @@ func staticAddresses(hostDir string, state bmov1.ProvisioningState) ([]string, e
 	var ips []string
 	for _, n := range doc.Networks {
 		if n.IPAddress != "" {
-			ips = append(ips, n.IPAddress)
+			ips = append(ips, string(n.IPAddress))
 		}
 	}
 	return ips, nil

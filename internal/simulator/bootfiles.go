@@ -175,13 +175,29 @@ func markDeprovisioned(dir string, at time.Time) error {
 // of its networks and links: enough to show and check which addresses a host booted with.
 type BootNetwork struct {
 	Networks []struct {
-		ID        string `json:"id"`
-		IPAddress string `json:"ip_address"`
+		ID        Scalar `json:"id"`
+		IPAddress Scalar `json:"ip_address"`
 	} `json:"networks"`
 	Links []struct {
-		ID   string `json:"id"`
-		Type string `json:"type"`
+		ID   Scalar `json:"id"`
+		Type Scalar `json:"type"`
 	} `json:"links"`
+}
+
+// Scalar is a JSON string, or any other JSON scalar as its text. Network data written by hand
+// as YAML can turn a name into another type (an id "n" reads as false); Ironic passes it on as
+// it is, and so does the simulator, so reading it must not fail.
+type Scalar string
+
+// UnmarshalJSON takes a string as is and any other value as its JSON text.
+func (s *Scalar) UnmarshalJSON(data []byte) error {
+	var str string
+	if err := json.Unmarshal(data, &str); err == nil {
+		*s = Scalar(str)
+		return nil
+	}
+	*s = Scalar(data)
+	return nil
 }
 
 // ReadBootNetwork reads file from a host's folder (HostDir). A file that is not there is an
@@ -203,7 +219,7 @@ func (n *BootNetwork) Addresses() map[string]string {
 	out := map[string]string{}
 	for _, nw := range n.Networks {
 		if nw.IPAddress != "" {
-			out[nw.ID] = nw.IPAddress
+			out[string(nw.ID)] = string(nw.IPAddress)
 		}
 	}
 	return out

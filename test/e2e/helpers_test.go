@@ -106,7 +106,7 @@ func networkData(g Gomega, hostName, file string) map[string]string {
 	doc := framework.BootNetwork(g, env, ns, hostName, file)
 	out := doc.Addresses()
 	for _, l := range doc.Links {
-		out["link:"+l.ID] = l.Type
+		out["link:"+string(l.ID)] = string(l.Type)
 	}
 	return out
 }
