@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/metalwire/metalwire/internal/devenv"
 	"github.com/metalwire/metalwire/internal/simulator"
@@ -76,6 +77,12 @@ func (f *devFlags) options(cmd *cobra.Command) (devenv.Options, error) {
 		key, value, ok := strings.Cut(kv, "=")
 		if !ok || key == "" {
 			return devenv.Options{}, usageError{fmt.Errorf("--host-annotation %q: write KEY=VALUE", kv)}
+		}
+		if errs := validation.IsQualifiedName(key); len(errs) > 0 {
+			return devenv.Options{}, usageError{fmt.Errorf("--host-annotation %q: %s is not an annotation key: %s", kv, key, strings.Join(errs, "; "))}
+		}
+		if _, twice := hostOpts.Annotations[key]; twice {
+			return devenv.Options{}, usageError{fmt.Errorf("--host-annotation: %s is given twice; give each key once", key)}
 		}
 		if hostOpts.Annotations == nil {
 			hostOpts.Annotations = map[string]string{}

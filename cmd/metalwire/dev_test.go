@@ -87,6 +87,14 @@ func TestDevRefusesBadFlags(t *testing.T) {
 	g.Expect(code).To(Equal(2))
 	g.Expect(out).To(ContainSubstring(`--host-annotation "no-value": write KEY=VALUE`))
 
+	out, code = run(context.Background(), "dev", "--host-annotation", "bad key=1")
+	g.Expect(code).To(Equal(2))
+	g.Expect(out).To(ContainSubstring(`--host-annotation "bad key=1": bad key is not an annotation key`))
+
+	out, code = run(context.Background(), "dev", "--host-annotation", "a=1", "--host-annotation", "a=2")
+	g.Expect(code).To(Equal(2))
+	g.Expect(out).To(ContainSubstring("--host-annotation: a is given twice"))
+
 	newDevCommand().Flags().VisitAll(func(f *pflag.Flag) {
 		g.Expect(f.Usage).NotTo(BeEmpty(), "flag --%s has no help text", f.Name)
 	})

@@ -192,6 +192,8 @@ func (e *Env) newManager(ctx context.Context, logs io.Writer, ipReuse bool) (ctr
 	if err := clusterv1beta1.AddToScheme(s); err != nil {
 		return nil, err
 	}
+	// Unlike `metalwire manager`, the cache keeps managedFields: Cluster API's controllers run
+	// in this manager too, and their server-side apply reads them.
 	mgr, err := ctrl.NewManager(&cfg, ctrl.Options{
 		Scheme:  s,
 		Metrics: metricsserver.Options{BindAddress: "0"},

@@ -37,10 +37,10 @@ import (
 // Defaults for Reconciler fields left zero.
 const (
 	defaultWorkers = 32
-	// defaultStatusInterval spaces pool status writes by a second per statusBatch addresses
-	// the status lists, within [minStatusInterval, maxStatusInterval]: each write carries every
-	// allocation, so a fixed interval would make the status's cost grow with the square of the
-	// pool's size while thousands of claims stream in.
+	// With StatusInterval zero, pool status writes are spaced by a second per statusBatch
+	// addresses the status lists, within [minStatusInterval, maxStatusInterval]: each write
+	// carries every allocation, so a fixed interval would make the status's cost grow with the
+	// square of the pool's size while thousands of claims stream in.
 	minStatusInterval = time.Second
 	maxStatusInterval = 10 * time.Second
 	statusBatch       = 2000

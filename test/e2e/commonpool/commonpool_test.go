@@ -3,6 +3,7 @@ package commonpool
 import (
 	"context"
 	"net/netip"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -58,6 +59,8 @@ func TestHostsKeepTheirAddressFromInspectionToReprovisioning(t *testing.T) {
 	g.Eventually(func(g Gomega) {
 		g.Expect(framework.Host(g, env, ns, released).Status.Provisioning.State).To(Equal(bmov1.StateProvisioned))
 	}, framework.Wait, framework.Poll).Should(Succeed())
+	// Its files were written anew (deprovisioning left the old ones, with this marker).
+	g.Expect(filepath.Join(simulator.HostDir(env.Simulator.Dir, ns, released), simulator.DeprovisionedMarker)).NotTo(BeAnExistingFile())
 	framework.WaitUntilDone(t, env, ns)
 	provisionedAsInspected(t, inspected, hosts)
 }
