@@ -39,7 +39,7 @@ const writers = 8
 // TestIPAMScale fills one /16 pool with N claims created by 8 goroutines and reports the time
 // until every claim holds an address, claims per second, the API writes the manager made per
 // claim and its peak memory. Sizes: IPAM_SCALE_SIZES (default 500,2000,10000);
-// IPAM_SCALE_FLOORS=0 skips the two floors (create only, writes alone), for quicker runs.
+// IPAM_SCALE_FLOORS=0 skips the floors (create only, writes alone, server floor), for quicker runs.
 //
 // Every measurement runs on an API server of its own, started for it and warmed up: an API
 // server slows down as it holds more objects, and each size is to be measured from the same
