@@ -98,7 +98,7 @@ func onFreshServer(t *testing.T, f func(e *testenv.Env)) {
 		}
 	}()
 	ctx := context.Background()
-	NewWithT(t).Expect(e.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "warm-up"}})).To(Succeed())
+	newNamespace(t, e, "warm-up")
 	if err := createClaims(ctx, e, "warm-up", 500, nil); err != nil {
 		t.Fatalf("warming the API server up: %v", err)
 	}
@@ -117,7 +117,7 @@ func runIPAMScale(t *testing.T, e *testenv.Env, n int) result {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	ns := fmt.Sprintf("ipam-scale-%d", n)
-	g.Expect(e.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})).To(Succeed())
+	newNamespace(t, e, ns)
 	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
 	g.Expect(os.WriteFile(kubeconfig, e.KubeConfig, 0o600)).To(Succeed())
 
@@ -144,14 +144,7 @@ func runIPAMScale(t *testing.T, e *testenv.Env, n int) result {
 
 	// Count served claims from an informer, not by listing thousands of claims in a loop.
 	served := watchServed(ctx, t, e, ns)
-	pool := &ipamv1.IPPool{
-		ObjectMeta: metav1.ObjectMeta{Name: "pool", Namespace: ns},
-		Spec: ipamv1.IPPoolSpec{
-			NamePrefix: "scale", Prefix: 16, Gateway: ptr.To(ipamv1.IPAddressStr("10.0.0.1")),
-			Pools: []ipamv1.Pool{{Subnet: ptr.To(ipamv1.IPSubnetStr("10.0.0.0/16"))}},
-		},
-	}
-	g.Expect(e.Client.Create(ctx, pool)).To(Succeed())
+	pool := newPool(t, e, ns)
 	g.Eventually(func() []string {
 		p := &ipamv1.IPPool{}
 		_ = e.Client.Get(ctx, client.ObjectKeyFromObject(pool), p)
@@ -189,6 +182,25 @@ func runIPAMScale(t *testing.T, e *testenv.Env, n int) result {
 	g.Expect(addresses.Items).To(HaveLen(n), "one IPAddress per claim")
 	return result{claims: n, created: created, served: elapsed, writes: writes,
 		cpu: processCPU(mgr.Process.Pid) - cpuBefore, peakRSS: peakRSS(t, mgr.Process.Pid)}
+}
+
+func newNamespace(t *testing.T, e *testenv.Env, name string) {
+	t.Helper()
+	NewWithT(t).Expect(e.Client.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}})).To(Succeed())
+}
+
+// newPool creates the benchmark's pool in ns: a /16 named "pool", gateway 10.0.0.1.
+func newPool(t *testing.T, e *testenv.Env, ns string) *ipamv1.IPPool {
+	t.Helper()
+	pool := &ipamv1.IPPool{
+		ObjectMeta: metav1.ObjectMeta{Name: "pool", Namespace: ns},
+		Spec: ipamv1.IPPoolSpec{
+			NamePrefix: "scale", Prefix: 16, Gateway: ptr.To(ipamv1.IPAddressStr("10.0.0.1")),
+			Pools: []ipamv1.Pool{{Subnet: ptr.To(ipamv1.IPSubnetStr("10.0.0.0/16"))}},
+		},
+	}
+	NewWithT(t).Expect(e.Client.Create(context.Background(), pool)).To(Succeed())
+	return pool
 }
 
 // watchServed counts the claims of ns whose status names an address.
@@ -257,7 +269,7 @@ func createOnly(t *testing.T, e *testenv.Env, n int) time.Duration {
 	t.Helper()
 	ctx := context.Background()
 	ns := fmt.Sprintf("ipam-floor-%d", n)
-	NewWithT(t).Expect(e.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})).To(Succeed())
+	newNamespace(t, e, ns)
 	busy := machineBusy()
 	split := cpuSplit(0)
 	start := time.Now()
@@ -282,16 +294,10 @@ const servers = 32
 // are arranged.
 func writesAlone(t *testing.T, e *testenv.Env, n int) (took, serverFloor time.Duration) {
 	t.Helper()
-	g := NewWithT(t)
 	ctx := context.Background()
 	ns := fmt.Sprintf("ipam-writes-%d", n)
-	g.Expect(e.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})).To(Succeed())
-	pool := &ipamv1.IPPool{
-		ObjectMeta: metav1.ObjectMeta{Name: "pool", Namespace: ns},
-		Spec: ipamv1.IPPoolSpec{NamePrefix: "scale", Prefix: 16, Gateway: ptr.To(ipamv1.IPAddressStr("10.0.0.1")),
-			Pools: []ipamv1.Pool{{Subnet: ptr.To(ipamv1.IPSubnetStr("10.0.0.0/16"))}}},
-	}
-	g.Expect(e.Client.Create(ctx, pool)).To(Succeed())
+	newNamespace(t, e, ns)
+	pool := newPool(t, e, ns)
 	var next atomic.Uint32
 	give := func(c *ipamv1.IPClaim) error {
 		i := next.Add(1) + 1 // from 10.0.0.2, after the network address and the gateway
