@@ -1,6 +1,7 @@
 package ipam
 
 import (
+	"encoding/binary"
 	"math"
 	"math/big"
 	"math/bits"
@@ -58,8 +59,8 @@ func (a u128) big() *big.Int {
 func addrToU128(a netip.Addr) u128 {
 	b := a.As16()
 	return u128{
-		hi: beUint64(b[:8]),
-		lo: beUint64(b[8:]),
+		hi: binary.BigEndian.Uint64(b[:8]),
+		lo: binary.BigEndian.Uint64(b[8:]),
 	}.maskFamily(a.Is4())
 }
 
@@ -73,29 +74,14 @@ func (a u128) maskFamily(is4 bool) u128 {
 // u128ToAddr is the inverse of addrToU128 for the given family.
 func u128ToAddr(v u128, is4 bool) netip.Addr {
 	var b [16]byte
-	putBeUint64(b[:8], v.hi)
-	putBeUint64(b[8:], v.lo)
+	binary.BigEndian.PutUint64(b[:8], v.hi)
+	binary.BigEndian.PutUint64(b[8:], v.lo)
 	if is4 {
 		// ::ffff:a.b.c.d unmaps to a.b.c.d.
 		b[10], b[11] = 0xff, 0xff
 		return netip.AddrFrom16(b).Unmap()
 	}
 	return netip.AddrFrom16(b)
-}
-
-func beUint64(b []byte) uint64 {
-	var v uint64
-	for _, c := range b {
-		v = v<<8 | uint64(c)
-	}
-	return v
-}
-
-func putBeUint64(b []byte, v uint64) {
-	for i := 7; i >= 0; i-- {
-		b[i] = byte(v)
-		v >>= 8
-	}
 }
 
 // hostMask is the value with the low (bits - prefix) bits set: OR it onto a network address to
@@ -118,7 +104,7 @@ func (a u128) or(b u128) u128 { return u128{hi: a.hi | b.hi, lo: a.lo | b.lo} }
 
 // randBelow draws uniformly from [0, n) with n > 0, using rejection sampling above 2^64 so that
 // every free address of a /64 is equally likely.
-func randBelow(r uint64Source, n u128) u128 {
+func randBelow(r Source, n u128) u128 {
 	if n.hi == 0 {
 		return u64(r.Uint64N(n.lo))
 	}
@@ -129,10 +115,4 @@ func randBelow(r uint64Source, n u128) u128 {
 			return v
 		}
 	}
-}
-
-// uint64Source is what *math/rand/v2.Rand offers; an interface keeps tests free to pass a seeded one.
-type uint64Source interface {
-	Uint64() uint64
-	Uint64N(n uint64) uint64
 }

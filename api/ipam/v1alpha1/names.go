@@ -29,6 +29,9 @@ func IPAddressName(namePrefix, ip string) string {
 	if addr, err := netip.ParseAddr(ip); err == nil {
 		text = addr.WithZone("").String()
 	}
-	text = strings.NewReplacer(".", "-", ":", "-").Replace(text)
+	text = addressSeparators.Replace(text)
 	return strings.TrimRight(namePrefix+"-"+text, "-")
 }
+
+// addressSeparators turns an address's separators into '-'; a Replacer is safe to share.
+var addressSeparators = strings.NewReplacer(".", "-", ":", "-")

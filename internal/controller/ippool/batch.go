@@ -91,6 +91,10 @@ func (b *batch) plan(ctx context.Context, claims []claim) {
 		}
 		name := c.object().GetName()
 		held, holds := b.st.index.Lookup(name)
+		heldName := ""
+		if holds {
+			heldName = b.addressName(held)
+		}
 		decided, isDecided := c.decidedAddress()
 		switch {
 		case deleting(c.object()):
@@ -99,8 +103,8 @@ func (b *batch) plan(ctx context.Context, claims []claim) {
 			}
 		case b.st.cacheLagsLocked(name, c.object().GetResourceVersion()):
 			// Served a moment ago; the cache has not seen the status write yet.
-		case holds && c.served(b.addressName(held)):
-		case isDecided && (!holds || (decided != "" && decided != b.addressName(held))):
+		case holds && c.served(heldName):
+		case isDecided && (!holds || (decided != "" && decided != heldName)):
 			b.jobs = append(b.jobs, &job{orig: c, c: c.deepCopy(), settle: true})
 		default:
 			pending = append(pending, c)

@@ -315,8 +315,7 @@ func (r *Reconciler) claimCached(ctx context.Context, a *ipamv1.IPAddress) bool 
 	if err := r.Client.Get(ctx, types.NamespacedName{Namespace: a.Namespace, Name: a.Spec.Claim.Name}, obj); err != nil {
 		return false
 	}
-	uid := ownerUIDOf(a.OwnerReferences, kind, a.Spec.Claim.Name)
-	return uid == "" || uid == obj.GetUID()
+	return ownedBy(a.OwnerReferences, kind, a.Spec.Claim.Name, obj.GetUID())
 }
 
 // claimsOf lists the IPClaims and Cluster API IPAddressClaims naming the pool, from the cache and

@@ -111,11 +111,7 @@ func (b *batch) releaseIPAddress(ctx context.Context, a *ipamv1.IPAddress, used 
 		b.st.releaseIfHeld(a.Spec.Claim.Name, addr, b.r.now())
 		return nil
 	}
-	b.st.mu.Lock()
-	defer b.st.mu.Unlock()
-	if owner, ok := b.st.index.Owner(addr); ok && owner == a.Spec.Claim.Name {
-		b.st.index.Forget(addr)
-	}
+	b.st.forgetIfHeld(a.Spec.Claim.Name, addr)
 	return nil
 }
 

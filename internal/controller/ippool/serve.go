@@ -131,9 +131,7 @@ func (b *batch) createAddress(ctx context.Context, j *job, name string) (address
 	owner := j.c.object().GetName()
 	b.st.mu.Lock()
 	defer b.st.mu.Unlock()
-	if held, ok := b.st.index.Owner(j.addr); ok && held == owner {
-		b.st.index.Forget(j.addr)
-	}
+	b.st.forgetIfHeldLocked(owner, j.addr)
 	if other, ok := allocationOf(existing); ok {
 		_ = b.st.index.Observe(other.Owner, other.Addr)
 	}
@@ -241,11 +239,7 @@ func (b *batch) dropAddress(ctx context.Context, j *job, name string) error {
 		return err
 	}
 	if addr, err := netip.ParseAddr(string(a.Spec.Address)); err == nil {
-		b.st.mu.Lock()
-		if owner, ok := b.st.index.Owner(addr); ok && owner == a.Spec.Claim.Name {
-			b.st.index.Forget(addr)
-		}
-		b.st.mu.Unlock()
+		b.st.forgetIfHeld(a.Spec.Claim.Name, addr)
 	}
 	if cc, ok := j.c.(capiClaim); ok {
 		return b.deleteCAPIAddress(ctx, cc.IPAddressClaim, a.Spec.Address)
@@ -291,11 +285,7 @@ func (b *batch) forgetFresh(j *job) {
 	if !j.fresh || !j.addr.IsValid() {
 		return
 	}
-	b.st.mu.Lock()
-	defer b.st.mu.Unlock()
-	if owner, ok := b.st.index.Owner(j.addr); ok && owner == j.c.object().GetName() {
-		b.st.index.Forget(j.addr)
-	}
+	b.st.forgetIfHeld(j.c.object().GetName(), j.addr)
 	j.fresh = false
 }
 

@@ -1,6 +1,7 @@
 package ippool
 
 import (
+	"cmp"
 	"encoding/json"
 	"net/netip"
 	"slices"
@@ -106,7 +107,7 @@ func (st *poolState) releasesAnnotation(now time.Time) string {
 		if c := b.ReleasedAt.Compare(a.ReleasedAt); c != 0 {
 			return c
 		}
-		return compareStrings(a.Address, b.Address)
+		return cmp.Compare(a.Address, b.Address)
 	})
 	if len(list) > maxRecordedReleases {
 		list = list[:maxRecordedReleases]
@@ -140,16 +141,6 @@ func (st *poolState) replayReleases(pool *ipamv1.IPPool) {
 	}
 }
 
-func compareStrings(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
 // releaseIfHeld frees addr in the index if owner still holds it there: events repeat, and the
 // address may have gone to someone else since.
 func (st *poolState) releaseIfHeld(owner string, addr netip.Addr, now time.Time) {
@@ -161,6 +152,21 @@ func (st *poolState) releaseIfHeld(owner string, addr netip.Addr, now time.Time)
 	if held, ok := st.index.Owner(addr); ok && held == owner {
 		st.index.Release(addr, now)
 		st.recordRelease(owner, addr.Unmap(), now)
+	}
+}
+
+// forgetIfHeld frees addr at once (no cooling) if owner still holds it: for an address handed
+// out but never used by a host.
+func (st *poolState) forgetIfHeld(owner string, addr netip.Addr) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.forgetIfHeldLocked(owner, addr)
+}
+
+// forgetIfHeldLocked is forgetIfHeld for a caller holding st.mu.
+func (st *poolState) forgetIfHeldLocked(owner string, addr netip.Addr) {
+	if held, ok := st.index.Owner(addr); ok && held == owner {
+		st.index.Forget(addr)
 	}
 }
 
