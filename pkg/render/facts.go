@@ -61,6 +61,12 @@ const (
 	DefaultPoolKind     = "IPPool"
 )
 
+// IsMetal3IPPool says whether the pool is an ipam.metal3.io IPPool, claimed with an IPClaim;
+// any other kind is claimed through the Cluster API IPAM contract with an IPAddressClaim.
+func (p PoolRef) IsMetal3IPPool() bool {
+	return p.APIGroup == DefaultPoolAPIGroup && p.Kind == DefaultPoolKind
+}
+
 // NewPoolRef returns the identity of a pool, defaulting apiGroup and kind to ipam.metal3.io IPPool.
 func NewPoolRef(apiGroup, kind, name string) PoolRef {
 	if apiGroup == "" {

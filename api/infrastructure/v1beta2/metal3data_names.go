@@ -32,6 +32,13 @@ func DataIndexFromName(template, name string) (int32, bool) {
 	return int32(index), true
 }
 
+// HostClaimName is the address claim of a BareMetalHost in a pool: <host>-<pool>. The
+// pre-provisioning controller names its claims so, and the Metal3Data controller too with IP
+// reuse, so that both share one claim and the host keeps one address.
+func HostClaimName(host, pool string) string {
+	return host + "-" + pool
+}
+
 // MetaDataSecretName is the Secret holding a machine's rendered metaData:
 // <metal3machine>-metadata-<index>, the seed's naming.
 func MetaDataSecretName(machine string, index int32) string {

@@ -55,7 +55,7 @@ func (r *Reconciler) claimAddresses(ctx context.Context, data *infrav1.Metal3Dat
 		go func() {
 			defer wg.Done()
 			var err error
-			if isMetal3Pool(pool) {
+			if pool.IsMetal3IPPool() {
 				answers[i], err = r.metal3Address(ctx, data, in, pool)
 			} else {
 				answers[i], err = r.capiAddress(ctx, data, in, pool)

@@ -28,15 +28,9 @@ func isInfraGroup(apiVersion string) bool {
 // re-provisioning.
 func AddressClaimName(dataName, hostName string, pool render.PoolRef, ipReuse bool) string {
 	if ipReuse {
-		return hostName + "-" + pool.Name
+		return infrav1.HostClaimName(hostName, pool.Name)
 	}
 	return dataName + "-" + pool.Name
-}
-
-// isMetal3Pool says whether a pool is an ipam.metal3.io IPPool, claimed with an IPClaim; any
-// other kind is claimed through the Cluster API IPAM contract with an IPAddressClaim.
-func isMetal3Pool(pool render.PoolRef) bool {
-	return pool.APIGroup == render.DefaultPoolAPIGroup && pool.Kind == render.DefaultPoolKind
 }
 
 // hostKey parses the metal3.io/BareMetalHost annotation of a Metal3Machine, "<namespace>/<name>".

@@ -29,11 +29,6 @@ import (
 
 const templateKind = "Metal3PreprovisioningDataTemplate"
 
-// claimName is the host-keyed claim name: <host>-<pool>.
-func claimName(host string, pool render.PoolRef) string {
-	return host + "-" + pool.Name
-}
-
 func templateOwnerRef(tmpl *infrav1.Metal3PreprovisioningDataTemplate) metav1.OwnerReference {
 	return metav1.OwnerReference{
 		APIVersion: infrav1.GroupVersion.String(),
@@ -52,7 +47,7 @@ func isTemplateRef(ref metav1.OwnerReference) bool {
 // claimAddress makes sure the host has a claim in the pool, owned by the template, and reads the
 // address given so far.
 func (r *HostReconciler) claimAddress(ctx context.Context, host *bmov1.BareMetalHost, tmpl *infrav1.Metal3PreprovisioningDataTemplate, pool render.PoolRef) (poolAnswer, error) {
-	name := claimName(host.Name, pool)
+	name := infrav1.HostClaimName(host.Name, pool.Name)
 	claim := &ipamv1.IPClaim{}
 	err := r.Client.Get(ctx, client.ObjectKey{Namespace: host.Namespace, Name: name}, claim)
 	if apierrors.IsNotFound(err) {

@@ -184,7 +184,7 @@ func poolAddresses(answers []poolAnswer) map[render.PoolRef]render.PoolAddress {
 func unsupportedPools(pools []render.PoolRef) []string {
 	var out []string
 	for _, p := range pools {
-		if p.APIGroup != render.DefaultPoolAPIGroup || p.Kind != render.DefaultPoolKind {
+		if !p.IsMetal3IPPool() {
 			out = append(out, p.String())
 		}
 	}
