@@ -157,9 +157,13 @@ func (s *Simulator) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resul
 		}
 	}
 
-	gateOpen, err := s.preprovisioningGate(ctx, host)
-	if err != nil {
-		return ctrl.Result{}, err
+	// Only a registering host waits on the gate: the Secret is not read in any other state.
+	gateOpen := true
+	if host.Status.Provisioning.State == bmov1.StateRegistering {
+		var err error
+		if gateOpen, err = s.preprovisioningGate(ctx, host); err != nil {
+			return ctrl.Result{}, err
+		}
 	}
 	f := facts{
 		state:    host.Status.Provisioning.State,

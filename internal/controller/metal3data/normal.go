@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -109,21 +110,12 @@ func (r *Reconciler) notReady(data *infrav1.Metal3Data, b *blocker) {
 	}
 	if b.reason != infrav1.DataWaitingForIPAddressesReason && b.reason != infrav1.DataPoolExhaustedReason {
 		// The addresses were not looked at: say so rather than leave an old answer standing.
-		if c := findCondition(data, infrav1.DataIPAddressesReadyCondition); c == nil || c.Status != metav1.ConditionTrue {
+		if c := meta.FindStatusCondition(data.Status.Conditions, infrav1.DataIPAddressesReadyCondition); c == nil || c.Status != metav1.ConditionTrue {
 			setCondition(data, infrav1.DataIPAddressesReadyCondition, metav1.ConditionFalse, b.reason, "addresses are claimed once this is resolved: "+b.message)
 		}
 	}
 	setCondition(data, infrav1.DataSecretsReadyCondition, metav1.ConditionFalse, b.reason, b.message)
 	setCondition(data, infrav1.DataReadyCondition, metav1.ConditionFalse, b.reason, b.message)
-}
-
-func findCondition(data *infrav1.Metal3Data, typ string) *metav1.Condition {
-	for i := range data.Status.Conditions {
-		if data.Status.Conditions[i].Type == typ {
-			return &data.Status.Conditions[i]
-		}
-	}
-	return nil
 }
 
 // renderBlocker turns a rendering error into a blocker. A host not yet inspected is a wait; a

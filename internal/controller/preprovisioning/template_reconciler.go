@@ -58,7 +58,8 @@ func (r *TemplateReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_
 func (r *TemplateReconciler) reconcileNormal(ctx context.Context, tmpl *infrav1.Metal3PreprovisioningDataTemplate) error {
 	key := tmpl.Namespace + "/" + tmpl.Name
 	hosts := &bmov1.BareMetalHostList{}
-	if err := r.Client.List(ctx, hosts, client.MatchingFields{hostTemplateIndex: key}); err != nil {
+	// Read only: no copies of every host on each wake-up.
+	if err := r.Client.List(ctx, hosts, client.MatchingFields{hostTemplateIndex: key}, client.UnsafeDisableDeepCopy); err != nil {
 		return fmt.Errorf("listing the hosts of template %s: %w", tmpl.Name, err)
 	}
 	views := make([]hostView, 0, len(hosts.Items))
