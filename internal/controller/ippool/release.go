@@ -103,15 +103,14 @@ func (b *batch) releaseIPAddress(ctx context.Context, a *ipamv1.IPAddress, used 
 	if err := b.deleteIPAddress(ctx, a); err != nil {
 		return err
 	}
-	addr, err := netip.ParseAddr(string(a.Spec.Address))
-	if b.st == nil || err != nil {
-		return nil // an unparsable address was never in the index
+	// An unparsable address was never in the index.
+	if addr, err := netip.ParseAddr(string(a.Spec.Address)); err == nil && b.st != nil {
+		if used {
+			b.st.releaseIfHeld(a.Spec.Claim.Name, addr, b.r.now())
+		} else {
+			b.st.forgetIfHeld(a.Spec.Claim.Name, addr)
+		}
 	}
-	if used {
-		b.st.releaseIfHeld(a.Spec.Claim.Name, addr, b.r.now())
-		return nil
-	}
-	b.st.forgetIfHeld(a.Spec.Claim.Name, addr)
 	return nil
 }
 
