@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -139,11 +138,8 @@ func machineWaitsFor(ctx context.Context, c client.Client, m *clusterv1.Machine)
 
 // hostOf reads the metal3.io/BareMetalHost annotation ("namespace/name").
 func hostOf(m3m *infrav1.Metal3Machine) (client.ObjectKey, bool) {
-	ns, name, ok := strings.Cut(m3m.Annotations[infrav1.HostAnnotation], "/")
-	if !ok || name == "" {
-		return client.ObjectKey{}, false
-	}
-	return client.ObjectKey{Namespace: ns, Name: name}, true
+	ns, name, set, err := infrav1.ParseHostAnnotation(m3m.Annotations[infrav1.HostAnnotation], m3m.Namespace)
+	return client.ObjectKey{Namespace: ns, Name: name}, set && err == nil
 }
 
 // firstFalseCondition is the message of the first condition that is not True, other than the

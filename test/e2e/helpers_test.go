@@ -4,7 +4,6 @@ import (
 	"context"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 
 	. "github.com/onsi/gomega"
@@ -50,7 +49,7 @@ func machineHosts(g Gomega) map[string]string {
 	g.Expect(env.Client.List(context.Background(), list, client.InNamespace(ns))).To(Succeed())
 	out := map[string]string{}
 	for _, m := range list.Items {
-		if _, host, ok := strings.Cut(m.Annotations[infrav1.HostAnnotation], "/"); ok {
+		if _, host, set, err := infrav1.ParseHostAnnotation(m.Annotations[infrav1.HostAnnotation], m.Namespace); set && err == nil {
 			out[m.Name] = host
 		}
 	}

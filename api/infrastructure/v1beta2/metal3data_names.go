@@ -76,3 +76,21 @@ func ParsePreprovisioningReference(value string) (string, error) {
 	}
 	return name, nil
 }
+
+// ParseHostAnnotation reads the value of a Metal3Machine's HostAnnotation: "<namespace>/<name>",
+// or a bare name in the machine's namespace. set is false for an empty value (no host yet);
+// err says what is wrong with any other value that is not a host key.
+func ParseHostAnnotation(value, machineNamespace string) (namespace, name string, set bool, err error) {
+	value = strings.TrimSpace(value)
+	if value == "" {
+		return "", "", false, nil
+	}
+	namespace, name, found := strings.Cut(value, "/")
+	if !found {
+		return machineNamespace, namespace, true, nil
+	}
+	if namespace == "" || name == "" || strings.Contains(name, "/") {
+		return "", "", true, fmt.Errorf("annotation %s: %q is not <namespace>/<name>", HostAnnotation, value)
+	}
+	return namespace, name, true, nil
+}

@@ -100,3 +100,31 @@ func TestParsePreprovisioningReference(t *testing.T) {
 		})
 	}
 }
+
+// Every controller reads a machine's host annotation the same way.
+func TestParseHostAnnotation(t *testing.T) {
+	for _, tt := range []struct {
+		value, ns, name string
+		set, bad        bool
+	}{
+		{value: "metal3/node-1", ns: "metal3", name: "node-1", set: true},
+		{value: " metal3/node-1\n", ns: "metal3", name: "node-1", set: true},
+		{value: "node-1", ns: "machines", name: "node-1", set: true},
+		{value: ""},
+		{value: "metal3/", set: true, bad: true},
+		{value: "/node-1", set: true, bad: true},
+		{value: "a/b/c", set: true, bad: true},
+	} {
+		g := NewWithT(t)
+		ns, name, set, err := infrav1.ParseHostAnnotation(tt.value, "machines")
+		g.Expect(set).To(Equal(tt.set), tt.value)
+		if tt.bad {
+			g.Expect(err).To(MatchError(ContainSubstring("is not <namespace>/<name>")), tt.value)
+			continue
+		}
+		g.Expect(err).NotTo(HaveOccurred(), tt.value)
+		g.Expect([]string{ns, name}).To(Equal([]string{tt.ns, tt.name}), tt.value)
+	}
+	g := NewWithT(t)
+	g.Expect(infrav1.HostClaimName("node-1", "provisioning")).To(Equal("node-1-provisioning"))
+}

@@ -1,8 +1,6 @@
 package metal3data
 
 import (
-	"strings"
-
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
@@ -36,16 +34,6 @@ func AddressClaimName(dataName, hostName string, pool render.PoolRef, ipReuse bo
 // hostKey parses the metal3.io/BareMetalHost annotation of a Metal3Machine, "<namespace>/<name>".
 // A bare name is taken to be in the machine's namespace.
 func hostKey(annotation, namespace string) (ns, name string, ok bool) {
-	annotation = strings.TrimSpace(annotation)
-	if annotation == "" {
-		return "", "", false
-	}
-	ns, name, found := strings.Cut(annotation, "/")
-	if !found {
-		return namespace, ns, true
-	}
-	if ns == "" || name == "" {
-		return "", "", false
-	}
-	return ns, name, true
+	ns, name, set, err := infrav1.ParseHostAnnotation(annotation, namespace)
+	return ns, name, set && err == nil
 }

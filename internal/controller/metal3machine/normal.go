@@ -221,11 +221,8 @@ func (r *Reconciler) associatedHost(ctx context.Context, m3m *infrav1.Metal3Mach
 }
 
 func parseHostAnnotation(ann, defaultNamespace string) (client.ObjectKey, error) {
-	ns, name, found := strings.Cut(ann, "/")
-	if !found {
-		return client.ObjectKey{Namespace: defaultNamespace, Name: ann}, nil
-	}
-	if ns == "" || name == "" || strings.Contains(name, "/") {
+	ns, name, set, err := infrav1.ParseHostAnnotation(ann, defaultNamespace)
+	if err != nil || !set {
 		return client.ObjectKey{}, fmt.Errorf("annotation %s: %q is not <namespace>/<name>; remove it to let the controller pick a host", infrav1.HostAnnotation, ann)
 	}
 	return client.ObjectKey{Namespace: ns, Name: name}, nil
