@@ -1,0 +1,190 @@
+package fabric
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// PortMode says how a switch port carries VLANs.
+type PortMode string
+
+const (
+	// ModeAccess carries one VLAN, untagged.
+	ModeAccess PortMode = "access"
+	// ModeTrunk carries a list of VLANs, tagged, and optionally one native (untagged) VLAN.
+	ModeTrunk PortMode = "trunk"
+)
+
+// Port is the managed configuration of one switch port.
+type Port struct {
+	// Name is the port as the switch names it ("eth1", "Ethernet1/1", an OVS port name).
+	Name string
+	// Mode is access or trunk.
+	Mode PortMode
+	// VLAN is the access VLAN (ModeAccess), or the native VLAN of a trunk (0: none).
+	VLAN int
+	// Trunk lists the tagged VLANs of a trunk port, ascending, without duplicates.
+	Trunk []int
+}
+
+// VLAN is a VLAN defined on a switch.
+type VLAN struct {
+	ID int
+	// Name is a label for switches that name VLANs; drivers that do not may ignore it.
+	Name string
+}
+
+// State is what a switch reports (or should report) for the ports and VLANs metalwire manages.
+type State struct {
+	// VLANs defined on the switch, ascending by ID. Switches whose VLANs exist only as port
+	// tags (Open vSwitch) report the VLANs their ports carry.
+	VLANs []VLAN
+	// Ports by name. Read returns only the ports it was asked about that exist.
+	Ports map[string]Port
+}
+
+// Op names one kind of change in a Batch.
+type Op string
+
+// The changes a driver applies. LAG and ACL ops are part of the contract so that drivers of part 2
+// (vendor switches, SmartNICs) fit without changing it; a driver that cannot do one returns an
+// error wrapping ErrUnsupported from Apply, before changing anything.
+const (
+	OpEnsureVLAN Op = "ensure-vlan" // VLAN present on the switch
+	OpRemoveVLAN Op = "remove-vlan" // VLAN gone from the switch
+	OpAccessPort Op = "access-port" // Port: access in Port.VLAN
+	OpTrunkPort  Op = "trunk-port"  // Port: trunk of Port.Trunk, native Port.VLAN
+	OpResetPort  Op = "reset-port"  // Port back to the idle VLAN (Port.VLAN), as the controller found it
+	OpEnsureLAG  Op = "ensure-lag"  // LAG: bond of member ports
+	OpRemoveLAG  Op = "remove-lag"
+	OpEnsureACL  Op = "ensure-acl" // ACL: rules bound to a port
+	OpRemoveACL  Op = "remove-acl"
+)
+
+// LAG is a link aggregation group (bond) of switch ports.
+type LAG struct {
+	Name    string
+	Members []string
+	// LACP is true for an LACP (802.3ad) bond, false for a static one.
+	LACP bool
+}
+
+// ACLRule is one rule of an access list bound to a port.
+type ACLRule struct {
+	Direction string // ingress or egress
+	Protocol  string // all, tcp, udp, icmp, ssh, http, ...
+	Action    string // allow or deny
+}
+
+// ACL is an access list bound to a port.
+type ACL struct {
+	Name  string
+	Port  string
+	Rules []ACLRule
+}
+
+// Change is one step of a Batch. Exactly the field its Op needs is set.
+type Change struct {
+	Op   Op
+	VLAN VLAN // ensure-vlan, remove-vlan
+	Port Port // access-port, trunk-port, reset-port
+	LAG  LAG  // ensure-lag, remove-lag
+	ACL  ACL  // ensure-acl, remove-acl
+}
+
+// String reads as a line of a change log: "access-port eth1 vlan 1001".
+func (c Change) String() string {
+	switch c.Op {
+	case OpEnsureVLAN, OpRemoveVLAN:
+		return fmt.Sprintf("%s %d", c.Op, c.VLAN.ID)
+	case OpAccessPort, OpResetPort:
+		return fmt.Sprintf("%s %s vlan %d", c.Op, c.Port.Name, c.Port.VLAN)
+	case OpTrunkPort:
+		return fmt.Sprintf("%s %s vlans %v native %d", c.Op, c.Port.Name, c.Port.Trunk, c.Port.VLAN)
+	case OpEnsureLAG, OpRemoveLAG:
+		return fmt.Sprintf("%s %s %v", c.Op, c.LAG.Name, c.LAG.Members)
+	case OpEnsureACL, OpRemoveACL:
+		return fmt.Sprintf("%s %s on %s", c.Op, c.ACL.Name, c.ACL.Port)
+	}
+	return string(c.Op)
+}
+
+// Batch is the changes to one switch, applied in one session (one SSH login, one OVSDB
+// transaction), in order: VLANs are ensured before ports use them and removed after ports leave.
+type Batch []Change
+
+// ErrUnsupported is wrapped by a driver's error for an Op its switch cannot do.
+var ErrUnsupported = errors.New("not supported by this switch driver")
+
+// Credentials are read from the Secret a NetworkDevice's switch names; never from the object.
+type Credentials struct {
+	Username string
+	Password string
+	// PrivateKey is a PEM private key (kubernetes.io/ssh-auth's ssh-privatekey).
+	PrivateKey []byte
+	// TLS client certificate, key and CA (kubernetes.io/tls: tls.crt, tls.key, ca.crt) for
+	// OVSDB over ssl.
+	CertPEM, KeyPEM, CAPEM []byte
+}
+
+// Endpoint is how to reach one switch's management interface.
+type Endpoint struct {
+	// Switch is the name in the NetworkDevice, for messages.
+	Switch string
+	// Address is an IP address or DNS name; for OVSDB it may also be a full remote
+	// ("tcp:127.0.0.1:6640", "ssl:...", "unix:/run/openvswitch/db.sock").
+	Address string
+	Port    int
+	// HostKey is the pinned SSH public key in authorized_keys form. An SSH driver refuses a
+	// switch that shows another key (HostKeyError).
+	HostKey     string
+	Credentials Credentials
+	// Bridge is the Open vSwitch bridge whose ports are managed (OVS drivers); others ignore it.
+	Bridge string
+}
+
+// HostKeyError says an SSH switch showed a key other than the pinned one (or none was pinned).
+// The controller shows Fingerprint in the NetworkDevice's HostKeyTrusted condition.
+type HostKeyError struct {
+	Switch      string
+	Fingerprint string // SHA256:... of the key the switch showed
+	Pinned      bool   // false: no key was pinned
+}
+
+func (e *HostKeyError) Error() string {
+	if !e.Pinned {
+		return fmt.Sprintf("switch %s: no SSH host key is pinned; the switch shows %s: set hostKey to trust it", e.Switch, e.Fingerprint)
+	}
+	return fmt.Sprintf("switch %s: SSH host key %s does not match the pinned hostKey; refusing to connect", e.Switch, e.Fingerprint)
+}
+
+// Session is an open management connection to one switch.
+type Session interface {
+	// Info reads what the switch says of itself (for status.switches[].version).
+	Info(ctx context.Context) (Info, error)
+	// Read returns the VLANs and the named ports' configuration as the switch reports them.
+	Read(ctx context.Context, ports []string) (State, error)
+	// Apply applies the batch at once: one transaction where the protocol has them, one
+	// session otherwise. A driver checks every change it can before sending any.
+	Apply(ctx context.Context, batch Batch) error
+	// Close ends the session.
+	Close() error
+}
+
+// Info is what a switch reports of itself.
+type Info struct {
+	Version string
+}
+
+// Driver opens sessions to switches of one operating system. A driver keeps no state between
+// sessions; everything it needs is in the Endpoint.
+type Driver interface {
+	// NetworkOS is the NetworkDevice networkOS value this driver serves ("openvswitch").
+	NetworkOS() string
+	// DefaultPort is the management port used when a switch gives none (22, 6640).
+	DefaultPort() int
+	// Connect opens a session. Errors say what failed: unreachable, refused credentials, or a
+	// *HostKeyError.
+	Connect(ctx context.Context, ep Endpoint) (Session, error)
+}
