@@ -92,7 +92,7 @@ var fixes = map[string]map[int][]userFix{
 			{"      clusterName: cluster\n", "      clusterName: cluster\n      bootstrap: {configRef: {apiGroup: bootstrap.cluster.x-k8s.io, kind: KubeadmConfigTemplate, name: md-0}}\n"},
 		}, outcome: applies}},
 	},
-	"003-02-networkdevice-fragment.yaml": {1: {{replace: [][2]string{{"networkOS: fos", "networkOS: openvswitch-ssh"}, {"networkOS: fos", "networkOS: openvswitch-ssh"}}, outcome: applies}}},
+	"003-02-networkdevice-fragment.yaml":  {1: {{replace: [][2]string{{"networkOS: fos", "networkOS: openvswitch-ssh"}, {"networkOS: fos", "networkOS: openvswitch-ssh"}}, outcome: applies}}},
 	"003-03-clusternetwork-fragment.yaml": {1: {{replace: [][2]string{{"  networkDeviceRef: nd1", "  networkDeviceRef: nd1\n  vlanRange: 1000-1999"}}, outcome: applies}}},
 	"003-04-nic-fragment.yaml":            {1: {{replace: [][2]string{{"port: 2\n      capability:\n        speed: 1500", "port: 3\n      capability:\n        speed: 1500"}}, outcome: applies}}},
 	"001-03-preprovisioning-common-pool-multi.yaml": {

@@ -13,6 +13,7 @@ type SwitchPortRef struct {
 	Name string `json:"name"`
 	// Port is the port as the switch names it ("eth1", "Ethernet1/1", or a number).
 	// +kubebuilder:validation:XIntOrString
+	// +kubebuilder:validation:MaxLength=64
 	Port intstr.IntOrString `json:"port"`
 }
 
@@ -65,7 +66,7 @@ type NICSpec struct {
 	NetworkDeviceRef string `json:"networkDeviceRef"`
 	// NICs are the host's network cards (the seed's "nic").
 	// +kubebuilder:validation:MinItems=1
-	// +kubebuilder:validation:MaxItems=64
+	// +kubebuilder:validation:MaxItems=32
 	NICs []HostNIC `json:"nics"`
 }
 

@@ -100,8 +100,9 @@ func create(t *testing.T, objs ...client.Object) {
 // selectHost labels a host's NIC as the Metal3Machine controller does.
 func selectHost(t *testing.T, ns, host, cn string) {
 	t.Helper()
+	g := NewWithT(t)
 	nic := &netv1.NIC{}
-	Expect(env.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "nic-" + host}, nic)).To(Succeed())
+	g.Expect(env.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "nic-" + host}, nic)).To(Succeed())
 	base := nic.DeepCopy()
 	if cn == "" {
 		delete(nic.Labels, netv1.SelectedForLabel)
@@ -111,7 +112,7 @@ func selectHost(t *testing.T, ns, host, cn string) {
 		}
 		nic.Labels[netv1.SelectedForLabel] = cn
 	}
-	Expect(env.Client.Patch(context.Background(), nic, client.MergeFrom(base))).To(Succeed())
+	g.Expect(env.Client.Patch(context.Background(), nic, client.MergeFrom(base))).To(Succeed())
 }
 
 func getCN(g Gomega, ns, name string) *netv1.ClusterNetwork {
