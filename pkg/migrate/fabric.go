@@ -101,9 +101,6 @@ func (d *document) migrateNetworkDevice(spec *yaml.Node, name string) []*yaml.No
 		if rename(sw, "ip", "address") {
 			d.changed(at.field("ip"), "renamed to address")
 		}
-		if os := scalarValue(sw, "networkOS"); os != "" && !contains(supportedNetworkOS, os) {
-			d.mustFix(at.field("networkOS"), "%q has no driver (no public command reference); use one of: %s", os, strings.Join(supportedNetworkOS, ", "))
-		}
 		user, pwd := del(sw, "user"), del(sw, "pwd")
 		if user == nil && pwd == nil {
 			continue
@@ -127,7 +124,27 @@ func (d *document) migrateNetworkDevice(spec *yaml.Node, name string) []*yaml.No
 			strNode("stringData"), data,
 		))
 	}
+	d.checkNetworkDevice(spec)
 	return secrets
+}
+
+// checkNetworkDevice reports what only the user can fix in a NetworkDevice.
+func (d *document) checkNetworkDevice(spec *yaml.Node) {
+	switches := get(spec, "switches")
+	if !isSeq(switches) {
+		return
+	}
+	for i, sw := range switches.Content {
+		at := path("spec.switches").index(i)
+		if os := scalarValue(sw, "networkOS"); os != "" && !contains(supportedNetworkOS, os) {
+			d.mustFix(at.field("networkOS"), "%q has no driver (no public command reference); use one of: %s", os, strings.Join(supportedNetworkOS, ", "))
+		}
+		for _, key := range []string{"user", "pwd"} {
+			if get(sw, key) != nil {
+				d.mustFix(at.field(key), "credentials are not stored in a NetworkDevice; put them in a kubernetes.io/basic-auth Secret and name it in credentialsRef")
+			}
+		}
+	}
 }
 
 func (d *document) migrateClusterNetwork(spec *yaml.Node) {
