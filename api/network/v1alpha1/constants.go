@@ -1,5 +1,7 @@
 package v1alpha1
 
+import "strconv"
+
 const (
 	// SelectedForLabel on a NIC names the ClusterNetwork its host was selected for. The
 	// Metal3Machine that claimed the host writes it (one writer per host, so selections never
@@ -45,20 +47,6 @@ const (
 
 // VLANLockName is the name of the Lease that holds VLAN id on a NetworkDevice: one name per
 // (device, id), so the API server refuses a second holder.
-func VLANLockName(networkDevice string, vlan int32) string {
-	return "vlan-" + networkDevice + "-" + itoa(vlan)
-}
-
-func itoa(v int32) string {
-	if v == 0 {
-		return "0"
-	}
-	var b [11]byte
-	i := len(b)
-	for v > 0 {
-		i--
-		b[i] = byte('0' + v%10)
-		v /= 10
-	}
-	return string(b[i:])
+func VLANLockName(networkDevice string, vlan int) string {
+	return "vlan-" + networkDevice + "-" + strconv.Itoa(vlan)
 }

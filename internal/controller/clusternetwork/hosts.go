@@ -23,7 +23,7 @@ type hostView struct {
 // viewHost validates a NIC against its NetworkDevice and places the networks on its cards.
 func viewHost(nic *netv1.NIC, nd *netv1.NetworkDevice, cn *netv1.ClusterNetwork) hostView {
 	v := hostView{nic: nic}
-	var switches []string
+	switches := make([]string, 0, len(nd.Spec.Switches))
 	for _, s := range nd.Spec.Switches {
 		switches = append(switches, s.Name)
 	}
@@ -64,7 +64,7 @@ func wantStatus(cn *netv1.ClusterNetwork, placement []string, vlans map[string]i
 				mode = netv1.PortModeTrunk
 			}
 		}
-		st.NICs[i] = &netv1.NICAssignment{Network: network, VLANID: int32(vlans[network]), PortMode: mode}
+		st.NICs[i] = &netv1.NICAssignment{Network: network, VLANID: vlan32(vlans[network]), PortMode: mode}
 	}
 	return st
 }
@@ -146,3 +146,6 @@ func sortedKeys[V any](m map[string]V) []string {
 	sort.Strings(out)
 	return out
 }
+
+// vlan32 narrows a VLAN id (1-4094) for the API's int32 fields.
+func vlan32(v int) int32 { return int32(v) } //nolint:gosec // VLAN ids are at most 4094

@@ -83,7 +83,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, cn *netv1.ClusterNetwo
 	cn.Status.Networks = nil
 	for _, n := range cn.Spec.Networks {
 		if id, ok := vres.assigned[n.Name]; ok {
-			cn.Status.Networks = append(cn.Status.Networks, netv1.NetworkStatus{Name: n.Name, VLANID: int32(id)})
+			cn.Status.Networks = append(cn.Status.Networks, netv1.NetworkStatus{Name: n.Name, VLANID: vlan32(id)})
 		}
 	}
 	allVLANs := vres.problem == ""

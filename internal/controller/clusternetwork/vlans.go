@@ -118,7 +118,7 @@ func holderName(ctx context.Context, r *Reconciler, cn *netv1.ClusterNetwork, id
 		return h
 	}
 	l := &coordinationv1.Lease{}
-	if err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: cn.Namespace, Name: netv1.VLANLockName(cn.Spec.NetworkDeviceRef, int32(id))}, l); err == nil {
+	if err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: cn.Namespace, Name: netv1.VLANLockName(cn.Spec.NetworkDeviceRef, id)}, l); err == nil {
 		return l.Labels[netv1.VLANLockClusterNetworkLabel]
 	}
 	return "another"
@@ -128,7 +128,7 @@ func holderName(ctx context.Context, r *Reconciler, cn *netv1.ClusterNetwork, id
 func (r *Reconciler) lockVLAN(ctx context.Context, cn *netv1.ClusterNetwork, network string, id int) (bool, error) {
 	l := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{
 		Namespace: cn.Namespace,
-		Name:      netv1.VLANLockName(cn.Spec.NetworkDeviceRef, int32(id)),
+		Name:      netv1.VLANLockName(cn.Spec.NetworkDeviceRef, id),
 		Labels: map[string]string{
 			netv1.VLANLockNetworkDeviceLabel:  cn.Spec.NetworkDeviceRef,
 			netv1.VLANLockClusterNetworkLabel: cn.Name,
@@ -155,7 +155,7 @@ func (r *Reconciler) lockVLAN(ctx context.Context, cn *netv1.ClusterNetwork, net
 }
 
 func (r *Reconciler) releaseVLAN(ctx context.Context, cn *netv1.ClusterNetwork, id int) error {
-	l := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: cn.Namespace, Name: netv1.VLANLockName(cn.Spec.NetworkDeviceRef, int32(id))}}
+	l := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: cn.Namespace, Name: netv1.VLANLockName(cn.Spec.NetworkDeviceRef, id)}}
 	err := r.Client.Delete(ctx, l, client.Preconditions{})
 	if err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("releasing VLAN %d: %w", id, err)

@@ -26,8 +26,8 @@ import (
 // Defaults of the Reconciler's knobs.
 const (
 	DefaultConcurrency = 4
-	defaultRetryMin    = time.Second
-	defaultRetryMax    = 5 * time.Minute
+	defaultRetryFirst  = time.Second
+	defaultRetryLast   = 5 * time.Minute
 	defaultTimeout     = 30 * time.Second
 )
 
@@ -62,10 +62,10 @@ func (r *Reconciler) init() {
 			r.Concurrency = DefaultConcurrency
 		}
 		if r.RetryMin <= 0 {
-			r.RetryMin = defaultRetryMin
+			r.RetryMin = defaultRetryFirst
 		}
 		if r.RetryMax <= 0 {
-			r.RetryMax = defaultRetryMax
+			r.RetryMax = defaultRetryLast
 		}
 		if r.Timeout <= 0 {
 			r.Timeout = defaultTimeout
@@ -250,7 +250,7 @@ func CredentialsFrom(s *corev1.Secret) (fabric.Credentials, error) {
 	case corev1.SecretTypeTLS:
 		return fabric.Credentials{CertPEM: d[corev1.TLSCertKey], KeyPEM: d[corev1.TLSPrivateKeyKey], CAPEM: d["ca.crt"]}, nil
 	}
-	return fabric.Credentials{}, fmt.Errorf("Secret %s is of type %q; use kubernetes.io/basic-auth, kubernetes.io/ssh-auth or kubernetes.io/tls", s.Name, s.Type)
+	return fabric.Credentials{}, fmt.Errorf("the Secret %s is of type %q; use kubernetes.io/basic-auth, kubernetes.io/ssh-auth or kubernetes.io/tls", s.Name, s.Type)
 }
 
 func recordOf(s netv1.SwitchStatus) fabric.Record {
@@ -269,19 +269,22 @@ func configuredPorts(want fabric.State) []netv1.ConfiguredPort {
 	out := make([]netv1.ConfiguredPort, 0, len(rec.Ports))
 	for _, name := range rec.Ports {
 		p := want.Ports[name]
-		cp := netv1.ConfiguredPort{Name: name, Mode: netv1.PortMode(p.Mode), VLAN: int32(p.VLAN)}
+		cp := netv1.ConfiguredPort{Name: name, Mode: netv1.PortMode(p.Mode), VLAN: vlan32(p.VLAN)}
 		for _, v := range p.Trunk {
-			cp.Trunk = append(cp.Trunk, int32(v))
+			cp.Trunk = append(cp.Trunk, vlan32(v))
 		}
 		out = append(out, cp)
 	}
 	return out
 }
 
+// vlan32 narrows a VLAN id, which comes from the API's int32 fields and lies in 1-4094.
+func vlan32(v int) int32 { return int32(v) } //nolint:gosec // VLAN ids are at most 4094
+
 func vlanIDs(want fabric.State) []int32 {
 	out := make([]int32, 0, len(want.VLANs))
 	for _, v := range want.VLANs {
-		out = append(out, int32(v.ID))
+		out = append(out, vlan32(v.ID))
 	}
 	return out
 }
