@@ -34,6 +34,7 @@ type managerFlags struct {
 	controllers             []string
 	concurrency             int
 	ipReuse                 bool
+	fabricConcurrency       int
 	syncPeriod              time.Duration
 	qps                     float32
 	burst                   int
@@ -68,6 +69,7 @@ and Prometheus metrics, and elects a leader so that several replicas can run saf
 	fs.StringVar(&f.watchNamespace, "namespace", "", "reconcile objects in this namespace only; default: all namespaces")
 	fs.StringSliceVar(&f.controllers, "controllers", controller.GroupNames(), "controller groups to run, comma-separated: "+fmt.Sprint(controller.GroupNames()))
 	fs.IntVar(&f.concurrency, "concurrency", 10, "objects each controller reconciles at once")
+	fs.IntVar(&f.fabricConcurrency, "fabric-concurrency", 4, "switches the fabric controller configures at once (each switch gets one batch at a time)")
 	fs.BoolVar(&f.ipReuse, "ip-reuse", false, "name a Metal3Data's IPClaims after its BareMetalHost (<host>-<pool>) so the host keeps its address across re-provisioning (CAPM3's enableBMHNameBasedPreallocation)")
 	fs.DurationVar(&f.syncPeriod, "sync-period", 10*time.Minute, "how often every watched object is reconciled again even without a change")
 	fs.Float32Var(&f.qps, "kube-api-qps", 50, "queries per second the manager may send to the API server")
@@ -119,7 +121,7 @@ func runManager(ctx context.Context, f *managerFlags, groups []controller.Group)
 		return err
 	}
 
-	added, err := controller.Setup(ctx, mgr, groups, controller.Options{Concurrency: f.concurrency, IPReuse: f.ipReuse})
+	added, err := controller.Setup(ctx, mgr, groups, controller.Options{Concurrency: f.concurrency, IPReuse: f.ipReuse, FabricConcurrency: f.fabricConcurrency})
 	if err != nil {
 		return err
 	}

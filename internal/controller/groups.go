@@ -9,13 +9,16 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
+	"github.com/metalwire/metalwire/internal/controller/clusternetwork"
 	"github.com/metalwire/metalwire/internal/controller/ippool"
 	"github.com/metalwire/metalwire/internal/controller/metal3cluster"
 	"github.com/metalwire/metalwire/internal/controller/metal3data"
 	"github.com/metalwire/metalwire/internal/controller/metal3dataclaim"
 	"github.com/metalwire/metalwire/internal/controller/metal3datatemplate"
 	"github.com/metalwire/metalwire/internal/controller/metal3machine"
+	"github.com/metalwire/metalwire/internal/controller/networkdevice"
 	"github.com/metalwire/metalwire/internal/controller/preprovisioning"
+	"github.com/metalwire/metalwire/internal/switchdriver"
 )
 
 // Group names a set of controllers that run together.
@@ -30,10 +33,13 @@ const (
 	IPAM Group = "ipam"
 	// Preprovisioning renders DHCP-less pre-provisioning network data for BareMetalHosts.
 	Preprovisioning Group = "preprovisioning"
+	// Fabric runs switch-port automation: ClusterNetwork (VLANs, hosts) and NetworkDevice (the
+	// only controller that talks to switches).
+	Fabric Group = "fabric"
 )
 
 // AllGroups lists every group; it is the default of --controllers.
-var AllGroups = []Group{Infrastructure, IPAM, Preprovisioning}
+var AllGroups = []Group{Infrastructure, IPAM, Preprovisioning, Fabric}
 
 // Options carries what every reconciler may need from the command line.
 type Options struct {
@@ -43,6 +49,11 @@ type Options struct {
 	// rather than the Metal3Data, so that a host keeps its address across re-provisioning and
 	// shares it with pre-provisioning (CAPM3's enableBMHNameBasedPreallocation).
 	IPReuse bool
+	// FabricConcurrency bounds how many switches are configured at once (--fabric-concurrency).
+	FabricConcurrency int
+	// SwitchDrivers maps networkOS to switch drivers; nil uses switchdriver.Default, where the
+	// driver packages register themselves.
+	SwitchDrivers *switchdriver.Registry
 }
 
 // setupFunc adds one reconciler to a manager.
@@ -64,6 +75,20 @@ var registry = map[Group][]namedSetup{
 	Preprovisioning: {
 		{"preprovisioning", setupPreprovisioning},
 	},
+	Fabric: {
+		{"clusternetwork", setupClusterNetwork},
+		{"networkdevice", setupNetworkDevice},
+	},
+}
+
+func setupClusterNetwork(ctx context.Context, mgr ctrl.Manager, opts Options) error {
+	r := &clusternetwork.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader()}
+	return r.SetupWithManager(ctx, mgr, opts.Concurrency)
+}
+
+func setupNetworkDevice(ctx context.Context, mgr ctrl.Manager, opts Options) error {
+	r := &networkdevice.Reconciler{Client: mgr.GetClient(), Drivers: opts.SwitchDrivers, Concurrency: opts.FabricConcurrency}
+	return r.SetupWithManager(ctx, mgr, opts.Concurrency)
 }
 
 func setupPreprovisioning(ctx context.Context, mgr ctrl.Manager, opts Options) error {

@@ -12,6 +12,7 @@ import (
 	bmov1 "github.com/metalwire/metalwire/api/baremetal/v1alpha1"
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
 	ipamv1 "github.com/metalwire/metalwire/api/ipam/v1alpha1"
+	netv1 "github.com/metalwire/metalwire/api/network/v1alpha1"
 )
 
 // New returns a scheme with Kubernetes' built-in types, Cluster API's core and IPAM types, and
@@ -25,6 +26,7 @@ func New() *runtime.Scheme {
 		bmov1.AddToScheme,
 		infrav1.AddToScheme,
 		ipamv1.AddToScheme,
+		netv1.AddToScheme,
 	} {
 		utilruntime.Must(add(s))
 	}

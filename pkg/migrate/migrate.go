@@ -101,11 +101,19 @@ func Migrate(in []byte) (Result, error) {
 		if len(root.Content) == 0 || root.Content[0].Tag == "!!null" {
 			continue // an empty document, e.g. after a trailing `---`
 		}
-		doc, err := migrateDocument(&root, n)
+		doc, extra, err := migrateDocument(&root, n)
 		if err != nil {
 			return Result{}, err
 		}
 		res.Documents = append(res.Documents, doc)
+		for _, x := range extra {
+			d := &document{root: x, kind: scalarValue(x, "kind"), object: scalarValue(x, "kind") + "/" + scalarValue(get(x, "metadata"), "name")}
+			out, err := d.finish(&yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{x}})
+			if err != nil {
+				return Result{}, err
+			}
+			res.Documents = append(res.Documents, out)
+		}
 	}
 	return res, nil
 }
@@ -131,15 +139,25 @@ func (d *document) mustFix(p path, format string, args ...any) {
 	d.mustChange = append(d.mustChange, Note{Object: d.object, Path: string(p), Message: fmt.Sprintf(format, args...)})
 }
 
-func migrateDocument(root *yaml.Node, n int) (Document, error) {
+// migrateDocument migrates one document; extra are documents it produced beside it (the
+// Secrets holding a NetworkDevice's inline credentials).
+func migrateDocument(root *yaml.Node, n int) (_ Document, extra []*yaml.Node, _ error) {
 	top := root.Content[0]
 	d := &document{root: top, object: fmt.Sprintf("document %d", n)}
 	if !isMap(top) {
 		d.mustFix("", "is not a mapping (a Kubernetes object); nothing to migrate")
-		return d.finish(root)
+		doc, err := d.finish(root)
+		return doc, nil, err
 	}
 	d.kind = scalarValue(top, "kind")
 	apiVersion := scalarValue(top, "apiVersion")
+	if d.kind == "" && apiVersion == "" {
+		if kind := fabricKind(top); kind != "" {
+			extra = d.migrateFabric(kind)
+			doc, err := d.finish(root)
+			return doc, extra, err
+		}
+	}
 	if d.kind != "" {
 		name := scalarValue(get(top, "metadata"), "name")
 		if name == "" {
@@ -166,7 +184,8 @@ func migrateDocument(root *yaml.Node, n int) (Document, error) {
 	// Checks last: they report what is left after the rewrites.
 	d.reportSets(top, "")
 	d.reportTypographicQuotes(top, "")
-	return d.finish(root)
+	doc, err := d.finish(root)
+	return doc, nil, err
 }
 
 func (d *document) finish(root *yaml.Node) (Document, error) {

@@ -78,6 +78,13 @@ func (d *document) migrateKind() {
 		d.migrateMetal3Data(spec)
 	case groupIPAM + "/IPPool":
 		d.migrateIPPool(spec)
+	case groupNetwork + "/NetworkDevice":
+		// Inline credentials in a whole object are reported, not moved: see migrateFabric.
+		d.checkNetworkDevice(spec)
+	case groupNetwork + "/ClusterNetwork":
+		d.migrateClusterNetwork(spec)
+	case groupNetwork + "/NIC":
+		d.migrateNIC(spec)
 	}
 }
 

@@ -34,6 +34,11 @@ func TestMigrateIsIdempotentOnTheSeedExamples(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			g := NewWithT(t)
 			first, err := migrate.Migrate(in)
+			if name == "003-01-metal3cluster-fragment.yaml" {
+				// The seed's block is prose ("Spec: ... clusterNetwork: CN1 ..."), not YAML.
+				g.Expect(err).To(MatchError(ContainSubstring("is not valid YAML")))
+				return
+			}
 			g.Expect(err).NotTo(HaveOccurred())
 			second, err := migrate.Migrate(first.Output())
 			g.Expect(err).NotTo(HaveOccurred())

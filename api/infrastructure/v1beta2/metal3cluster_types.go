@@ -53,6 +53,13 @@ type Metal3ClusterSpec struct {
 	// +optional
 	CloudProviderEnabled *bool `json:"cloudProviderEnabled,omitempty"`
 
+	// ClusterNetwork names the network.metalwire.io ClusterNetwork (same namespace) whose
+	// switches carry this cluster's networks. Machines then take hosts only among its available
+	// ones and wait for their switch ports before provisioning. metalwire addition (seed 003).
+	// +kubebuilder:validation:MaxLength=253
+	// +optional
+	ClusterNetwork string `json:"clusterNetwork,omitempty"`
+
 	// FailureDomains the cluster's machines may be spread over; copied to status for Cluster API.
 	// +optional
 	// +listType=map

@@ -1,0 +1,88 @@
+package v1alpha1_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	. "github.com/onsi/gomega"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+)
+
+func object(t *testing.T, kind, spec string) *unstructured.Unstructured {
+	t.Helper()
+	u := &unstructured.Unstructured{}
+	content := map[string]any{}
+	if err := yaml.Unmarshal([]byte(spec), &content); err != nil {
+		t.Fatalf("test spec is not YAML: %v\n%s", err, spec)
+	}
+	u.Object = map[string]any{"spec": content}
+	u.SetAPIVersion("network.metalwire.io/v1alpha1")
+	u.SetKind(kind)
+	u.SetNamespace("default")
+	u.SetGenerateName(strings.ToLower(kind) + "-")
+	return u
+}
+
+func TestAdmission(t *testing.T) {
+	sw := "{name: s1, address: 10.0.0.1, networkOS: openvswitch}"
+	cases := []struct{ name, kind, spec, want string }{
+		{"a valid NetworkDevice", "NetworkDevice", "switches: [" + sw + "]", ""},
+		{"a switch named twice", "NetworkDevice", "switches: [" + sw + ", " + sw + "]",
+			"spec.switches: Invalid value: switch names must be unique within a NetworkDevice; rename the second switch of that name"},
+		{"an inline password", "NetworkDevice", "switches: [{name: s1, address: 10.0.0.1, networkOS: openvswitch, pwd: '1234'}]",
+			"spec.switches[0].pwd: Invalid value: credentials are not stored in a NetworkDevice; put them in a Secret and name it in credentialsRef (metalwire migrate does this for you)"},
+		{"an inline user", "NetworkDevice", "switches: [{name: s1, address: 10.0.0.1, networkOS: openvswitch, user: root}]",
+			"spec.switches[0].user: Invalid value: credentials are not stored in a NetworkDevice"},
+		{"the seed's fos", "NetworkDevice", "switches: [{name: s1, address: 10.0.0.1, networkOS: fos}]",
+			`spec.switches[0].networkOS: Unsupported value: "fos": supported values: "openvswitch", "openvswitch-ssh"`},
+		{"a valid ClusterNetwork", "ClusterNetwork", "{networkDeviceRef: nd1, vlanRange: 1000-1999, networks: [{name: a, vlanID: 1500}, {name: b}]}", ""},
+		{"a range past 4094", "ClusterNetwork", "{networkDeviceRef: nd1, vlanRange: 4000-4095, networks: [{name: a}]}",
+			"spec.vlanRange: Invalid value: \"4000-4095\": vlanRange must lie within 1-4094, the VLAN ids a switch accepts"},
+		{"a range from 0", "ClusterNetwork", "{networkDeviceRef: nd1, vlanRange: 0-10, networks: [{name: a}]}",
+			"vlanRange must lie within 1-4094"},
+		{"a range backwards", "ClusterNetwork", "{networkDeviceRef: nd1, vlanRange: 2000-1000, networks: [{name: a}]}",
+			"spec.vlanRange: Invalid value: \"2000-1000\": vlanRange starts after it ends; write the lower id first"},
+		{"a pin outside the range", "ClusterNetwork", "{networkDeviceRef: nd1, vlanRange: 1000-1999, networks: [{name: a, vlanID: 10}]}",
+			"spec.networks: Invalid value: a pinned networks[].vlanID lies outside vlanRange; pin an id inside the range or widen vlanRange"},
+		{"two pins alike", "ClusterNetwork", "{networkDeviceRef: nd1, vlanRange: 1000-1999, networks: [{name: a, vlanID: 1000}, {name: b, vlanID: 1000}]}",
+			"two networks pin the same vlanID"},
+		{"a network named twice", "ClusterNetwork", "{networkDeviceRef: nd1, vlanRange: 1000-1999, networks: [{name: a}, {name: a}]}",
+			"network names must be unique in a ClusterNetwork"},
+		{"an ACL", "ClusterNetwork", "{networkDeviceRef: nd1, vlanRange: 1000-1999, networks: [{name: a, acl: [{action: deny}]}]}",
+			"spec.networks[0].acl: Too many"},
+		{"vxlan", "ClusterNetwork", "{networkDeviceRef: nd1, vlanRange: 1000-1999, networks: [{name: a, type: vxlan}]}",
+			`spec.networks[0].type: Unsupported value: "vxlan": supported values: "vlan"`},
+		{"a valid NIC", "NIC", "{node: bm0, networkDeviceRef: nd1, nics: [{networkDevice: {switch: {name: s1, port: 1}}}, {networkDevice: {switch: {name: s1, port: eth2}}}]}", ""},
+		{"two cards on one port", "NIC", "{node: bm0, networkDeviceRef: nd1, nics: [{networkDevice: {switch: {name: s1, port: 1}}}, {networkDevice: {switch: {name: s1, port: 1}}}]}",
+			"spec.nics: Invalid value: two network cards are cabled to one switch port; each entry of nics needs its own switch port"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			g := NewWithT(t)
+			err := env.Client.Create(context.Background(), object(t, c.kind, c.spec))
+			if c.want == "" {
+				g.Expect(err).NotTo(HaveOccurred())
+				return
+			}
+			g.Expect(err).To(MatchError(ContainSubstring(c.want)))
+		})
+	}
+}
+
+// A NIC's status lists, per card in spec order, its network or null, as the seed shows.
+func TestNICStatusKeepsNullForAnUnusedCard(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	nic := object(t, "NIC", "{node: bm0, networkDeviceRef: nd1, nics: [{networkDevice: {switch: {name: s1, port: 1}}}, {networkDevice: {switch: {name: s1, port: 2}}}]}")
+	g.Expect(env.Client.Create(ctx, nic)).To(Succeed())
+	nic.Object["status"] = map[string]any{"clusterNetwork": "cn1", "nics": []any{map[string]any{"network": "control", "vlanID": int64(1001)}, nil}}
+	g.Expect(env.Client.Status().Update(ctx, nic)).To(Succeed())
+	got := &unstructured.Unstructured{}
+	got.SetGroupVersionKind(nic.GroupVersionKind())
+	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(nic), got)).To(Succeed())
+	nics, _, _ := unstructured.NestedSlice(got.Object, "status", "nics")
+	g.Expect(nics).To(Equal([]any{map[string]any{"network": "control", "vlanID": int64(1001)}, nil}))
+}

@@ -1,0 +1,196 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// PortMode says how a switch port carries a network.
+// +kubebuilder:validation:Enum=access;trunk
+type PortMode string
+
+const (
+	// PortModeAccess carries the network's VLAN untagged.
+	PortModeAccess PortMode = "access"
+	// PortModeTrunk carries the network's VLAN tagged.
+	PortModeTrunk PortMode = "trunk"
+)
+
+// HostState is how far a selected host's switch ports are.
+type HostState string
+
+const (
+	// HostConfiguring: the ports are being configured.
+	HostConfiguring HostState = "configuring"
+	// HostReady: every port of the host carries its network.
+	HostReady HostState = "ready"
+	// HostError: a port could not be configured; message says why.
+	HostError HostState = "error"
+)
+
+// NICHint is what a network needs of a network card.
+type NICHint struct {
+	// Speed is the lowest acceptable speed in Mb/s; the slowest card that meets it is preferred.
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	Speed int32 `json:"speed,omitempty"`
+	// SmartNIC: the card must be (true) or must not be (false) a SmartNIC.
+	// +optional
+	SmartNIC bool `json:"smartNIC,omitempty"`
+}
+
+// ACLRule is a rule of an access list (part 2; refused until switch ACLs are supported).
+type ACLRule struct {
+	// +optional
+	Direction string `json:"direction,omitempty"`
+	// +optional
+	Protocol string `json:"protocol,omitempty"`
+	// +optional
+	Action string `json:"action,omitempty"`
+}
+
+// Network is one network of a ClusterNetwork.
+type Network struct {
+	// Name of the network, unique in the ClusterNetwork.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	Name string `json:"name"`
+	// Type of the network. Only vlan is supported (vxlan is reserved).
+	// +kubebuilder:validation:Enum=vlan
+	// +kubebuilder:default=vlan
+	// +optional
+	Type string `json:"type,omitempty"`
+	// VLANID pins the network's VLAN; it must lie in spec.vlanRange. Unset: the controller
+	// assigns the lowest free id of the range.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=4094
+	// +optional
+	VLANID *int32 `json:"vlanID,omitempty"`
+	// NetworkDeviceType is the kind of device carrying the network. Only switch.
+	// +kubebuilder:validation:Enum=switch
+	// +kubebuilder:default=switch
+	// +optional
+	NetworkDeviceType string `json:"networkDeviceType,omitempty"`
+	// LinkAggregation is how many network cards of each host carry the network. In this release
+	// each is configured as its own port (no bond on the switch).
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=8
+	// +kubebuilder:default=1
+	// +optional
+	LinkAggregation int32 `json:"linkAggregation,omitempty"`
+	// NICHint is what the cards must offer.
+	// +optional
+	NICHint NICHint `json:"nicHint,omitempty"`
+	// ACL rules are not applied by this release; an ACL is refused rather than ignored.
+	// +kubebuilder:validation:MaxItems=0
+	// +optional
+	ACL []ACLRule `json:"acl,omitempty"`
+	// PortMode is how the switch ports carry the network: access (untagged, default) or trunk
+	// (tagged).
+	// +kubebuilder:default=access
+	// +optional
+	PortMode PortMode `json:"portMode,omitempty"`
+}
+
+// ClusterNetworkSpec is the networks a cluster's hosts are put in.
+//
+// +kubebuilder:validation:XValidation:rule="self.networks.all(n, self.networks.exists_one(m, m.name == n.name))",message="network names must be unique in a ClusterNetwork; rename the second network of that name",fieldPath=".networks"
+// +kubebuilder:validation:XValidation:rule="!self.vlanRange.matches('^[0-9]{1,4}-[0-9]{1,4}$') || self.networks.all(n, !has(n.vlanID) || (n.vlanID >= int(self.vlanRange.substring(0, self.vlanRange.indexOf('-'))) && n.vlanID <= int(self.vlanRange.substring(self.vlanRange.indexOf('-') + 1))))",message="a pinned networks[].vlanID lies outside vlanRange; pin an id inside the range or widen vlanRange",fieldPath=".networks"
+// +kubebuilder:validation:XValidation:rule="self.networks.all(n, !has(n.vlanID) || self.networks.exists_one(m, has(m.vlanID) && m.vlanID == n.vlanID))",message="two networks pin the same vlanID; give each network its own VLAN",fieldPath=".networks"
+type ClusterNetworkSpec struct {
+	// NetworkDeviceRef names the NetworkDevice whose switches carry the networks (the seed's
+	// metadata.netWorkDevice).
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	NetworkDeviceRef string `json:"networkDeviceRef"`
+
+	// VLANRange is the inclusive range the networks' VLAN ids come from, "first-last" within
+	// 1-4094, e.g. "1000-1999".
+	// +kubebuilder:validation:MaxLength=9
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[0-9]{1,4}-[0-9]{1,4}$')",message="vlanRange must read first-last, e.g. 1000-1999"
+	// +kubebuilder:validation:XValidation:rule="!self.matches('^[0-9]{1,4}-[0-9]{1,4}$') || (int(self.substring(0, self.indexOf('-'))) >= 1 && int(self.substring(self.indexOf('-') + 1)) <= 4094)",message="vlanRange must lie within 1-4094, the VLAN ids a switch accepts"
+	// +kubebuilder:validation:XValidation:rule="!self.matches('^[0-9]{1,4}-[0-9]{1,4}$') || int(self.substring(0, self.indexOf('-'))) <= int(self.substring(self.indexOf('-') + 1))",message="vlanRange starts after it ends; write the lower id first"
+	VLANRange string `json:"vlanRange"`
+
+	// Networks are the networks each host is put in (the seed's "network").
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=64
+	Networks []Network `json:"networks"`
+}
+
+// NetworkStatus is the VLAN assigned to a network.
+type NetworkStatus struct {
+	Name   string `json:"name"`
+	VLANID int32  `json:"vlanID"`
+}
+
+// HostNetworkState is the state of a selected host's switch ports.
+type HostNetworkState struct {
+	// NIC is the name of the host's NIC object.
+	NIC string `json:"nic"`
+	// State is configuring, ready or error.
+	State HostState `json:"state"`
+	// Message says why the state is error (or what is awaited).
+	// +optional
+	Message string `json:"message,omitempty"`
+}
+
+// ClusterNetworkStatus is what the controller assigned and how far each host is.
+type ClusterNetworkStatus struct {
+	// Networks with their assigned VLAN ids.
+	// +optional
+	Networks []NetworkStatus `json:"networks,omitempty"`
+	// Available maps each host that can join (it is free and has cards meeting every network's
+	// nicHint) to its NIC object.
+	// +optional
+	Available map[string]string `json:"available,omitempty"`
+	// Selected lists the hosts that have joined (selected by a Metal3Machine).
+	// +optional
+	Selected []string `json:"selected,omitempty"`
+	// States maps each selected host to how far its switch ports are.
+	// +optional
+	States map[string]HostNetworkState `json:"states,omitempty"`
+	// Conditions: Ready, VLANsAssigned, NICsValid.
+	// +listType=map
+	// +listMapKey=type
+	// +optional
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}
+
+// ClusterNetwork is the set of networks (VLANs) a cluster's hosts are put in on the switches
+// of one NetworkDevice.
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:resource:path=clusternetworks,scope=Namespaced,shortName=cn
+// +kubebuilder:subresource:status
+// +kubebuilder:printcolumn:name="NetworkDevice",type="string",JSONPath=".spec.networkDeviceRef"
+// +kubebuilder:printcolumn:name="VLANs",type="string",JSONPath=".spec.vlanRange"
+// +kubebuilder:printcolumn:name="Selected",type="integer",JSONPath=".status.selected.length()"
+// +kubebuilder:printcolumn:name="Ready",type="string",JSONPath=".status.conditions[?(@.type==\"Ready\")].status"
+// +kubebuilder:printcolumn:name="Age",type="date",JSONPath=".metadata.creationTimestamp"
+type ClusterNetwork struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// +required
+	Spec   ClusterNetworkSpec   `json:"spec"`
+	Status ClusterNetworkStatus `json:"status,omitempty"`
+}
+
+// ClusterNetworkList is a list of ClusterNetworks.
+//
+// +kubebuilder:object:root=true
+type ClusterNetworkList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []ClusterNetwork `json:"items"`
+}
+
+// GetConditions returns the ClusterNetwork's conditions.
+func (c *ClusterNetwork) GetConditions() []metav1.Condition { return c.Status.Conditions }
+
+// SetConditions replaces the ClusterNetwork's conditions.
+func (c *ClusterNetwork) SetConditions(conds []metav1.Condition) { c.Status.Conditions = conds }
+
+func init() {
+	objectTypes = append(objectTypes, &ClusterNetwork{}, &ClusterNetworkList{})
+}

@@ -1,0 +1,52 @@
+package v1alpha1
+
+import "strconv"
+
+const (
+	// SelectedForLabel on a NIC names the ClusterNetwork its host was selected for. The
+	// Metal3Machine that claimed the host writes it (one writer per host, so selections never
+	// conflict); the fabric controller derives status.selected from it.
+	SelectedForLabel = "network.metalwire.io/selected-for"
+
+	// ClusterNetworkFinalizer keeps a ClusterNetwork until its hosts' ports are reset and its
+	// VLANs removed from the switches.
+	ClusterNetworkFinalizer = "network.metalwire.io/clusternetwork"
+
+	// VLANLockNetworkDeviceLabel, VLANLockClusterNetworkLabel and VLANLockNetworkAnnotation mark
+	// the Lease that holds one VLAN id of a NetworkDevice (see VLANLockName).
+	VLANLockNetworkDeviceLabel  = "network.metalwire.io/network-device"
+	VLANLockClusterNetworkLabel = "network.metalwire.io/cluster-network"
+	VLANLockNetworkAnnotation   = "network.metalwire.io/network"
+)
+
+// Condition types and reasons.
+const (
+	ConditionReady          = "Ready"
+	ConditionVLANsAssigned  = "VLANsAssigned"
+	ConditionNICsValid      = "NICsValid"
+	ConditionReachable      = "Reachable"
+	ConditionHostKeyTrusted = "HostKeyTrusted"
+
+	ReasonAssigned              = "Assigned"
+	ReasonVLANRangeExhausted    = "VLANRangeExhausted"
+	ReasonVLANTaken             = "VLANTaken"
+	ReasonNetworkDeviceNotFound = "NetworkDeviceNotFound"
+	ReasonNICMiscabled          = "NICMiscabled"
+	ReasonValid                 = "Valid"
+	ReasonHostsConfiguring      = "HostsConfiguring"
+	ReasonHostsFailed           = "HostsFailed"
+	ReasonAllReady              = "AllReady"
+	ReasonDeleting              = "Deleting"
+	ReasonReachable             = "Reachable"
+	ReasonUnreachable           = "Unreachable"
+	ReasonCredentialsMissing    = "CredentialsMissing"
+	ReasonUnsupportedNetworkOS  = "UnsupportedNetworkOS"
+	ReasonHostKeyUnknown        = "HostKeyUnknown"
+	ReasonHostKeyTrusted        = "HostKeyTrusted"
+)
+
+// VLANLockName is the name of the Lease that holds VLAN id on a NetworkDevice: one name per
+// (device, id), so the API server refuses a second holder.
+func VLANLockName(networkDevice string, vlan int) string {
+	return "vlan-" + networkDevice + "-" + strconv.Itoa(vlan)
+}

@@ -1,0 +1,194 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// NetworkOS names the switch operating system, and so the driver that manages a switch.
+// +kubebuilder:validation:Enum=openvswitch;openvswitch-ssh
+type NetworkOS string
+
+const (
+	// NetworkOSOpenvSwitch manages an Open vSwitch through the OVSDB protocol (default port 6640).
+	NetworkOSOpenvSwitch NetworkOS = "openvswitch"
+	// NetworkOSOpenvSwitchSSH manages an Open vSwitch with ovs-vsctl over SSH (default port 22).
+	NetworkOSOpenvSwitchSSH NetworkOS = "openvswitch-ssh"
+)
+
+// SecretReference names a Secret in the object's namespace.
+type SecretReference struct {
+	// Name of the Secret.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name"`
+}
+
+// Switch is one switch of a NetworkDevice and how to reach its management interface.
+//
+// +kubebuilder:validation:XValidation:rule="!has(self.user)",message="credentials are not stored in a NetworkDevice; put them in a Secret and name it in credentialsRef (metalwire migrate does this for you)",fieldPath=".user"
+// +kubebuilder:validation:XValidation:rule="!has(self.pwd)",message="credentials are not stored in a NetworkDevice; put them in a Secret and name it in credentialsRef (metalwire migrate does this for you)",fieldPath=".pwd"
+type Switch struct {
+	// Name identifies the switch within the NetworkDevice; NICs name it in
+	// spec.nics[].networkDevice.switch.name.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	Name string `json:"name"`
+
+	// Address is the switch's management address: an IP address or DNS name. For openvswitch it
+	// may also be a full OVSDB remote (tcp:10.0.0.1:6640, ssl:10.0.0.1:6640,
+	// unix:/run/openvswitch/db.sock). The seed's "ip".
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Address string `json:"address"`
+
+	// Port is the management port. Unset: the networkOS default (6640 for openvswitch, 22 for
+	// openvswitch-ssh).
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=65535
+	// +optional
+	Port int32 `json:"port,omitempty"`
+
+	// NetworkOS is the switch's operating system: openvswitch (OVSDB) or openvswitch-ssh
+	// (ovs-vsctl over SSH).
+	NetworkOS NetworkOS `json:"networkOS"`
+
+	// CredentialsRef names the Secret holding the credentials: kubernetes.io/basic-auth
+	// (username, password), kubernetes.io/ssh-auth (ssh-privatekey, and a username key), or for
+	// OVSDB over ssl kubernetes.io/tls (tls.crt, tls.key, ca.crt).
+	// +optional
+	CredentialsRef *SecretReference `json:"credentialsRef,omitempty"`
+
+	// HostKey is the switch's SSH public key in authorized_keys form ("ssh-ed25519 AAAA...").
+	// An SSH switch showing another key, or any key when none is pinned, is refused.
+	// +kubebuilder:validation:MaxLength=16384
+	// +optional
+	HostKey string `json:"hostKey,omitempty"`
+
+	// Bridge is the Open vSwitch bridge whose ports are managed (openvswitch drivers only).
+	// +kubebuilder:validation:MaxLength=15
+	// +optional
+	Bridge string `json:"bridge,omitempty"`
+
+	// IdleVLAN is the access VLAN a port goes back to when no cluster uses it.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=4094
+	// +kubebuilder:default=1
+	// +optional
+	IdleVLAN int32 `json:"idleVLAN,omitempty"`
+
+	// User is the seed's inline user name. It is refused: credentials go in a Secret.
+	// +optional
+	User string `json:"user,omitempty"`
+
+	// Pwd is the seed's inline password. It is refused: credentials go in a Secret.
+	// +optional
+	Pwd string `json:"pwd,omitempty"`
+}
+
+// NetworkDeviceSpec lists the switches of one network.
+//
+// +kubebuilder:validation:XValidation:rule="self.switches.all(s, self.switches.exists_one(t, t.name == s.name))",message="switch names must be unique within a NetworkDevice; rename the second switch of that name",fieldPath=".switches"
+type NetworkDeviceSpec struct {
+	// Switches are the switches hosts are cabled to. The seed's "switch".
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=256
+	Switches []Switch `json:"switches"`
+}
+
+// ConfiguredPort is a port the fabric controller configured, and how. Ports not listed here
+// are never touched.
+type ConfiguredPort struct {
+	// Name of the port on the switch.
+	Name string `json:"name"`
+	// Mode is access or trunk.
+	Mode PortMode `json:"mode"`
+	// VLAN is the access VLAN, or a trunk's native VLAN (0: none).
+	// +optional
+	VLAN int32 `json:"vlan,omitempty"`
+	// Trunk lists the tagged VLANs of a trunk port.
+	// +optional
+	Trunk []int32 `json:"trunk,omitempty"`
+}
+
+// SwitchStatus is what the controller last saw of one switch, and what it set there.
+type SwitchStatus struct {
+	// Name of the switch in spec.switches.
+	Name string `json:"name"`
+	// Reachable says whether the last attempt to manage the switch got through.
+	Reachable bool `json:"reachable"`
+	// LastError is the last error managing the switch, empty after a success.
+	// +optional
+	LastError string `json:"lastError,omitempty"`
+	// Version is what the switch reports of its software.
+	// +optional
+	Version string `json:"version,omitempty"`
+	// Ports the controller configured on this switch (its record: no other port is touched).
+	// +listType=map
+	// +listMapKey=name
+	// +optional
+	Ports []ConfiguredPort `json:"ports,omitempty"`
+	// VLANs the controller created on this switch.
+	// +optional
+	VLANs []int32 `json:"vlans,omitempty"`
+}
+
+// NetworkDeviceStatus is the state of each switch.
+type NetworkDeviceStatus struct {
+	// Switches, in the order of spec.switches.
+	// +optional
+	Switches []SwitchStatus `json:"switches,omitempty"`
+
+	// Conditions: Reachable (every switch answered) and HostKeyTrusted (every SSH switch showed
+	// its pinned key).
+	// +listType=map
+	// +listMapKey=type
+	// +optional
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}
+
+// NetworkDevice is a set of switches that hosts are cabled to, and how to manage them.
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:resource:path=networkdevices,scope=Namespaced,shortName=nd
+// +kubebuilder:subresource:status
+// +kubebuilder:printcolumn:name="Switches",type="integer",JSONPath=".spec.switches.length()",priority=1
+// +kubebuilder:printcolumn:name="Reachable",type="string",JSONPath=".status.conditions[?(@.type==\"Reachable\")].status",description="Whether every switch answered"
+// +kubebuilder:printcolumn:name="HostKeyTrusted",type="string",JSONPath=".status.conditions[?(@.type==\"HostKeyTrusted\")].status",description="Whether every SSH switch showed its pinned key"
+// +kubebuilder:printcolumn:name="Age",type="date",JSONPath=".metadata.creationTimestamp"
+type NetworkDevice struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// +required
+	Spec   NetworkDeviceSpec   `json:"spec"`
+	Status NetworkDeviceStatus `json:"status,omitempty"`
+}
+
+// NetworkDeviceList is a list of NetworkDevices.
+//
+// +kubebuilder:object:root=true
+type NetworkDeviceList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []NetworkDevice `json:"items"`
+}
+
+// GetConditions returns the device's conditions.
+func (d *NetworkDevice) GetConditions() []metav1.Condition { return d.Status.Conditions }
+
+// SetConditions replaces the device's conditions.
+func (d *NetworkDevice) SetConditions(c []metav1.Condition) { d.Status.Conditions = c }
+
+// SwitchNamed returns the switch of that name, or nil.
+func (d *NetworkDevice) SwitchNamed(name string) *Switch {
+	for i := range d.Spec.Switches {
+		if d.Spec.Switches[i].Name == name {
+			return &d.Spec.Switches[i]
+		}
+	}
+	return nil
+}
+
+func init() {
+	objectTypes = append(objectTypes, &NetworkDevice{}, &NetworkDeviceList{})
+}

@@ -1,0 +1,151 @@
+package clusternetwork
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	netv1 "github.com/metalwire/metalwire/api/network/v1alpha1"
+	"github.com/metalwire/metalwire/pkg/fabric"
+)
+
+// hostView is what the ClusterNetwork makes of one NIC object (one host).
+type hostView struct {
+	nic *netv1.NIC
+	// cabling is why the NIC cannot be used ("" when it can).
+	cabling string
+	// placement is the network each card carries ("" none), nil when the host does not fit.
+	placement []string
+	misfit    string
+}
+
+// viewHost validates a NIC against its NetworkDevice and places the networks on its cards.
+func viewHost(nic *netv1.NIC, nd *netv1.NetworkDevice, cn *netv1.ClusterNetwork) hostView {
+	v := hostView{nic: nic}
+	switches := make([]string, 0, len(nd.Spec.Switches))
+	for _, s := range nd.Spec.Switches {
+		switches = append(switches, s.Name)
+	}
+	for i, c := range nic.Spec.NICs {
+		if nd.SwitchNamed(c.NetworkDevice.Switch.Name) == nil {
+			v.cabling = fmt.Sprintf("NIC %s: spec.nics[%d].networkDevice.switch.name: %q is not a switch of NetworkDevice %s (switches: %s); correct the name or add the switch",
+				nic.Name, i, c.NetworkDevice.Switch.Name, nd.Name, strings.Join(switches, ", "))
+			return v
+		}
+	}
+	cards := make([]fabric.Card, len(nic.Spec.NICs))
+	for i, c := range nic.Spec.NICs {
+		cards[i] = fabric.Card{Speed: int(c.Capability.Speed), SmartNIC: c.Capability.SmartNIC}
+	}
+	needs := make([]fabric.NetworkNeed, len(cn.Spec.Networks))
+	for i, n := range cn.Spec.Networks {
+		needs[i] = fabric.NetworkNeed{Name: n.Name, Speed: int(n.NICHint.Speed), SmartNIC: n.NICHint.SmartNIC, Cards: int(n.LinkAggregation)}
+	}
+	p, err := fabric.Place(cards, needs)
+	if err != nil {
+		v.misfit = err.Error()
+		return v
+	}
+	v.placement = p
+	return v
+}
+
+// wantStatus is the NIC status of a selected host: per card its network and VLAN, or null.
+func wantStatus(cn *netv1.ClusterNetwork, placement []string, vlans map[string]int) netv1.NICStatus {
+	st := netv1.NICStatus{ClusterNetwork: cn.Name, NICs: make([]*netv1.NICAssignment, len(placement))}
+	for i, network := range placement {
+		if network == "" {
+			continue
+		}
+		mode := netv1.PortModeAccess
+		for _, n := range cn.Spec.Networks {
+			if n.Name == network && n.PortMode == netv1.PortModeTrunk {
+				mode = netv1.PortModeTrunk
+			}
+		}
+		st.NICs[i] = &netv1.NICAssignment{Network: network, VLANID: vlan32(vlans[network]), PortMode: mode}
+	}
+	return st
+}
+
+// hostState says how far a selected host's ports are, from what the networkdevice controller
+// recorded: ready when every port it needs is recorded as configured that way; error when a
+// switch it needs failed; configuring otherwise.
+func hostState(nic *netv1.NIC, nd *netv1.NetworkDevice) netv1.HostNetworkState {
+	st := netv1.HostNetworkState{NIC: nic.Name, State: netv1.HostReady}
+	var waiting []string
+	for i, a := range nic.Status.NICs {
+		if a == nil || i >= len(nic.Spec.NICs) {
+			continue
+		}
+		sp := nic.Spec.NICs[i].NetworkDevice.Switch
+		sw := switchStatus(nd, sp.Name)
+		if sw != nil && !sw.Reachable {
+			return netv1.HostNetworkState{NIC: nic.Name, State: netv1.HostError, Message: fmt.Sprintf("switch %s: %s", sp.Name, sw.LastError)}
+		}
+		if sw == nil || !carries(sw, sp.Port.String(), a) {
+			waiting = append(waiting, sp.Name+"/"+sp.Port.String())
+		}
+	}
+	if len(waiting) > 0 {
+		st.State, st.Message = netv1.HostConfiguring, "waiting for switch ports "+strings.Join(waiting, ", ")
+	}
+	return st
+}
+
+func switchStatus(nd *netv1.NetworkDevice, name string) *netv1.SwitchStatus {
+	for i := range nd.Status.Switches {
+		if nd.Status.Switches[i].Name == name {
+			return &nd.Status.Switches[i]
+		}
+	}
+	return nil
+}
+
+func carries(sw *netv1.SwitchStatus, port string, a *netv1.NICAssignment) bool {
+	for _, p := range sw.Ports {
+		if p.Name != port {
+			continue
+		}
+		if a.PortMode == netv1.PortModeTrunk {
+			return p.Mode == netv1.PortModeTrunk && slices.Contains(p.Trunk, a.VLANID)
+		}
+		return p.Mode == netv1.PortModeAccess && p.VLAN == a.VLANID
+	}
+	return false
+}
+
+// usesVLANs says whether the device still has a recorded port or VLAN among ids.
+func usesVLANs(nd *netv1.NetworkDevice, ids map[int32]bool) string {
+	for _, sw := range nd.Status.Switches {
+		for _, p := range sw.Ports {
+			if ids[p.VLAN] {
+				return fmt.Sprintf("switch %s port %s still carries VLAN %d", sw.Name, p.Name, p.VLAN)
+			}
+			for _, v := range p.Trunk {
+				if ids[v] {
+					return fmt.Sprintf("switch %s port %s still carries VLAN %d", sw.Name, p.Name, v)
+				}
+			}
+		}
+		for _, v := range sw.VLANs {
+			if ids[v] {
+				return fmt.Sprintf("switch %s still has VLAN %d", sw.Name, v)
+			}
+		}
+	}
+	return ""
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// vlan32 narrows a VLAN id (1-4094) for the API's int32 fields.
+func vlan32(v int) int32 { return int32(v) } //nolint:gosec // VLAN ids are at most 4094

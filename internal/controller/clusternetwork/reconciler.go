@@ -1,0 +1,287 @@
+package clusternetwork
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/cluster-api/util/conditions"
+	"sigs.k8s.io/cluster-api/util/patch"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	netv1 "github.com/metalwire/metalwire/api/network/v1alpha1"
+	"github.com/metalwire/metalwire/internal/controller/fabricindex"
+)
+
+const defaultVLANRetry = 30 * time.Second
+
+// Reconciler owns ClusterNetwork status, the VLAN locks and the status of the NICs it uses.
+type Reconciler struct {
+	Client client.Client
+	// APIReader reads locks past the cache when a create says one exists.
+	APIReader client.Reader
+	// VLANRetry is how often a ClusterNetwork whose range ran out looks again (it is also woken
+	// when a lock of its NetworkDevice is deleted).
+	VLANRetry time.Duration
+}
+
+// +kubebuilder:rbac:groups=network.metalwire.io,resources=clusternetworks,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=network.metalwire.io,resources=clusternetworks/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=network.metalwire.io,resources=nics,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=network.metalwire.io,resources=nics/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=network.metalwire.io,resources=networkdevices,verbs=get;list;watch
+// +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;list;watch;create;delete
+
+var owned = []string{netv1.ConditionReady, netv1.ConditionVLANsAssigned, netv1.ConditionNICsValid}
+
+// Reconcile brings one ClusterNetwork in line.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, reterr error) {
+	cn := &netv1.ClusterNetwork{}
+	if err := r.Client.Get(ctx, req.NamespacedName, cn); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	patcher, err := patch.NewHelper(cn, r.Client)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	defer func() {
+		reterr = errors.Join(reterr, patcher.Patch(ctx, cn, patch.WithOwnedConditions{Conditions: owned}))
+	}()
+	if !cn.DeletionTimestamp.IsZero() {
+		return r.reconcileDelete(ctx, cn)
+	}
+	controllerutil.AddFinalizer(cn, netv1.ClusterNetworkFinalizer)
+	return r.reconcileNormal(ctx, cn)
+}
+
+func (r *Reconciler) reconcileNormal(ctx context.Context, cn *netv1.ClusterNetwork) (ctrl.Result, error) {
+	nd := &netv1.NetworkDevice{}
+	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: cn.Namespace, Name: cn.Spec.NetworkDeviceRef}, nd); err != nil {
+		if apierrors.IsNotFound(err) {
+			set(cn, netv1.ConditionReady, false, netv1.ReasonNetworkDeviceNotFound, fmt.Sprintf("spec.networkDeviceRef: NetworkDevice %s not found in namespace %s; create it or correct the name", cn.Spec.NetworkDeviceRef, cn.Namespace))
+			return ctrl.Result{}, nil
+		}
+		return ctrl.Result{}, err
+	}
+	vres, err := r.assignVLANs(ctx, cn)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	var result ctrl.Result
+	cn.Status.Networks = nil
+	for _, n := range cn.Spec.Networks {
+		if id, ok := vres.assigned[n.Name]; ok {
+			cn.Status.Networks = append(cn.Status.Networks, netv1.NetworkStatus{Name: n.Name, VLANID: vlan32(id)})
+		}
+	}
+	allVLANs := vres.problem == ""
+	if allVLANs {
+		set(cn, netv1.ConditionVLANsAssigned, true, netv1.ReasonAssigned, fmt.Sprintf("%d network(s) have a VLAN id", len(vres.assigned)))
+	} else {
+		set(cn, netv1.ConditionVLANsAssigned, false, vres.reason, vres.problem)
+		result.RequeueAfter = r.vlanRetry()
+	}
+
+	nics := &netv1.NICList{}
+	if err := r.Client.List(ctx, nics, client.InNamespace(cn.Namespace), client.MatchingFields{fabricindex.NICByNetworkDevice: nd.Name}); err != nil {
+		return ctrl.Result{}, err
+	}
+	available := map[string]string{}
+	states := map[string]netv1.HostNetworkState{}
+	var selected, miscabled []string
+	for i := range nics.Items {
+		nic := &nics.Items[i]
+		v := viewHost(nic, nd, cn)
+		if v.cabling != "" {
+			miscabled = append(miscabled, v.cabling)
+		}
+		isSelected := nic.Labels[netv1.SelectedForLabel] == cn.Name
+		switch {
+		case isSelected:
+			selected = append(selected, nic.Spec.Node)
+			states[nic.Spec.Node] = r.selectedHost(ctx, cn, nd, v, vres.assigned, allVLANs)
+		case nic.Status.ClusterNetwork == cn.Name:
+			// The host left: clear its status; the switch ports go back to idle.
+			if err := r.setNICStatus(ctx, nic, netv1.NICStatus{}); err != nil {
+				return ctrl.Result{}, err
+			}
+		case nic.Labels[netv1.SelectedForLabel] == "" && nic.Status.ClusterNetwork == "" && v.cabling == "" && v.placement != nil && nic.DeletionTimestamp.IsZero():
+			available[nic.Spec.Node] = nic.Name
+		}
+	}
+	sort.Strings(selected)
+	cn.Status.Available, cn.Status.Selected, cn.Status.States = available, selected, states
+	if len(miscabled) > 0 {
+		set(cn, netv1.ConditionNICsValid, false, netv1.ReasonNICMiscabled, strings.Join(miscabled, "; "))
+	} else {
+		set(cn, netv1.ConditionNICsValid, true, netv1.ReasonValid, "every NIC of the NetworkDevice is cabled to one of its switches")
+	}
+	setReady(cn, allVLANs)
+	return result, nil
+}
+
+// selectedHost writes the NIC status of a selected host and returns its state.
+func (r *Reconciler) selectedHost(ctx context.Context, cn *netv1.ClusterNetwork, nd *netv1.NetworkDevice, v hostView, vlans map[string]int, allVLANs bool) netv1.HostNetworkState {
+	nic := v.nic
+	switch {
+	case v.cabling != "":
+		return netv1.HostNetworkState{NIC: nic.Name, State: netv1.HostError, Message: v.cabling}
+	case v.placement == nil:
+		return netv1.HostNetworkState{NIC: nic.Name, State: netv1.HostError, Message: v.misfit}
+	case !allVLANs:
+		return netv1.HostNetworkState{NIC: nic.Name, State: netv1.HostConfiguring, Message: "waiting for VLAN ids (see condition VLANsAssigned)"}
+	case nic.Status.ClusterNetwork != "" && nic.Status.ClusterNetwork != cn.Name:
+		return netv1.HostNetworkState{NIC: nic.Name, State: netv1.HostError, Message: fmt.Sprintf("NIC %s is used by ClusterNetwork %s", nic.Name, nic.Status.ClusterNetwork)}
+	}
+	if err := r.setNICStatus(ctx, nic, wantStatus(cn, v.placement, vlans)); err != nil {
+		return netv1.HostNetworkState{NIC: nic.Name, State: netv1.HostConfiguring, Message: "writing NIC status: " + err.Error()}
+	}
+	return hostState(nic, nd)
+}
+
+// setNICStatus writes a NIC's status when it differs.
+func (r *Reconciler) setNICStatus(ctx context.Context, nic *netv1.NIC, st netv1.NICStatus) error {
+	if reflect.DeepEqual(nic.Status, st) {
+		return nil
+	}
+	base := nic.DeepCopy()
+	nic.Status = st
+	return r.Client.Status().Patch(ctx, nic, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{}))
+}
+
+// reconcileDelete resets every host of the ClusterNetwork, waits until the switches no longer
+// carry its VLANs, frees them, then lets the object go.
+func (r *Reconciler) reconcileDelete(ctx context.Context, cn *netv1.ClusterNetwork) (ctrl.Result, error) {
+	nd := &netv1.NetworkDevice{}
+	err := r.Client.Get(ctx, client.ObjectKey{Namespace: cn.Namespace, Name: cn.Spec.NetworkDeviceRef}, nd)
+	if err != nil && !apierrors.IsNotFound(err) {
+		return ctrl.Result{}, err
+	}
+	ndGone := apierrors.IsNotFound(err)
+	nics := &netv1.NICList{}
+	if err := r.Client.List(ctx, nics, client.InNamespace(cn.Namespace), client.MatchingFields{fabricindex.NICByNetworkDevice: cn.Spec.NetworkDeviceRef}); err != nil {
+		return ctrl.Result{}, err
+	}
+	for i := range nics.Items {
+		nic := &nics.Items[i]
+		if nic.Labels[netv1.SelectedForLabel] == cn.Name {
+			base := nic.DeepCopy()
+			delete(nic.Labels, netv1.SelectedForLabel)
+			if err := r.Client.Patch(ctx, nic, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
+				return ctrl.Result{}, err
+			}
+		}
+		if nic.Status.ClusterNetwork == cn.Name {
+			if err := r.setNICStatus(ctx, nic, netv1.NICStatus{}); err != nil {
+				return ctrl.Result{}, err
+			}
+		}
+	}
+	cn.Status.Selected, cn.Status.States = nil, nil
+	if !ndGone {
+		ids := map[int32]bool{}
+		for _, n := range cn.Status.Networks {
+			ids[n.VLANID] = true
+		}
+		if still := usesVLANs(nd, ids); still != "" {
+			set(cn, netv1.ConditionReady, false, netv1.ReasonDeleting, "resetting the hosts' switch ports before deletion: "+still)
+			return ctrl.Result{}, nil // the NetworkDevice's status change wakes us
+		}
+	}
+	if err := r.releaseAll(ctx, cn); err != nil {
+		return ctrl.Result{}, err
+	}
+	controllerutil.RemoveFinalizer(cn, netv1.ClusterNetworkFinalizer)
+	return ctrl.Result{}, nil
+}
+
+func (r *Reconciler) vlanRetry() time.Duration {
+	if r.VLANRetry > 0 {
+		return r.VLANRetry
+	}
+	return defaultVLANRetry
+}
+
+func set(cn *netv1.ClusterNetwork, typ string, ok bool, reason, msg string) {
+	status := metav1.ConditionFalse
+	if ok {
+		status = metav1.ConditionTrue
+	}
+	conditions.Set(cn, metav1.Condition{Type: typ, Status: status, Reason: reason, Message: msg, ObservedGeneration: cn.Generation})
+}
+
+// setReady summarises: VLANs assigned and no selected host in error.
+func setReady(cn *netv1.ClusterNetwork, allVLANs bool) {
+	if !allVLANs {
+		c := conditions.Get(cn, netv1.ConditionVLANsAssigned)
+		set(cn, netv1.ConditionReady, false, c.Reason, c.Message)
+		return
+	}
+	var failed, configuring []string
+	for _, host := range sortedKeys(cn.Status.States) {
+		switch s := cn.Status.States[host]; s.State {
+		case netv1.HostError:
+			failed = append(failed, host+": "+s.Message)
+		case netv1.HostConfiguring:
+			configuring = append(configuring, host)
+		}
+	}
+	switch {
+	case len(failed) > 0:
+		set(cn, netv1.ConditionReady, false, netv1.ReasonHostsFailed, strings.Join(failed, "; "))
+	case len(configuring) > 0:
+		set(cn, netv1.ConditionReady, false, netv1.ReasonHostsConfiguring, "configuring switch ports of "+strings.Join(configuring, ", "))
+	default:
+		set(cn, netv1.ConditionReady, true, netv1.ReasonAllReady, fmt.Sprintf("%d selected host(s) ready, %d available", len(cn.Status.Selected), len(cn.Status.Available)))
+	}
+}
+
+// SetupWithManager watches ClusterNetworks, the NICs and NetworkDevice they use, and the VLAN
+// locks (a freed id wakes the ClusterNetworks of its device).
+func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, concurrency int) error {
+	if err := fabricindex.Setup(ctx, mgr); err != nil {
+		return err
+	}
+	byDevice := func(ctx context.Context, ns, nd string) []reconcile.Request {
+		cns := &netv1.ClusterNetworkList{}
+		if err := r.Client.List(ctx, cns, client.InNamespace(ns), client.MatchingFields{fabricindex.ClusterNetworkByNetworkDevice: nd}); err != nil {
+			ctrl.LoggerFrom(ctx).Error(err, "listing ClusterNetworks of a NetworkDevice", "networkDevice", nd)
+			return nil
+		}
+		reqs := make([]reconcile.Request, 0, len(cns.Items))
+		for i := range cns.Items {
+			reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&cns.Items[i])})
+		}
+		return reqs
+	}
+	return ctrl.NewControllerManagedBy(mgr).
+		For(&netv1.ClusterNetwork{}).
+		Watches(&netv1.NIC{}, handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, o client.Object) []reconcile.Request {
+			return byDevice(ctx, o.GetNamespace(), o.(*netv1.NIC).Spec.NetworkDeviceRef)
+		})).
+		Watches(&netv1.NetworkDevice{}, handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, o client.Object) []reconcile.Request {
+			return byDevice(ctx, o.GetNamespace(), o.GetName())
+		})).
+		Watches(&coordinationv1.Lease{}, handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, o client.Object) []reconcile.Request {
+			nd := o.GetLabels()[netv1.VLANLockNetworkDeviceLabel]
+			if nd == "" {
+				return nil
+			}
+			return byDevice(ctx, o.GetNamespace(), nd)
+		})).
+		WithOptions(controller.Options{MaxConcurrentReconciles: max(concurrency, 1)}).
+		Named("clusternetwork").
+		Complete(r)
+}

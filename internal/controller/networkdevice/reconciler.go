@@ -1,0 +1,355 @@
+package networkdevice
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/cluster-api/util/conditions"
+	"sigs.k8s.io/cluster-api/util/patch"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	netv1 "github.com/metalwire/metalwire/api/network/v1alpha1"
+	"github.com/metalwire/metalwire/internal/controller/fabricindex"
+	"github.com/metalwire/metalwire/internal/switchdriver"
+	"github.com/metalwire/metalwire/pkg/fabric"
+)
+
+// Defaults of the Reconciler's knobs.
+const (
+	DefaultConcurrency = 4
+	defaultRetryFirst  = time.Second
+	defaultRetryLast   = 5 * time.Minute
+	defaultTimeout     = 30 * time.Second
+)
+
+// Reconciler manages the switches of NetworkDevices.
+type Reconciler struct {
+	Client client.Client
+	// Drivers maps networkOS to a driver; nil uses switchdriver.Default. Tests hand in their own.
+	Drivers *switchdriver.Registry
+	// Concurrency bounds how many switches are worked at once, across every NetworkDevice
+	// (--fabric-concurrency). Each switch gets one batch at a time regardless.
+	Concurrency int
+	// RetryMin and RetryMax bound the backoff after a switch failed; Timeout bounds one
+	// switch's session.
+	RetryMin, RetryMax, Timeout time.Duration
+
+	once  sync.Once
+	slots chan struct{}
+	locks sync.Map // switch key -> *sync.Mutex
+}
+
+// +kubebuilder:rbac:groups=network.metalwire.io,resources=networkdevices,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=network.metalwire.io,resources=networkdevices/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=network.metalwire.io,resources=nics,verbs=get;list;watch
+// +kubebuilder:rbac:groups=core,resources=secrets,verbs=get;list;watch
+
+func (r *Reconciler) init() {
+	r.once.Do(func() {
+		if r.Drivers == nil {
+			r.Drivers = switchdriver.Default
+		}
+		if r.Concurrency <= 0 {
+			r.Concurrency = DefaultConcurrency
+		}
+		if r.RetryMin <= 0 {
+			r.RetryMin = defaultRetryFirst
+		}
+		if r.RetryMax <= 0 {
+			r.RetryMax = defaultRetryLast
+		}
+		if r.Timeout <= 0 {
+			r.Timeout = defaultTimeout
+		}
+		r.slots = make(chan struct{}, r.Concurrency)
+	})
+}
+
+// Reconcile brings every switch of one NetworkDevice in line with what its hosts need.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, reterr error) {
+	r.init()
+	nd := &netv1.NetworkDevice{}
+	if err := r.Client.Get(ctx, req.NamespacedName, nd); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !nd.DeletionTimestamp.IsZero() {
+		return ctrl.Result{}, nil
+	}
+	patcher, err := patch.NewHelper(nd, r.Client)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	defer func() {
+		reterr = errors.Join(reterr, patcher.Patch(ctx, nd, patch.WithOwnedConditions{Conditions: []string{netv1.ConditionReachable, netv1.ConditionHostKeyTrusted}}))
+	}()
+
+	nics := &netv1.NICList{}
+	if err := r.Client.List(ctx, nics, client.InNamespace(nd.Namespace), client.MatchingFields{fabricindex.NICByNetworkDevice: nd.Name}); err != nil {
+		return ctrl.Result{}, err
+	}
+	desired := fabric.Desired(PortWants(nics.Items))
+
+	results := make([]netv1.SwitchStatus, len(nd.Spec.Switches))
+	hostKeys := make([]*fabric.HostKeyError, len(nd.Spec.Switches))
+	var wg sync.WaitGroup
+	for i := range nd.Spec.Switches {
+		sw := nd.Spec.Switches[i]
+		prev := previousStatus(nd, sw.Name)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i], hostKeys[i] = r.syncSwitch(ctx, nd, sw, desired[sw.Name], prev)
+		}()
+	}
+	wg.Wait()
+	nd.Status.Switches = results
+	return r.setConditions(nd, hostKeys), nil
+}
+
+// PortWants lists the switch ports hosts need, from the NIC statuses the clusternetwork
+// controller writes.
+func PortWants(nics []netv1.NIC) []fabric.PortWant {
+	var wants []fabric.PortWant
+	for _, nic := range nics {
+		if nic.Status.ClusterNetwork == "" {
+			continue
+		}
+		for i, a := range nic.Status.NICs {
+			if a == nil || i >= len(nic.Spec.NICs) {
+				continue
+			}
+			sp := nic.Spec.NICs[i].NetworkDevice.Switch
+			mode := fabric.ModeAccess
+			if a.PortMode == netv1.PortModeTrunk {
+				mode = fabric.ModeTrunk
+			}
+			wants = append(wants, fabric.PortWant{Switch: sp.Name, Port: sp.Port.String(), Mode: mode, VLAN: int(a.VLANID)})
+		}
+	}
+	return wants
+}
+
+func previousStatus(nd *netv1.NetworkDevice, name string) netv1.SwitchStatus {
+	for _, s := range nd.Status.Switches {
+		if s.Name == name {
+			return s
+		}
+	}
+	return netv1.SwitchStatus{Name: name}
+}
+
+// syncSwitch reads one switch back and applies the difference, one batch at a time per switch.
+// On failure the switch keeps its previous record: what it carries is unknown, so nothing is
+// forgotten.
+func (r *Reconciler) syncSwitch(ctx context.Context, nd *netv1.NetworkDevice, sw netv1.Switch, want fabric.State, prev netv1.SwitchStatus) (netv1.SwitchStatus, *fabric.HostKeyError) {
+	lock, _ := r.locks.LoadOrStore(nd.Namespace+"/"+nd.Name+"/"+sw.Name, &sync.Mutex{})
+	lock.(*sync.Mutex).Lock()
+	defer lock.(*sync.Mutex).Unlock()
+	select {
+	case r.slots <- struct{}{}:
+	case <-ctx.Done():
+		prev.Reachable, prev.LastError = false, ctx.Err().Error()
+		return prev, nil
+	}
+	defer func() { <-r.slots }()
+
+	ctx, cancel := context.WithTimeout(ctx, r.Timeout)
+	defer cancel()
+	version, err := r.apply(ctx, nd, sw, want, prev)
+	if err != nil {
+		ctrl.LoggerFrom(ctx).Info("switch not in line", "switch", sw.Name, "error", err.Error())
+		out := prev
+		out.Name, out.Reachable, out.LastError = sw.Name, false, err.Error()
+		var hk *fabric.HostKeyError
+		if errors.As(err, &hk) {
+			return out, hk
+		}
+		return out, nil
+	}
+	return netv1.SwitchStatus{Name: sw.Name, Reachable: true, Version: version, Ports: configuredPorts(want), VLANs: vlanIDs(want)}, nil
+}
+
+func (r *Reconciler) apply(ctx context.Context, nd *netv1.NetworkDevice, sw netv1.Switch, want fabric.State, prev netv1.SwitchStatus) (string, error) {
+	drv, err := r.Drivers.For(string(sw.NetworkOS))
+	if err != nil {
+		return "", err
+	}
+	ep, err := r.endpoint(ctx, nd, sw, drv)
+	if err != nil {
+		return "", err
+	}
+	sess, err := drv.Connect(ctx, ep)
+	if err != nil {
+		return "", err
+	}
+	defer func() { _ = sess.Close() }()
+	info, err := sess.Info(ctx)
+	if err != nil {
+		return "", fmt.Errorf("reading the switch's version: %w", err)
+	}
+	rec := recordOf(prev)
+	names := append([]string{}, rec.Ports...)
+	for n := range want.Ports {
+		names = append(names, n)
+	}
+	have, err := sess.Read(ctx, names)
+	if err != nil {
+		return "", fmt.Errorf("reading ports back: %w", err)
+	}
+	idle := int(sw.IdleVLAN)
+	if idle == 0 {
+		idle = 1
+	}
+	if batch := fabric.Diff(want, have, rec, idle); len(batch) > 0 {
+		if err := sess.Apply(ctx, batch); err != nil {
+			return "", fmt.Errorf("applying %d change(s): %w", len(batch), err)
+		}
+		ctrl.LoggerFrom(ctx).Info("switch configured", "switch", sw.Name, "changes", len(batch))
+	}
+	return info.Version, nil
+}
+
+// endpoint builds how to reach a switch, with credentials read from its Secret.
+func (r *Reconciler) endpoint(ctx context.Context, nd *netv1.NetworkDevice, sw netv1.Switch, drv fabric.Driver) (fabric.Endpoint, error) {
+	ep := fabric.Endpoint{Switch: sw.Name, Address: sw.Address, Port: int(sw.Port), HostKey: sw.HostKey, Bridge: sw.Bridge}
+	if ep.Port == 0 {
+		ep.Port = drv.DefaultPort()
+	}
+	if sw.CredentialsRef == nil {
+		return ep, nil
+	}
+	secret := &corev1.Secret{}
+	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: nd.Namespace, Name: sw.CredentialsRef.Name}, secret); err != nil {
+		return ep, fmt.Errorf("credentialsRef: reading Secret %s: %w", sw.CredentialsRef.Name, err)
+	}
+	c, err := CredentialsFrom(secret)
+	if err != nil {
+		return ep, fmt.Errorf("credentialsRef: %w", err)
+	}
+	ep.Credentials = c
+	return ep, nil
+}
+
+// CredentialsFrom reads switch credentials from a basic-auth, ssh-auth or tls Secret.
+func CredentialsFrom(s *corev1.Secret) (fabric.Credentials, error) {
+	d := s.Data
+	switch s.Type {
+	case corev1.SecretTypeBasicAuth:
+		return fabric.Credentials{Username: string(d[corev1.BasicAuthUsernameKey]), Password: string(d[corev1.BasicAuthPasswordKey])}, nil
+	case corev1.SecretTypeSSHAuth:
+		return fabric.Credentials{Username: string(d[corev1.BasicAuthUsernameKey]), PrivateKey: d[corev1.SSHAuthPrivateKey]}, nil
+	case corev1.SecretTypeTLS:
+		return fabric.Credentials{CertPEM: d[corev1.TLSCertKey], KeyPEM: d[corev1.TLSPrivateKeyKey], CAPEM: d["ca.crt"]}, nil
+	}
+	return fabric.Credentials{}, fmt.Errorf("the Secret %s is of type %q; use kubernetes.io/basic-auth, kubernetes.io/ssh-auth or kubernetes.io/tls", s.Name, s.Type)
+}
+
+func recordOf(s netv1.SwitchStatus) fabric.Record {
+	rec := fabric.Record{}
+	for _, p := range s.Ports {
+		rec.Ports = append(rec.Ports, p.Name)
+	}
+	for _, v := range s.VLANs {
+		rec.VLANs = append(rec.VLANs, int(v))
+	}
+	return rec
+}
+
+func configuredPorts(want fabric.State) []netv1.ConfiguredPort {
+	rec := fabric.RecordOf(want)
+	out := make([]netv1.ConfiguredPort, 0, len(rec.Ports))
+	for _, name := range rec.Ports {
+		p := want.Ports[name]
+		cp := netv1.ConfiguredPort{Name: name, Mode: netv1.PortMode(p.Mode), VLAN: vlan32(p.VLAN)}
+		for _, v := range p.Trunk {
+			cp.Trunk = append(cp.Trunk, vlan32(v))
+		}
+		out = append(out, cp)
+	}
+	return out
+}
+
+// vlan32 narrows a VLAN id, which comes from the API's int32 fields and lies in 1-4094.
+func vlan32(v int) int32 { return int32(v) } //nolint:gosec // VLAN ids are at most 4094
+
+func vlanIDs(want fabric.State) []int32 {
+	out := make([]int32, 0, len(want.VLANs))
+	for _, v := range want.VLANs {
+		out = append(out, vlan32(v.ID))
+	}
+	return out
+}
+
+// setConditions sets Reachable and HostKeyTrusted and says when to try failed switches again:
+// the longer a switch has been failing, the longer the wait, between RetryMin and RetryMax.
+func (r *Reconciler) setConditions(nd *netv1.NetworkDevice, hostKeys []*fabric.HostKeyError) ctrl.Result {
+	var failed []string
+	for _, s := range nd.Status.Switches {
+		if !s.Reachable {
+			failed = append(failed, fmt.Sprintf("switch %s: %s", s.Name, s.LastError))
+		}
+	}
+	var untrusted []string
+	for _, hk := range hostKeys {
+		if hk != nil {
+			untrusted = append(untrusted, hk.Error())
+		}
+	}
+	if len(untrusted) == 0 {
+		r.set(nd, netv1.ConditionHostKeyTrusted, metav1.ConditionTrue, netv1.ReasonHostKeyTrusted, "every SSH switch showed its pinned host key, or none uses SSH")
+	} else {
+		r.set(nd, netv1.ConditionHostKeyTrusted, metav1.ConditionFalse, netv1.ReasonHostKeyUnknown, joinLines(untrusted))
+	}
+	if len(failed) == 0 {
+		r.set(nd, netv1.ConditionReachable, metav1.ConditionTrue, netv1.ReasonReachable, fmt.Sprintf("all %d switch(es) configured", len(nd.Status.Switches)))
+		return ctrl.Result{}
+	}
+	prev := conditions.Get(nd, netv1.ConditionReachable)
+	r.set(nd, netv1.ConditionReachable, metav1.ConditionFalse, netv1.ReasonUnreachable, joinLines(failed))
+	wait := r.RetryMin
+	if prev != nil && prev.Status == metav1.ConditionFalse {
+		wait = max(wait, min(time.Since(prev.LastTransitionTime.Time), r.RetryMax))
+	}
+	return ctrl.Result{RequeueAfter: wait}
+}
+
+func (r *Reconciler) set(nd *netv1.NetworkDevice, typ string, status metav1.ConditionStatus, reason, msg string) {
+	conditions.Set(nd, metav1.Condition{Type: typ, Status: status, Reason: reason, Message: msg, ObservedGeneration: nd.Generation})
+}
+
+func joinLines(s []string) string {
+	out := ""
+	for i, l := range s {
+		if i > 0 {
+			out += "; "
+		}
+		out += l
+	}
+	return out
+}
+
+// SetupWithManager watches NetworkDevices and the NICs cabled to them.
+func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, concurrency int) error {
+	r.init()
+	if err := fabricindex.Setup(ctx, mgr); err != nil {
+		return err
+	}
+	return ctrl.NewControllerManagedBy(mgr).
+		For(&netv1.NetworkDevice{}).
+		Watches(&netv1.NIC{}, handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
+			nic := o.(*netv1.NIC)
+			return []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: nic.Namespace, Name: nic.Spec.NetworkDeviceRef}}}
+		})).
+		WithOptions(controller.Options{MaxConcurrentReconciles: max(concurrency, 1)}).
+		Named("networkdevice").
+		Complete(r)
+}

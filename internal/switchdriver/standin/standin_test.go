@@ -1,0 +1,54 @@
+package standin_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/metalwire/metalwire/internal/switchdriver/standin"
+	"github.com/metalwire/metalwire/pkg/fabric"
+)
+
+// The stand-in refuses what a real switch would: a port in a VLAN the switch lacks (the whole
+// batch, nothing half applied), a second session at once, and any session while down.
+func TestStandInBehavesLikeASwitch(t *testing.T) {
+	ctx := context.Background()
+	d := standin.New("openvswitch")
+	sw := d.Switch("10.0.0.1")
+	sw.AddPorts(1, "p1")
+	ep := fabric.Endpoint{Switch: "s1", Address: "10.0.0.1"}
+
+	s, err := d.Connect(ctx, ep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.Connect(ctx, ep); err == nil {
+		t.Error("a second session at once was accepted")
+	}
+	bad := fabric.Batch{{Op: fabric.OpEnsureVLAN, VLAN: fabric.VLAN{ID: 5}}, {Op: fabric.OpAccessPort, Port: fabric.Port{Name: "p1", Mode: fabric.ModeAccess, VLAN: 7}}}
+	if err := s.Apply(ctx, bad); err == nil {
+		t.Error("a port in an undefined VLAN was accepted")
+	}
+	if got := sw.VLANs(); len(got) != 0 {
+		t.Errorf("a refused batch changed the switch: VLANs %v", got)
+	}
+	good := fabric.Batch{{Op: fabric.OpEnsureVLAN, VLAN: fabric.VLAN{ID: 7}}, {Op: fabric.OpAccessPort, Port: fabric.Port{Name: "p1", Mode: fabric.ModeAccess, VLAN: 7}}}
+	if err := s.Apply(ctx, good); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Apply(ctx, fabric.Batch{{Op: fabric.OpEnsureLAG}}); !errors.Is(err, fabric.ErrUnsupported) {
+		t.Errorf("LAG: %v, want ErrUnsupported", err)
+	}
+	st, err := s.Read(ctx, []string{"p1", "absent"})
+	if err != nil || st.Ports["p1"].VLAN != 7 || len(st.Ports) != 1 {
+		t.Errorf("Read = %+v, %v", st, err)
+	}
+	_ = s.Close()
+	if a, c := sw.Counts(); a != 1 || c != 2 {
+		t.Errorf("Counts = %d batches, %d changes; want 1, 2", a, c)
+	}
+	sw.SetDown(true)
+	if _, err := d.Connect(ctx, ep); !errors.Is(err, standin.ErrDown) {
+		t.Errorf("Connect to a down switch: %v", err)
+	}
+}

@@ -1,0 +1,160 @@
+package fabric
+
+import (
+	"slices"
+	"sort"
+)
+
+// PortWant is one switch port a host's network needs.
+type PortWant struct {
+	Switch string
+	Port   string
+	Mode   PortMode
+	VLAN   int
+}
+
+// Desired builds each switch's desired state from the ports hosts need. Ports named twice in
+// trunk mode carry every VLAN named; a VLAN is present on a switch when a port there carries it.
+func Desired(wants []PortWant) map[string]State {
+	out := map[string]State{}
+	for _, w := range wants {
+		st, ok := out[w.Switch]
+		if !ok {
+			st = State{Ports: map[string]Port{}}
+		}
+		p, seen := st.Ports[w.Port]
+		switch {
+		case w.Mode == ModeTrunk:
+			if !seen || p.Mode != ModeTrunk {
+				p = Port{Name: w.Port, Mode: ModeTrunk}
+			}
+			if !slices.Contains(p.Trunk, w.VLAN) {
+				p.Trunk = append(p.Trunk, w.VLAN)
+				sort.Ints(p.Trunk)
+			}
+		case !seen:
+			p = Port{Name: w.Port, Mode: ModeAccess, VLAN: w.VLAN}
+		}
+		st.Ports[w.Port] = p
+		out[w.Switch] = st
+	}
+	for name, st := range out {
+		ids := map[int]bool{}
+		for _, p := range st.Ports {
+			for _, v := range portVLANs(p) {
+				ids[v] = true
+			}
+		}
+		for _, v := range sortedKeys(ids) {
+			st.VLANs = append(st.VLANs, VLAN{ID: v})
+		}
+		out[name] = st
+	}
+	return out
+}
+
+// Record is what the controller configured on a switch: the only ports and VLANs it may change.
+type Record struct {
+	Ports []string
+	VLANs []int
+}
+
+// Diff returns the changes that take a switch from have (as read back) to want, touching only
+// ports that want names or that rec says the controller configured. A recorded port that want
+// no longer names goes back to idle (an access port in the idle VLAN); a recorded VLAN that no
+// wanted port carries is removed. The order is: VLANs ensured, ports set, ports reset, VLANs
+// removed, so no port ever points at a VLAN the switch lacks. Equal states give no change.
+func Diff(want, have State, rec Record, idle int) Batch {
+	var b Batch
+	haveVLAN := map[int]bool{}
+	for _, v := range have.VLANs {
+		haveVLAN[v.ID] = true
+	}
+	wantVLAN := map[int]bool{}
+	for _, v := range want.VLANs {
+		wantVLAN[v.ID] = true
+		if !haveVLAN[v.ID] {
+			b = append(b, Change{Op: OpEnsureVLAN, VLAN: v})
+		}
+	}
+	for _, name := range sortedPortNames(want.Ports) {
+		p := want.Ports[name]
+		if cur, ok := have.Ports[name]; ok && samePort(cur, p) {
+			continue
+		}
+		op := OpAccessPort
+		if p.Mode == ModeTrunk {
+			op = OpTrunkPort
+		}
+		b = append(b, Change{Op: op, Port: p})
+	}
+	resets := slices.Clone(rec.Ports)
+	sort.Strings(resets)
+	for _, name := range slices.Compact(resets) {
+		if _, wanted := want.Ports[name]; wanted {
+			continue
+		}
+		idlePort := Port{Name: name, Mode: ModeAccess, VLAN: idle}
+		if cur, ok := have.Ports[name]; ok && samePort(cur, idlePort) {
+			continue
+		}
+		if _, exists := have.Ports[name]; !exists {
+			continue // the port is gone from the switch: nothing to reset
+		}
+		b = append(b, Change{Op: OpResetPort, Port: idlePort})
+	}
+	removes := slices.Clone(rec.VLANs)
+	sort.Ints(removes)
+	for _, id := range slices.Compact(removes) {
+		if !wantVLAN[id] && haveVLAN[id] && id != idle {
+			b = append(b, Change{Op: OpRemoveVLAN, VLAN: VLAN{ID: id}})
+		}
+	}
+	return b
+}
+
+// RecordOf is the record to keep after want was applied.
+func RecordOf(want State) Record {
+	rec := Record{Ports: sortedPortNames(want.Ports)}
+	for _, v := range want.VLANs {
+		rec.VLANs = append(rec.VLANs, v.ID)
+	}
+	return rec
+}
+
+func samePort(a, b Port) bool {
+	if a.Mode != b.Mode || a.VLAN != b.VLAN {
+		return false
+	}
+	return a.Mode != ModeTrunk || slices.Equal(a.Trunk, b.Trunk)
+}
+
+// SamePort says whether two port configurations carry the same VLANs the same way.
+func SamePort(a, b Port) bool { return samePort(a, b) }
+
+func portVLANs(p Port) []int {
+	if p.Mode == ModeTrunk {
+		return p.Trunk
+	}
+	return []int{p.VLAN}
+}
+
+func sortedPortNames(m map[string]Port) []string {
+	names := make([]string, 0, len(m))
+	for n := range m {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+func sortedKeys(m map[int]bool) []int {
+	out := make([]int, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Ints(out)
+	return out
+}
+
+func sortInts(s []int) { sort.Ints(s) }
