@@ -121,3 +121,8 @@ func TestNetplanFormatWritesNetplanInsteadOfOSNetConfig(t *testing.T) {
 	g.Expect(spec["files"]).To(ConsistOf(HaveKeyWithValue("path", generate.NetplanPath)))
 	g.Expect(spec["preKubeadmCommands"]).To(ConsistOf("netplan apply"))
 }
+
+func readFile(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	return string(b), err
+}
