@@ -20,7 +20,7 @@ import (
 
 	gen "github.com/metalwire/metalwire/internal/generate"
 	"github.com/metalwire/metalwire/pkg/generate"
-	"github.com/metalwire/metalwire/pkg/osnetconfig"
+	"github.com/metalwire/metalwire/pkg/render/osnetconfig"
 )
 
 func options(ns string) generate.Options {

@@ -10,7 +10,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/metalwire/metalwire/pkg/generate"
-	"github.com/metalwire/metalwire/pkg/osnetconfig"
+	"github.com/metalwire/metalwire/pkg/render/osnetconfig"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden from what the code generates")

@@ -8,7 +8,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
-	"github.com/metalwire/metalwire/pkg/osnetconfig"
+	"github.com/metalwire/metalwire/pkg/render/osnetconfig"
 )
 
 // Paths on the host of the files a node's KubeadmConfig writes.
@@ -62,7 +62,7 @@ func (f *File) NodeConfig(u *Unit, node *Node, state State) (*NodeConfig, error)
 	if err := osnetconfig.Validate(doc); err != nil {
 		return nil, fmt.Errorf("%s.networkConfig, rendered for %s: %w; fix the template", u.Path, node.Name, err)
 	}
-	if err := osnetconfig.ValidateMapping(node.Mapping); err != nil {
+	if err := osnetconfig.CheckMapping(node.Mapping); err != nil {
 		return nil, fmt.Errorf("%s.macMapping.%s: %w", u.Path, node.Key, err)
 	}
 	mapping, err := yaml.Marshal(map[string]any{"interface_mapping": node.Mapping})

@@ -8,17 +8,15 @@ import (
 	"testing"
 
 	. "github.com/onsi/gomega"
-	"github.com/santhosh-tekuri/jsonschema/v6"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	capiipamv1 "sigs.k8s.io/cluster-api/api/ipam/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/yaml"
 
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
-	"github.com/metalwire/metalwire/internal/testenv"
+	"github.com/metalwire/metalwire/internal/schematest"
 	"github.com/metalwire/metalwire/pkg/render"
 )
 
@@ -133,33 +131,7 @@ func serveCAPIClaim(t *testing.T, ns, name, address string, prefix int32, gatewa
 // validateNetworkData checks a networkData Secret's YAML against the schema Ironic enforces.
 func validateNetworkData(t *testing.T, doc []byte) {
 	t.Helper()
-	dir := testenv.SharedDir(t)
-	f, err := os.Open(filepath.Join(dir, "schemas", "network_data.schema.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	schemaDoc, err := jsonschema.UnmarshalJSON(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := jsonschema.NewCompiler()
-	if err := c.AddResource("network_data.schema.json", schemaDoc); err != nil {
-		t.Fatal(err)
-	}
-	schema, err := c.Compile("network_data.schema.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	js, err := yaml.YAMLToJSON(doc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := jsonschema.UnmarshalJSON(strings.NewReader(string(js)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := schema.Validate(v); err != nil {
+	if err := schematest.ValidateNetworkData(t, doc); err != nil {
 		t.Fatalf("networkData is not valid for Ironic: %v", err)
 	}
 }
