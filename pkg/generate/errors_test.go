@@ -91,9 +91,9 @@ func TestGenerateErrors(t *testing.T) {
 		{name: "a typo in the template", given: validNetworks + strings.Replace(validUnit, "name: em0", "name: em0\n      mtu: {{ config['net0'].mtu }}", 1),
 			wantErr: []string{"controllers.networkConfig, rendering for controllers-node-0", "mtu"}},
 		{name: "a rendered document that is not os-net-config", given: validNetworks + strings.Replace(validUnit, "name: em0", "name: em0\n      adresses: []", 1),
-			wantErr: []string{"controllers.networkConfig, rendered for controllers-node-0: not valid os-net-config at /network_config/0", "adresses", "fix the template"}},
+			wantErr: []string{"controllers.networkConfig, rendered for controllers-node-0: not valid os-net-config: network_config[0]", "adresses", "#/definitions/interface", "fix the template"}},
 		{name: "an address without its prefix", given: validNetworks + strings.Replace(validUnit, "ip_netmask: {{ ip['net0'] }}", "ip_netmask: {{ config['net0'].gateway }}", 1),
-			wantErr: []string{"not valid os-net-config at /network_config/0/addresses/0/ip_netmask"}},
+			wantErr: []string{"not valid os-net-config: network_config[0].addresses[0].ip_netmask", "ipv4_cidr_string"}},
 		{name: "a rendered document that is not YAML", given: validNetworks + strings.Replace(validUnit, "name: em0", "name: em0\n     bad: [", 1),
 			wantErr: []string{"controllers.networkConfig, rendered for controllers-node-0: is not YAML"}},
 	}
