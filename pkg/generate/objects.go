@@ -64,7 +64,6 @@ func Objects(nc *NodeConfig, o Options) ([]*unstructured.Unstructured, error) {
 	switch {
 	case nc.Unit.ControlPlane && nc.Node == nc.Unit.Nodes[0]:
 		kcSpec["initConfiguration"] = map[string]any{"nodeRegistration": map[string]any{"name": "{{ ds.meta_data.local_hostname }}"}}
-		kcSpec["clusterConfiguration"] = map[string]any{}
 	case nc.Unit.ControlPlane:
 		kcSpec["joinConfiguration"] = map[string]any{"controlPlane": map[string]any{}, "nodeRegistration": map[string]any{"name": "{{ ds.meta_data.local_hostname }}"}}
 	default:
