@@ -27,7 +27,11 @@ func block(t *testing.T, doc, heading, lang string) string {
 		t.Fatalf("no ```%s block after %q", lang, heading)
 	}
 	rest = rest[start+len("```"+lang+"\n"):]
-	return rest[:strings.Index(rest, "```")]
+	end := strings.Index(rest, "```")
+	if end < 0 {
+		t.Fatalf("the ```%s block after %q is not closed", lang, heading)
+	}
+	return rest[:end]
 }
 
 // The page's example runs as written, and prints what the page shows.

@@ -114,7 +114,7 @@ func Run(ctx context.Context, c client.Client, o Options) (*Summary, error) {
 		select {
 		case <-ctx.Done():
 			return nil, ctx.Err()
-		case <-time.After(time.Duration(rand.IntN(50*sum.Attempts)) * time.Millisecond):
+		case <-time.After(time.Duration(rand.IntN(50*sum.Attempts)) * time.Millisecond): //nolint:gosec // jitter, not a secret
 		}
 	}
 
@@ -127,7 +127,7 @@ func Run(ctx context.Context, c client.Client, o Options) (*Summary, error) {
 		return sum, nil
 	}
 	if o.OutDir != "" && !o.DryRun {
-		if err := os.MkdirAll(o.OutDir, 0o755); err != nil {
+		if err := os.MkdirAll(o.OutDir, 0o750); err != nil {
 			return nil, err
 		}
 	}

@@ -82,8 +82,8 @@ func TestGenerateErrors(t *testing.T) {
 		state       generate.State
 		wantErr     []string
 	}{
-		{name: "a range used up", given: validNetworks + strings.Replace(validUnit, "node-0:", "node-0:", 1),
-			state: generate.State{"net0": {"other-a": netip.MustParseAddr("192.168.0.10"), "other-b": netip.MustParseAddr("192.168.0.11")}},
+		{name: "a range used up", given: validNetworks + validUnit,
+			state:   generate.State{"net0": {"other-a": netip.MustParseAddr("192.168.0.10"), "other-b": netip.MustParseAddr("192.168.0.11")}},
 			wantErr: []string{"network net0: addressRange 192.168.0.10-192.168.0.11 is used up", "widen infra.networks.net0.addressRange or free nodes with --delete", "for controllers-node-0"}},
 		{name: "an addresses list used up", given: strings.Replace(validNetworks, "addressRange: {start: 192.168.0.10, end: 192.168.0.11}", "addresses: [192.168.0.10]", 1) + validUnit,
 			state:   generate.State{"net0": {"other": netip.MustParseAddr("192.168.0.10")}},

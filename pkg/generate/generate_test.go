@@ -1,6 +1,7 @@
 package generate_test
 
 import (
+	"bytes"
 	"flag"
 	"net/netip"
 	"os"
@@ -50,7 +51,7 @@ func golden(t *testing.T, name string, got []byte) {
 	if err != nil {
 		t.Fatalf("%v (run go test ./pkg/generate -update to write it)", err)
 	}
-	if string(want) != string(got) {
+	if !bytes.Equal(want, got) {
 		t.Errorf("%s differs from what was generated (go test ./pkg/generate -update rewrites it):\n--- want\n%s\n--- got\n%s", path, want, got)
 	}
 }

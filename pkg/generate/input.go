@@ -94,7 +94,7 @@ type rawUnit struct {
 }
 
 // templateToken stands in the YAML for a template lifted out of it.
-const templateToken = "\x00metalwire-template-"
+const templateToken = "\x00metalwire-template-" //nolint:gosec // a placeholder, not a credential
 
 var (
 	// networkConfigKey is a networkConfig key whose template follows on the next lines.
@@ -183,7 +183,10 @@ func Parse(data []byte) (*File, error) {
 	if len(f.Units) == 0 {
 		return nil, fmt.Errorf("the file has neither controllers nor nodepools; add at least one logical unit")
 	}
-	return f, f.check()
+	if err := f.check(); err != nil {
+		return nil, err
+	}
+	return f, nil
 }
 
 func unquote(s string) string {
