@@ -18,6 +18,7 @@ import (
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
 	"github.com/metalwire/metalwire/internal/schematest"
 	"github.com/metalwire/metalwire/pkg/render"
+	"github.com/metalwire/metalwire/pkg/render/osnetconfig"
 )
 
 // goldenDir holds pkg/render's hand-checked case with every kind of pool: the controller must
@@ -91,6 +92,12 @@ func TestRenderedSecretsMatchGolden(t *testing.T) {
 		g.Expect(owner.Kind + "/" + owner.Name).To(Equal("Metal3Data/workers-4"))
 	}
 	validateNetworkData(t, nd.Data["networkData"])
+	// os-net-config beside it: the same documents as metalwire render, valid for os-net-config.
+	g.Expect(nd.Data).To(HaveLen(3), "networkData, osNetConfig and osNetConfigMapping")
+	g.Expect(string(nd.Data[render.OSNetConfigKey])).To(Equal(string(readGolden(t, "os-net-config.yaml"))))
+	g.Expect(string(nd.Data[render.OSNetConfigMappingKey])).To(Equal(string(readGolden(t, "os-net-config-mapping.yaml"))))
+	g.Expect(osnetconfig.Validate(nd.Data[render.OSNetConfigKey])).To(Succeed())
+	g.Expect(osnetconfig.ValidateMapping(nd.Data[render.OSNetConfigMappingKey])).To(Succeed())
 
 	claim := getClaim(g, ns, "workers-m3m-7x2kq")
 	g.Expect(condition(claim.Status.Conditions, "Ready").Status).To(Equal(metav1.ConditionTrue))

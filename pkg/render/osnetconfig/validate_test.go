@@ -51,7 +51,7 @@ network_config:
 			}},
 		{name: "a field os-net-config does not know, reported for the type the object names",
 			given: `network_config: [{type: interface, name: nic1, mtuu: 1500}]`,
-			want: []osnetconfig.Problem{{Path: "network_config[0]", Message: "'mtuu' not allowed", SchemaPath: "#/definitions/interface/additionalProperties"}}},
+			want:  []osnetconfig.Problem{{Path: "network_config[0]", Message: "'mtuu' not allowed", SchemaPath: "#/definitions/interface/additionalProperties"}}},
 		{name: "a vlan without vlan_id",
 			given: `network_config: [{type: interface, name: nic1}, {type: vlan, device: nic1}]`,
 			want:  []osnetconfig.Problem{{Path: "network_config[1]", Message: "vlan_id", SchemaPath: "#/definitions/vlan/required"}}},
