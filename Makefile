@@ -75,9 +75,22 @@ lint: $(GOLANGCI_LINT) ## Run go vet and golangci-lint.
 test: $(KUBE_APISERVER) $(ETCD) test-deps ## Run every test (builds the control plane on first run).
 	go test $(GOTEST_FLAGS) $(TEST_PKGS)
 
+# Ironic's network_data.json schema, from Debian's python3-ironic: unpacked, not installed (none of
+# Ironic's dependencies are needed to read one JSON file). internal/schematest reads it from here.
+IRONIC_DEB_DIR := $(BIN)/debian/python3-ironic
+IRONIC_SCHEMA  := $(IRONIC_DEB_DIR)/usr/lib/python3/dist-packages/ironic/api/controllers/v1/network-data-schema.json
+
 .PHONY: test-deps
-test-deps: ## Install the real consumers tests feed (cloud-init, a Debian package) when missing.
+test-deps: $(IRONIC_SCHEMA) ## Install the real consumers tests feed (cloud-init, netplan.io; Ironic's schema into bin/) when missing.
 	@command -v cloud-init >/dev/null || (apt-get update && apt-get install -y --no-install-recommends cloud-init)
+	@command -v netplan >/dev/null || (apt-get update && apt-get install -y --no-install-recommends netplan.io)
+
+$(IRONIC_SCHEMA):
+	@rm -rf $(IRONIC_DEB_DIR).tmp && mkdir -p $(IRONIC_DEB_DIR).tmp
+	cd $(IRONIC_DEB_DIR).tmp && (apt-get download python3-ironic || (apt-get update && apt-get download python3-ironic))
+	dpkg-deb -x $(IRONIC_DEB_DIR).tmp/python3-ironic_*.deb $(IRONIC_DEB_DIR).tmp/root
+	@rm -rf $(IRONIC_DEB_DIR) && mv $(IRONIC_DEB_DIR).tmp/root $(IRONIC_DEB_DIR) && rm -rf $(IRONIC_DEB_DIR).tmp
+	@test -f $@ || (echo "python3-ironic has no $@; the package moved its schema" >&2; exit 1)
 
 ##@ Benchmarks
 

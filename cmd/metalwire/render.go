@@ -13,7 +13,7 @@ import (
 )
 
 // Output formats of metalwire render.
-var renderFormats = []string{"network-data", "metadata", "netplan", "nmstate"}
+var renderFormats = []string{"network-data", "metadata", "netplan", "nmstate", "os-net-config", "os-net-config-mapping"}
 
 type renderOptions struct {
 	template, host, pools  string
@@ -29,7 +29,10 @@ func newRenderCommand() *cobra.Command {
 		Short: "Render a data template for one host, offline, to check it before any host uses it",
 		Long: `render renders a Metal3DataTemplate (or a Metal3PreprovisioningDataTemplate) for one
 BareMetalHost from files, with no cluster: the metaData map, network_data.json, cloud-init
-network config v2 (netplan) or nmstate YAML.
+network config v2 (netplan), nmstate YAML, or os-net-config's config file (os-net-config) and
+mapping file (os-net-config-mapping: interface_mapping from link name to MAC, for links not named
+after their NIC's kernel name). Both os-net-config documents are checked with os-net-config's
+own schema and mapping rules before they are printed.
 
 Addresses from IP pools come from --pools, a YAML map from pool name to the address the pool
 gave the host (address, prefix, gateway, dnsServers). The Machine and Metal3Machine do not
@@ -38,6 +41,8 @@ exist offline: name them with --machine and --metal3machine when the template re
 provisioning.`,
 		Example: `  metalwire render --template template.yaml --host host.yaml --pools pools.yaml
   metalwire render --template template.yaml --host host.yaml --index 3 --format netplan
+  metalwire render --template template.yaml --host host.yaml --pools pools.yaml --format os-net-config > config.yaml
+  metalwire render --template template.yaml --host host.yaml --pools pools.yaml --format os-net-config-mapping > mapping.yaml
   metalwire render --template template.yaml --host host.yaml --metal3machine worker-0 --format metadata`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -107,7 +112,7 @@ func (o *renderOptions) run() ([]byte, error) {
 	}
 	if o.format == "metadata" {
 		if tmpl.Preprovisioning() {
-			return nil, fmt.Errorf("%s: a %s has no metaData; render it with --format network-data, netplan or nmstate", o.template, tmpl.Kind)
+			return nil, fmt.Errorf("%s: a %s has no metaData; render it with --format network-data, netplan, nmstate or os-net-config", o.template, tmpl.Kind)
 		}
 		refs, err := render.Pools(tmpl.MetaData, nil, facts)
 		if err != nil {
@@ -136,6 +141,15 @@ func (o *renderOptions) run() ([]byte, error) {
 		return net.Netplan()
 	case "nmstate":
 		return net.NMState()
+	case "os-net-config", "os-net-config-mapping":
+		onc, err := net.OSNetConfig(facts.NICs)
+		if err != nil {
+			return nil, err
+		}
+		if o.format == "os-net-config-mapping" {
+			return onc.Mapping, nil
+		}
+		return onc.Config, nil
 	}
 	return net.JSON()
 }

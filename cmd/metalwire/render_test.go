@@ -2,13 +2,18 @@ package main
 
 import (
 	"context"
+	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	. "github.com/onsi/gomega"
+
+	"github.com/metalwire/metalwire/pkg/render/osnetconfig"
 )
+
+var updateGolden = flag.Bool("update", false, "rewrite the command's golden files from its current output (review the diff!)")
 
 // The golden cases of pkg/render double as the command's inputs.
 const goldenDir = "../../pkg/render/testdata/golden"
@@ -84,13 +89,13 @@ func TestRenderErrors(t *testing.T) {
 	}{
 		{"missing flags are a usage error", []string{"render", "--host", seedHost}, 2, "--template and --host are required"},
 		{"unknown format", []string{"render", "--template", seedTemplate, "--host", seedHost, "--format", "ifupdown"}, 2,
-			`--format "ifupdown" is not a format; use one of network-data, metadata, netplan, nmstate`},
+			`--format "ifupdown" is not a format; use one of network-data, metadata, netplan, nmstate, os-net-config, os-net-config-mapping`},
 		{"a pool address not given names the pool and the flag",
 			[]string{"render", "--template", golden(t, "preprovisioning", "template.yaml"), "--host", golden(t, "preprovisioning", "host.yaml")}, 1,
 			"metalwire: preprovisioningNetworkData.networks.ipv4[0].ipAddressFromIPPool: waiting for an address from pool provisioning; give its address in --pools"},
 		{"a pre-provisioning template has no metaData",
 			[]string{"render", "--template", golden(t, "preprovisioning", "template.yaml"), "--host", golden(t, "preprovisioning", "host.yaml"), "--format", "metadata"}, 1,
-			"a Metal3PreprovisioningDataTemplate has no metaData; render it with --format network-data, netplan or nmstate"},
+			"a Metal3PreprovisioningDataTemplate has no metaData; render it with --format network-data, netplan, nmstate or os-net-config"},
 		{"metaData without a Metal3Machine names the flag",
 			[]string{"render", "--template", seedTemplate, "--host", seedHost, "--format", "metadata", "--machine", "m"}, 1,
 			"or pass --metal3machine NAME"},
@@ -117,4 +122,58 @@ func TestRenderErrors(t *testing.T) {
 			g.Expect(strings.Count(strings.TrimSpace(out), "\n")).To(BeZero(), "one line: %s", out)
 		})
 	}
+}
+
+// TestRenderOSNetConfig renders os-net-config from the command line: the config equals the
+// library's golden file, the mapping names the NICs by MAC, and both pass os-net-config's own
+// checks. The repository's example template renders to its golden file too.
+func TestRenderOSNetConfig(t *testing.T) {
+	seed := []string{"render", "--template", golden(t, "seed", "template.yaml"), "--host", golden(t, "seed", "host.yaml"), "--index", "3"}
+	example := []string{"render", "--template", "../../examples/cluster/03-datatemplate.yaml",
+		"--host", "testdata/examples-cluster/host.yaml", "--pools", "testdata/examples-cluster/pools.yaml"}
+	tests := []struct {
+		name       string
+		args       []string
+		config     string // golden file of --format os-net-config
+		mapping    string // golden file of --format os-net-config-mapping
+		wantConfig []string
+	}{
+		{name: "the seed template", args: seed,
+			config: golden(t, "seed", "os-net-config.yaml"), mapping: golden(t, "seed", "os-net-config-mapping.yaml"),
+			wantConfig: []string{"type: linux_bond", "bonding_options: mode=802.3ad", "vlan_id: 1", "ip_netmask: 192.168.0.13/24", "next_hop: 192.168.0.1"}},
+		{name: "examples/cluster/03-datatemplate.yaml", args: example,
+			config: "testdata/examples-cluster/os-net-config.yaml", mapping: "testdata/examples-cluster/os-net-config-mapping.yaml",
+			wantConfig: []string{"bonding_options: mode=active-backup miimon=100", "device: bond0", "vlan_id: 200", "ip_netmask: fd00:200::20/64", "ip_netmask: 192.168.111.20/24", "default: true"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			config, code := run(context.Background(), append(tt.args, "--format", "os-net-config")...)
+			g.Expect(code).To(Equal(0), config)
+			mapping, code := run(context.Background(), append(tt.args, "--format", "os-net-config-mapping")...)
+			g.Expect(code).To(Equal(0), mapping)
+			if *updateGolden {
+				g.Expect(os.WriteFile(tt.config, []byte(config), 0o600)).To(Succeed())
+				g.Expect(os.WriteFile(tt.mapping, []byte(mapping), 0o600)).To(Succeed())
+			}
+			for path, got := range map[string]string{tt.config: config, tt.mapping: mapping} {
+				want, err := os.ReadFile(path)
+				g.Expect(err).NotTo(HaveOccurred(), "run go test ./cmd/metalwire -run TestRenderOSNetConfig -update and review the file")
+				g.Expect(got).To(Equal(string(want)), "%s differs", path)
+			}
+			for _, w := range tt.wantConfig {
+				g.Expect(config).To(ContainSubstring(w))
+			}
+			g.Expect(osnetconfig.Validate([]byte(config))).To(Succeed())
+			g.Expect(osnetconfig.ValidateMapping([]byte(mapping))).To(Succeed())
+		})
+	}
+}
+
+func TestRenderOSNetConfigRefusesWhatItCannotExpress(t *testing.T) {
+	g := NewWithT(t)
+	out, code := run(context.Background(), "render", "--template", golden(t, "bridge", "template.yaml"), "--host", golden(t, "bridge", "host.yaml"),
+		"--format", "os-net-config", "--pools", writeFile(t, "pools.yaml", "external: {address: 192.168.50.11, prefix: 24, gateway: 192.168.50.1}"))
+	g.Expect(code).To(Equal(1), out)
+	g.Expect(out).To(ContainSubstring(`link "br-ex": bridge settings (bridge_forward_delay, bridge_stp) have no os-net-config linux_bridge equivalent`))
 }

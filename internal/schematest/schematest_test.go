@@ -37,3 +37,34 @@ services: []
 		})
 	}
 }
+
+func TestNetplanGenerate(t *testing.T) {
+	g := NewWithT(t)
+	files, err := schematest.NetplanGenerate(t, []byte(`
+network:
+  version: 2
+  ethernets:
+    eno1: {match: {macaddress: "52:54:00:00:00:01"}, set-name: eno1, mtu: 9000}
+    eno2: {match: {macaddress: "52:54:00:00:00:02"}}
+  bonds:
+    bond0: {interfaces: [eno1, eno2], parameters: {mode: active-backup}, addresses: [192.168.0.10/24]}
+  vlans:
+    vlan100: {id: 100, link: bond0, addresses: ["fd00::5/64"], routes: [{to: default, via: "fd00::1"}]}
+`))
+	g.Expect(err).NotTo(HaveOccurred())
+
+	bond, ok := files.NetDev("bond0")
+	g.Expect(ok).To(BeTrue(), "files: %v", files)
+	g.Expect(bond.Get("NetDev", "Kind")).To(Equal("bond"))
+	g.Expect(bond.Get("Bond", "Mode")).To(Equal("active-backup"))
+	bondNet, _ := files.Network("bond0")
+	g.Expect(bondNet["Network"]["Address"]).To(ConsistOf("192.168.0.10/24"))
+	g.Expect(bondNet["Network"]["VLAN"]).To(ConsistOf("vlan100"))
+	eno1, _ := files.Network("eno1")
+	g.Expect(eno1.Get("Network", "Bond")).To(Equal("bond0"))
+	vlan, _ := files.NetDev("vlan100")
+	g.Expect(vlan.Get("VLAN", "Id")).To(Equal("100"))
+
+	_, err = schematest.NetplanGenerate(t, []byte("network: {version: 2, vlans: {vlan5: {id: 5, link: nothere}}}"))
+	g.Expect(err).To(MatchError(ContainSubstring("nothere")), "netplan refuses a VLAN on a device that is not defined")
+}

@@ -8,6 +8,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
+	"github.com/metalwire/metalwire/internal/schematest"
 	"github.com/metalwire/metalwire/pkg/render"
 )
 
@@ -48,6 +49,18 @@ func TestNetplanBondSettings(t *testing.T) {
 			g.Expect(bond.Interfaces).To(Equal([]string{"eno1", "eno2"}))
 			g.Expect(bond.MACAddress).To(Equal("52:54:00:00:00:01"), "the first member's MAC")
 			g.Expect(bond.DHCP4).To(BeTrue())
+
+			// netplan itself takes the settings and writes the bond with its mode and members.
+			nd2, err := schematest.NetplanGenerate(t, b)
+			g.Expect(err).NotTo(HaveOccurred())
+			dev, ok := nd2.NetDev("bond0")
+			g.Expect(ok).To(BeTrue())
+			g.Expect(dev.Get("Bond", "Mode")).To(Equal("balance-xor"))
+			g.Expect(dev.Get("Bond", "TransmitHashPolicy")).To(Equal("layer3+4"))
+			for _, m := range []string{"eno1", "eno2"} {
+				u, _ := nd2.Network(m)
+				g.Expect(u.Get("Network", "Bond")).To(Equal("bond0"))
+			}
 		})
 	}
 }

@@ -94,6 +94,12 @@ func (c goldenCase) outputs(t testing.TB) map[string][]byte {
 	g.Expect(err).NotTo(HaveOccurred())
 	out["nmstate.yaml"], err = nd.NMState()
 	g.Expect(err).NotTo(HaveOccurred())
+	// A network os-net-config cannot express is refused with a reason, golden too.
+	if onc, err := nd.OSNetConfig(c.facts.NICs); err != nil {
+		out["os-net-config.error"] = []byte(err.Error() + "\n")
+	} else {
+		out["os-net-config.yaml"], out["os-net-config-mapping.yaml"] = onc.Config, onc.Mapping
+	}
 	if !c.template.Preprovisioning() && c.facts.Metal3Machine != nil {
 		md, err := render.MetaData(c.template.MetaData, c.facts)
 		g.Expect(err).NotTo(HaveOccurred())

@@ -8,18 +8,17 @@ import (
 	"testing"
 
 	. "github.com/onsi/gomega"
-	"github.com/santhosh-tekuri/jsonschema/v6"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	capiipamv1 "sigs.k8s.io/cluster-api/api/ipam/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/yaml"
 
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
-	"github.com/metalwire/metalwire/internal/testenv"
+	"github.com/metalwire/metalwire/internal/schematest"
 	"github.com/metalwire/metalwire/pkg/render"
+	"github.com/metalwire/metalwire/pkg/render/osnetconfig"
 )
 
 // goldenDir holds pkg/render's hand-checked case with every kind of pool: the controller must
@@ -93,6 +92,12 @@ func TestRenderedSecretsMatchGolden(t *testing.T) {
 		g.Expect(owner.Kind + "/" + owner.Name).To(Equal("Metal3Data/workers-4"))
 	}
 	validateNetworkData(t, nd.Data["networkData"])
+	// os-net-config beside it: the same documents as metalwire render, valid for os-net-config.
+	g.Expect(nd.Data).To(HaveLen(3), "networkData, osNetConfig and osNetConfigMapping")
+	g.Expect(string(nd.Data[render.OSNetConfigKey])).To(Equal(string(readGolden(t, "os-net-config.yaml"))))
+	g.Expect(string(nd.Data[render.OSNetConfigMappingKey])).To(Equal(string(readGolden(t, "os-net-config-mapping.yaml"))))
+	g.Expect(osnetconfig.Validate(nd.Data[render.OSNetConfigKey])).To(Succeed())
+	g.Expect(osnetconfig.ValidateMapping(nd.Data[render.OSNetConfigMappingKey])).To(Succeed())
 
 	claim := getClaim(g, ns, "workers-m3m-7x2kq")
 	g.Expect(condition(claim.Status.Conditions, "Ready").Status).To(Equal(metav1.ConditionTrue))
@@ -133,33 +138,7 @@ func serveCAPIClaim(t *testing.T, ns, name, address string, prefix int32, gatewa
 // validateNetworkData checks a networkData Secret's YAML against the schema Ironic enforces.
 func validateNetworkData(t *testing.T, doc []byte) {
 	t.Helper()
-	dir := testenv.SharedDir(t)
-	f, err := os.Open(filepath.Join(dir, "schemas", "network_data.schema.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	schemaDoc, err := jsonschema.UnmarshalJSON(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := jsonschema.NewCompiler()
-	if err := c.AddResource("network_data.schema.json", schemaDoc); err != nil {
-		t.Fatal(err)
-	}
-	schema, err := c.Compile("network_data.schema.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	js, err := yaml.YAMLToJSON(doc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := jsonschema.UnmarshalJSON(strings.NewReader(string(js)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := schema.Validate(v); err != nil {
+	if err := schematest.ValidateNetworkData(t, doc); err != nil {
 		t.Fatalf("networkData is not valid for Ironic: %v", err)
 	}
 }

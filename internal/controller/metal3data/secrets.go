@@ -29,6 +29,10 @@ const RenderedHashAnnotation = "metal3data.metalwire.io/rendered-sha256"
 type output struct {
 	metaData    []byte
 	networkData []byte
+	// osNetConfig holds the os-net-config keys written beside networkData: the config and
+	// mapping files, or the reason the network cannot be written for os-net-config. They are
+	// derived from networkData alone, so the rendered hash does not cover them.
+	osNetConfig map[string][]byte
 }
 
 // renderOutput renders the template's metaData and networkData for one host.
@@ -51,8 +55,19 @@ func renderOutput(tmpl *infrav1.Metal3DataTemplate, facts *render.Facts) (output
 		if out.networkData, err = n.YAML(); err != nil {
 			return output{}, fmt.Errorf("writing networkData as YAML: %w", err)
 		}
+		out.osNetConfig = osNetConfigKeys(n, facts)
 	}
 	return out, nil
+}
+
+// osNetConfigKeys renders the network for os-net-config. A template os-net-config cannot express
+// does not stop the other formats: the Secret then says why under osNetConfigError.
+func osNetConfigKeys(n *render.NetworkData, facts *render.Facts) map[string][]byte {
+	onc, err := n.OSNetConfig(facts.NICs)
+	if err != nil {
+		return map[string][]byte{render.OSNetConfigErrorKey: []byte(err.Error())}
+	}
+	return map[string][]byte{render.OSNetConfigKey: onc.Config, render.OSNetConfigMappingKey: onc.Mapping}
 }
 
 // hash is the digest recorded in RenderedHashAnnotation.
@@ -80,9 +95,10 @@ func secrets(data *infrav1.Metal3Data, m3m, cluster string, out output) []*corev
 	for _, s := range []struct {
 		name, key string
 		content   []byte
+		extra     map[string][]byte
 	}{
-		{mdName, infrav1.DataSecretMetaDataKey, out.metaData},
-		{ndName, infrav1.DataSecretNetworkDataKey, out.networkData},
+		{mdName, infrav1.DataSecretMetaDataKey, out.metaData, nil},
+		{ndName, infrav1.DataSecretNetworkDataKey, out.networkData, out.osNetConfig},
 	} {
 		if s.content == nil {
 			continue
@@ -95,6 +111,9 @@ func secrets(data *infrav1.Metal3Data, m3m, cluster string, out output) []*corev
 			},
 			Type: infrav1.DataSecretType,
 			Data: map[string][]byte{s.key: s.content},
+		}
+		for k, v := range s.extra {
+			secret.Data[k] = v
 		}
 		if cluster != "" {
 			secret.Labels = map[string]string{clusterv1.ClusterNameLabel: cluster}
