@@ -52,31 +52,36 @@ func desired(c fabric.Change) vlanConfig {
 // vlan_mode is an access port (Open vSwitch's default for a tagged port); a row with neither
 // tag nor trunks carries every VLAN and reads as a port of no mode.
 func observed(r portRow) fabric.Port {
-	p := fabric.Port{Name: r.Name}
-	mode := ""
+	mode, tag := "", 0
 	if r.VLANMode != nil {
 		mode = *r.VLANMode
 	}
-	tag := 0
 	if r.Tag != nil {
 		tag = *r.Tag
 	}
+	return PortFromColumns(r.Name, tag, r.Trunks, mode)
+}
+
+// PortFromColumns reads a Port row's tag (0: empty), trunks and vlan_mode ("": empty) as the
+// driver contract describes a port. Drivers that read Port rows another way (ovs-vsctl over
+// SSH) share it, so both read a switch alike.
+func PortFromColumns(name string, tag int, trunks []int, mode string) fabric.Port {
+	p := fabric.Port{Name: name}
 	switch {
 	case mode == vlanModeAccess || (mode == "" && tag > 0):
 		p.Mode, p.VLAN = fabric.ModeAccess, tag
-	case mode == vlanModeTrunk || (mode == "" && len(r.Trunks) > 0):
-		p.Mode, p.Trunk = fabric.ModeTrunk, sorted(r.Trunks)
+	case mode == vlanModeTrunk || (mode == "" && len(trunks) > 0):
+		p.Mode, p.Trunk = fabric.ModeTrunk, sorted(trunks)
 	case mode == vlanModeNativeUntagged || mode == vlanModeNativeTagged:
-		p.Mode, p.VLAN, p.Trunk = fabric.ModeTrunk, tag, sorted(r.Trunks)
+		p.Mode, p.VLAN, p.Trunk = fabric.ModeTrunk, tag, sorted(trunks)
 	}
 	return p
 }
 
-// vlansOf lists, ascending, the VLANs the ports carry: Open vSwitch has no VLAN table.
-func vlansOf(rows []portRow) []fabric.VLAN {
+// VLANsCarried lists, ascending, the VLANs the ports carry: Open vSwitch has no VLAN table.
+func VLANsCarried(ports []fabric.Port) []fabric.VLAN {
 	seen := map[int]bool{}
-	for _, r := range rows {
-		p := observed(r)
+	for _, p := range ports {
 		if p.VLAN > 0 {
 			seen[p.VLAN] = true
 		}

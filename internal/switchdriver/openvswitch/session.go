@@ -55,11 +55,11 @@ func (s *Session) Read(ctx context.Context, names []string) (fabric.State, error
 		return fabric.State{}, err
 	}
 	st := fabric.State{Ports: map[string]fabric.Port{}}
-	all := make([]portRow, 0, len(ports))
+	all := make([]fabric.Port, 0, len(ports))
 	for _, r := range ports {
-		all = append(all, r)
+		all = append(all, observed(r))
 	}
-	st.VLANs = vlansOf(all)
+	st.VLANs = VLANsCarried(all)
 	for _, n := range names {
 		if r, ok := ports[n]; ok {
 			st.Ports[n] = observed(r)

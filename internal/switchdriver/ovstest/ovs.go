@@ -57,6 +57,8 @@ type Switch struct {
 	TCPAddr string
 	// prefix makes interface and namespace names of this switch unique on the machine.
 	prefix string
+	// vswitchd is true when ovs-vswitchd runs (then removing a bridge waits for it).
+	vswitchd bool
 }
 
 // Options says what StartSwitch starts.
@@ -120,6 +122,7 @@ func StartSwitch(t testing.TB, opts Options) *Switch {
 	}
 	s.Vsctl(t, "init")
 	if opts.VSwitchd {
+		s.vswitchd = true
 		t.Cleanup(removeDatapathTap)
 		s.start(t, "ovs-vswitchd", "--disable-system", s.UnixRemote,
 			"--unixctl="+filepath.Join(dir, "ovs-vswitchd.ctl"),
@@ -182,7 +185,11 @@ func (s *Switch) AddBridge(t testing.TB, name string) string {
 	t.Cleanup(func() {
 		// Cleanups run last-in first-out: this runs before ovs-vswitchd stops, so it removes
 		// the bridge's tap device itself; ip link del catches what it leaves.
-		_ = exec.Command("ovs-vsctl", "--db="+s.UnixRemote, "--timeout=5", "--if-exists", "del-br", br).Run()
+		args := []string{"--db=" + s.UnixRemote, "--timeout=5", "--if-exists", "del-br", br}
+		if !s.vswitchd {
+			args = append([]string{"--no-wait"}, args...)
+		}
+		_ = exec.Command("ovs-vsctl", args...).Run()
 		_ = exec.Command("ip", "link", "del", br).Run()
 	})
 	return br
