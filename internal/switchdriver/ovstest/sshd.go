@@ -22,7 +22,8 @@ import (
 type SSHServer struct {
 	Host string
 	Port int
-	// HostKey is the server's public host key in authorized_keys form; Fingerprint its SHA256.
+	// HostKey is the server's public host key in authorized_keys form; Fingerprint its SHA256
+	// fingerprint as ssh-keygen -l prints it.
 	HostKey     string
 	Fingerprint string
 	// User logs in with Password or with the private key ClientKey (PEM).
@@ -61,13 +62,11 @@ func StartSSHD(t testing.TB, env map[string]string) *SSHServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pk, _, _, _, err := ssh.ParseAuthorizedKey(pub)
-	if err != nil {
-		t.Fatal(err)
-	}
+	// The fingerprint as a person gets it: ssh-keygen -l prints "256 SHA256:... comment (ED25519)".
+	fingerprint := strings.Fields(run(t, nil, "ssh-keygen", "-l", "-E", "sha256", "-f", hostKey+".pub"))[1]
 
 	s := &SSHServer{Host: "127.0.0.1", Port: FreePort(t), HostKey: strings.TrimSpace(string(pub)),
-		Fingerprint: ssh.FingerprintSHA256(pk), User: "mw" + randomHex(4), Password: "pw-" + randomHex(8)}
+		Fingerprint: fingerprint, User: "mw" + randomHex(4), Password: "pw-" + randomHex(8)}
 	clientPub, clientKey := NewSSHKey(t)
 	s.ClientKey = clientKey
 	authorized := filepath.Join(dir, "authorized_keys")
