@@ -73,8 +73,11 @@ test: $(KUBE_APISERVER) $(ETCD) test-deps ## Run every test (builds the control 
 	go test $(GOTEST_FLAGS) $(TEST_PKGS)
 
 .PHONY: test-deps
-test-deps: ## Install the real consumers tests feed (cloud-init, a Debian package) when missing.
+test-deps: ## Install the real consumers tests feed (cloud-init, a Debian package) and the real switches (Open vSwitch, sshd) when missing.
 	@command -v cloud-init >/dev/null || (apt-get update && apt-get install -y --no-install-recommends cloud-init)
+	@# Switch driver tests: user-space Open vSwitch in network namespaces, driven over OVSDB and SSH.
+	@(command -v ovs-vswitchd && command -v sshd && command -v ip && command -v ping) >/dev/null || \
+	  (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends openvswitch-switch openssh-server iproute2 iputils-ping)
 
 ##@ Benchmarks
 
