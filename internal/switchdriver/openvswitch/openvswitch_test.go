@@ -2,6 +2,7 @@ package openvswitch_test
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -68,9 +69,9 @@ func TestMissingBridgeIsNamed(t *testing.T) {
 
 func atoi(t *testing.T, s string) int {
 	t.Helper()
-	n := 0
-	for _, c := range s {
-		n = n*10 + int(c-'0')
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return n
 }

@@ -31,14 +31,12 @@ func (s *Switch) AttachHost(t testing.TB, bridge, name, addr string, prefixLen, 
 	}
 	ip(t, "netns", "add", h.Namespace)
 	t.Cleanup(func() { _ = exec.Command("ip", "netns", "del", h.Namespace).Run() })
-	ip(t, "link", "add", h.Port, "type", "veth", "peer", "name", peer)
-	t.Cleanup(func() { _ = exec.Command("ip", "link", "del", h.Port).Run() })
+	s.addCable(t, h.Port, peer)
 	ip(t, "link", "set", peer, "netns", h.Namespace)
 	ip(t, "-n", h.Namespace, "link", "set", peer, "name", "eth0")
 	ip(t, "-n", h.Namespace, "addr", "add", fmt.Sprintf("%s/%d", addr, prefixLen), "dev", "eth0")
 	ip(t, "-n", h.Namespace, "link", "set", "eth0", "up")
 	ip(t, "-n", h.Namespace, "link", "set", "lo", "up")
-	ip(t, "link", "set", h.Port, "up")
 	args := []string{"add-port", bridge, h.Port}
 	if tag > 0 {
 		args = append(args, fmt.Sprintf("tag=%d", tag))
@@ -63,10 +61,9 @@ func (s *Switch) AttachTrunkHost(t testing.TB, bridge string, tag int, vlans []i
 	th := &TrunkHost{Port: s.prefix + "trk", VLANs: map[int]*Host{}}
 	hostBridge := s.AddBridge(t, "hbr")
 	nic := th.Port + "h"
-	ip(t, "link", "add", th.Port, "type", "veth", "peer", "name", nic)
-	t.Cleanup(func() { _ = exec.Command("ip", "link", "del", th.Port).Run() })
-	ip(t, "link", "set", th.Port, "up")
-	ip(t, "link", "set", nic, "up")
+	s.addCable(t, th.Port, nic)
+	ip(t, "link", "set", nic, "netns", s.Namespace)
+	ip(t, "-n", s.Namespace, "link", "set", nic, "up")
 	args := []string{"add-port", bridge, th.Port}
 	if tag > 0 {
 		args = append(args, fmt.Sprintf("tag=%d", tag))
@@ -93,6 +90,19 @@ func Reaches(t testing.TB, from *Host, addr string, tries int) bool {
 		}
 	}
 	return false
+}
+
+// addCable creates a veth pair whose end switchEnd is in the switch's namespace, up; the other
+// end stays in the root namespace for the caller to move.
+func (s *Switch) addCable(t testing.TB, switchEnd, other string) {
+	t.Helper()
+	if s.Namespace == "" {
+		t.Fatal("hosts need a forwarding switch: StartSwitch with Options{VSwitchd: true}")
+	}
+	ip(t, "link", "add", switchEnd, "type", "veth", "peer", "name", other)
+	t.Cleanup(func() { _ = exec.Command("ip", "link", "del", other).Run() })
+	ip(t, "link", "set", switchEnd, "netns", s.Namespace)
+	ip(t, "-n", s.Namespace, "link", "set", switchEnd, "up")
 }
 
 func ip(t testing.TB, args ...string) {

@@ -57,8 +57,9 @@ type Switch struct {
 	TCPAddr string
 	// prefix makes interface and namespace names of this switch unique on the machine.
 	prefix string
-	// vswitchd is true when ovs-vswitchd runs (then removing a bridge waits for it).
-	vswitchd bool
+	// Namespace is the network namespace ovs-vswitchd and the switch ends of cables live in
+	// ("" when only the database runs).
+	Namespace string
 }
 
 // Options says what StartSwitch starts.
@@ -122,9 +123,13 @@ func StartSwitch(t testing.TB, opts Options) *Switch {
 	}
 	s.Vsctl(t, "init")
 	if opts.VSwitchd {
-		s.vswitchd = true
-		t.Cleanup(removeDatapathTap)
-		s.start(t, "ovs-vswitchd", "--disable-system", s.UnixRemote,
+		// ovs-vswitchd runs in a network namespace of its own: its tap devices (the datapath's
+		// "ovs-netdev", one per bridge) have fixed names, and switches of tests running at once
+		// must not share them. The database socket is a file, so it reaches it from there.
+		s.Namespace = s.prefix + "-sw"
+		ip(t, "netns", "add", s.Namespace)
+		t.Cleanup(func() { _ = exec.Command("ip", "netns", "del", s.Namespace).Run() })
+		s.start(t, "ip", "netns", "exec", s.Namespace, "ovs-vswitchd", "--disable-system", s.UnixRemote,
 			"--unixctl="+filepath.Join(dir, "ovs-vswitchd.ctl"),
 			"--pidfile="+filepath.Join(dir, "ovs-vswitchd.pid"),
 			"--log-file="+filepath.Join(dir, "ovs-vswitchd.log"))
@@ -138,13 +143,17 @@ func (s *Switch) env() []string {
 }
 
 func (s *Switch) start(t testing.TB, name string, args ...string) {
+	logName := name
+	if name == "ip" { // ip netns exec NS program ...
+		logName = args[3]
+	}
 	t.Helper()
 	cmd := exec.Command(name, args...)
 	cmd.Env = s.env()
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
-		t.Fatalf("start %s: %v", name, err)
+		t.Fatalf("start %s: %v", logName, err)
 	}
 	done := make(chan struct{})
 	go func() { _ = cmd.Wait(); close(done) }()
@@ -157,9 +166,9 @@ func (s *Switch) start(t testing.TB, name string, args ...string) {
 			<-done
 		}
 		if t.Failed() {
-			t.Logf("%s output:\n%s", name, out.String())
-			if log, err := os.ReadFile(filepath.Join(s.Dir, name+".log")); err == nil {
-				t.Logf("%s.log (tail):\n%s", name, tail(string(log), 3000))
+			t.Logf("%s output:\n%s", logName, tail(out.String(), 3000))
+			if log, err := os.ReadFile(filepath.Join(s.Dir, logName+".log")); err == nil {
+				t.Logf("%s.log (tail):\n%s", logName, tail(string(log), 3000))
 			}
 		}
 	})
@@ -172,26 +181,16 @@ func (s *Switch) Vsctl(t testing.TB, args ...string) string {
 	return run(t, s.env(), "ovs-vsctl", append([]string{"--db=" + s.UnixRemote, "--timeout=20", "--no-wait"}, args...)...)
 }
 
-// Bridge returns a bridge name unique on the machine: a user-space bridge is also a tap device
-// in the root namespace, and tests of several packages run at once.
+// Bridge returns the name AddBridge gives a bridge: unique on the machine, so messages and
+// logs of tests running at once are not confused.
 func (s *Switch) Bridge(name string) string { return s.prefix + name }
 
 // AddBridge adds a user-space bridge (datapath_type=netdev) named s.Bridge(name) and returns
-// that name. The bridge and its tap device go when the test ends.
+// that name.
 func (s *Switch) AddBridge(t testing.TB, name string) string {
 	t.Helper()
 	br := s.Bridge(name)
 	s.Vsctl(t, "add-br", br, "--", "set", "bridge", br, "datapath_type=netdev")
-	t.Cleanup(func() {
-		// Cleanups run last-in first-out: this runs before ovs-vswitchd stops, so it removes
-		// the bridge's tap device itself; ip link del catches what it leaves.
-		args := []string{"--db=" + s.UnixRemote, "--timeout=5", "--if-exists", "del-br", br}
-		if !s.vswitchd {
-			args = append([]string{"--no-wait"}, args...)
-		}
-		_ = exec.Command("ovs-vsctl", args...).Run()
-		_ = exec.Command("ip", "link", "del", br).Run()
-	})
 	return br
 }
 
@@ -340,13 +339,4 @@ func tail(s string, n int) string {
 		return s
 	}
 	return s[len(s)-n:]
-}
-
-// removeDatapathTap removes the tap device every user-space datapath shares ("ovs-netdev")
-// once no ovs-vswitchd runs on the machine any more.
-func removeDatapathTap() {
-	if exec.Command("pgrep", "-x", "ovs-vswitchd").Run() == nil {
-		return
-	}
-	_ = exec.Command("ip", "link", "del", "ovs-netdev").Run()
 }
