@@ -97,7 +97,7 @@ func Remote(ep fabric.Endpoint) (string, error) {
 		}
 	}
 	if i := strings.Index(addr, ":"); i > 0 && net.ParseIP(addr) == nil && !strings.Contains(addr, "]") {
-		return "", fmt.Errorf("switch %s: address %q: unknown OVSDB remote %q; use tcp:, ssl: or unix:, or a plain IP address or DNS name", ep.Switch, addr, addr[:i+1])
+		return "", fmt.Errorf("switch %s: address %q is neither an IP address, a DNS name nor an OVSDB remote: write the port in port, or a full remote (tcp:HOST:PORT, ssl:HOST:PORT, unix:PATH)", ep.Switch, addr)
 	}
 	port := ep.Port
 	if port == 0 {

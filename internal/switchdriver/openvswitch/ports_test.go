@@ -3,6 +3,7 @@ package openvswitch
 import (
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/metalwire/metalwire/pkg/fabric"
@@ -74,5 +75,33 @@ func TestCheckRefusesBeforeSending(t *testing.T) {
 	}
 	if err := check(0, fabric.Change{Op: fabric.OpResetPort, Port: fabric.Port{Name: "p"}}); err != nil {
 		t.Errorf("reset with idle VLAN 0: %v", err)
+	}
+}
+
+func TestRemote(t *testing.T) {
+	tlsCreds := fabric.Credentials{CertPEM: []byte("x")}
+	for _, tc := range []struct {
+		ep      fabric.Endpoint
+		want    string
+		wantErr string
+	}{
+		{ep: fabric.Endpoint{Address: "192.0.2.10"}, want: "tcp:192.0.2.10:6640"},
+		{ep: fabric.Endpoint{Address: "leaf1.example", Port: 6641}, want: "tcp:leaf1.example:6641"},
+		{ep: fabric.Endpoint{Address: "2001:db8::1"}, want: "tcp:[2001:db8::1]:6640"},
+		{ep: fabric.Endpoint{Address: "192.0.2.10", Credentials: tlsCreds}, want: "ssl:192.0.2.10:6640"},
+		{ep: fabric.Endpoint{Address: "unix:/run/openvswitch/db.sock"}, want: "unix:/run/openvswitch/db.sock"},
+		{ep: fabric.Endpoint{Address: "leaf1:6640"}, wantErr: "write the port in port"},
+		{ep: fabric.Endpoint{}, wantErr: "address is empty"},
+	} {
+		got, err := Remote(tc.ep)
+		if tc.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("Remote(%+v) = %q, %v; want an error with %q", tc.ep, got, err, tc.wantErr)
+			}
+			continue
+		}
+		if err != nil || got != tc.want {
+			t.Errorf("Remote(%+v) = %q, %v; want %q", tc.ep, got, err, tc.want)
+		}
 	}
 }
