@@ -90,7 +90,7 @@ func StartSwitch(t testing.TB, opts Options) *Switch {
 		t.Fatal(err)
 	}
 	// A non-root SSH user runs ovs-vsctl against this database: let it reach the socket.
-	if err := os.Chmod(dir, 0o755); err != nil {
+	if err := os.Chmod(dir, 0o755); err != nil { //nolint:gosec // the SSH test user runs ovs-vsctl against this directory's socket
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = os.RemoveAll(dir) })
@@ -118,7 +118,7 @@ func StartSwitch(t testing.TB, opts Options) *Switch {
 		_, err := os.Stat(s.Socket)
 		return err == nil
 	})
-	if err := os.Chmod(s.Socket, 0o666); err != nil {
+	if err := os.Chmod(s.Socket, 0o666); err != nil { //nolint:gosec // a test database: the SSH test user must reach it
 		t.Fatal(err)
 	}
 	s.Vsctl(t, "init")

@@ -48,11 +48,11 @@ func StartSSHD(t testing.TB, env map[string]string) *SSHServer {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = os.RemoveAll(dir) })
-	if err := os.Chmod(dir, 0o755); err != nil {
+	if err := os.Chmod(dir, 0o755); err != nil { //nolint:gosec // sshd reads authorized_keys here as the test user
 		t.Fatal(err)
 	}
 	// Debian's service creates the privilege separation directory; a bare sshd needs it too.
-	if err := os.MkdirAll("/run/sshd", 0o755); err != nil {
+	if err := os.MkdirAll("/run/sshd", 0o755); err != nil { //nolint:gosec // the mode Debian's sshd service gives it
 		t.Fatal(err)
 	}
 
@@ -70,7 +70,7 @@ func StartSSHD(t testing.TB, env map[string]string) *SSHServer {
 	clientPub, clientKey := NewSSHKey(t)
 	s.ClientKey = clientKey
 	authorized := filepath.Join(dir, "authorized_keys")
-	if err := os.WriteFile(authorized, []byte(clientPub+"\n"), 0o644); err != nil {
+	if err := os.WriteFile(authorized, []byte(clientPub+"\n"), 0o644); err != nil { //nolint:gosec // sshd reads it as the test user
 		t.Fatal(err)
 	}
 
