@@ -130,18 +130,12 @@ func tlsConfig(ep fabric.Endpoint) (*tls.Config, error) {
 		Certificates: []tls.Certificate{cert},
 		MinVersion:   tls.VersionTLS12,
 		// The chain is verified below against the CA; only the host name check is skipped.
-		InsecureSkipVerify: true, //nolint:gosec // verified in VerifyPeerCertificate
-		VerifyPeerCertificate: func(raw [][]byte, _ [][]*x509.Certificate) error {
-			if len(raw) == 0 {
+		// VerifyConnection (unlike VerifyPeerCertificate) also runs on resumed sessions.
+		InsecureSkipVerify: true, //nolint:gosec // verified in VerifyConnection
+		VerifyConnection: func(cs tls.ConnectionState) error {
+			certs := cs.PeerCertificates
+			if len(certs) == 0 {
 				return errors.New("the switch sent no certificate")
-			}
-			certs := make([]*x509.Certificate, 0, len(raw))
-			for _, r := range raw {
-				c, err := x509.ParseCertificate(r)
-				if err != nil {
-					return fmt.Errorf("switch certificate: %w", err)
-				}
-				certs = append(certs, c)
 			}
 			inter := x509.NewCertPool()
 			for _, c := range certs[1:] {

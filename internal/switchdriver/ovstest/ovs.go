@@ -102,13 +102,14 @@ func StartSwitch(t testing.TB, opts Options) *Switch {
 	port := FreePort(t)
 	s.TCPAddr = fmt.Sprintf("127.0.0.1:%d", port)
 	s.TCPRemote = "tcp:" + s.TCPAddr
-	args := []string{db,
-		"--remote=punix:" + s.Socket,
+	args := make([]string, 0, 6+len(opts.ExtraRemotes)+len(opts.ExtraArgs))
+	args = append(args, db,
+		"--remote=punix:"+s.Socket,
 		fmt.Sprintf("--remote=ptcp:%d:127.0.0.1", port),
-		"--unixctl=" + filepath.Join(dir, "ovsdb-server.ctl"),
-		"--pidfile=" + filepath.Join(dir, "ovsdb-server.pid"),
-		"--log-file=" + filepath.Join(dir, "ovsdb-server.log"),
-	}
+		"--unixctl="+filepath.Join(dir, "ovsdb-server.ctl"),
+		"--pidfile="+filepath.Join(dir, "ovsdb-server.pid"),
+		"--log-file="+filepath.Join(dir, "ovsdb-server.log"),
+	)
 	for _, r := range opts.ExtraRemotes {
 		args = append(args, "--remote="+r)
 	}

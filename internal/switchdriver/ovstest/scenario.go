@@ -176,7 +176,7 @@ func RunScenario(t *testing.T, f *Fabric, drv fabric.Driver, ep fabric.Endpoint)
 	expectReach(t, f.H2, f.H3, false)
 
 	// Everyone leaves: the switch is as it was before.
-	leave := fabric.Batch{}
+	leave := make(fabric.Batch, 0, 7)
 	for _, p := range []string{f.H1.Port, f.H3.Port, f.H4.Port, f.Trunk.Port} {
 		leave = append(leave, fabric.Change{Op: fabric.OpResetPort, Port: fabric.Port{Name: p, VLAN: IdleVLAN}})
 	}

@@ -82,20 +82,21 @@ func StartSSHD(t testing.TB, env map[string]string) *SSHServer {
 		t.Fatalf("chpasswd: %v: %s", err, out)
 	}
 
-	cfg := []string{
+	cfg := make([]string, 0, 12+len(env))
+	cfg = append(cfg,
 		fmt.Sprintf("Port %d", s.Port),
-		"ListenAddress " + s.Host,
-		"HostKey " + hostKey,
+		"ListenAddress "+s.Host,
+		"HostKey "+hostKey,
 		"PidFile none",
-		"AuthorizedKeysFile " + authorized,
+		"AuthorizedKeysFile "+authorized,
 		"StrictModes no",
 		"UsePAM no",
 		"PasswordAuthentication yes",
 		"KbdInteractiveAuthentication no",
 		"PubkeyAuthentication yes",
-		"AllowUsers " + s.User,
+		"AllowUsers "+s.User,
 		"MaxStartups 50",
-	}
+	)
 	for k, v := range env {
 		cfg = append(cfg, fmt.Sprintf("SetEnv %s=%s", k, v))
 	}
