@@ -81,9 +81,12 @@ IRONIC_DEB_DIR := $(BIN)/debian/python3-ironic
 IRONIC_SCHEMA  := $(IRONIC_DEB_DIR)/usr/lib/python3/dist-packages/ironic/api/controllers/v1/network-data-schema.json
 
 .PHONY: test-deps
-test-deps: $(IRONIC_SCHEMA) ## Install the real consumers tests feed (cloud-init, netplan.io; Ironic's schema into bin/) when missing.
+test-deps: $(IRONIC_SCHEMA) ## Install what tests feed or drive when missing: cloud-init, netplan.io, Open vSwitch, sshd (Debian packages); Ironic's schema into bin/.
 	@command -v cloud-init >/dev/null || (apt-get update && apt-get install -y --no-install-recommends cloud-init)
 	@command -v netplan >/dev/null || (apt-get update && apt-get install -y --no-install-recommends netplan.io)
+	@# Switch driver tests: user-space Open vSwitch in network namespaces, driven over OVSDB and SSH.
+	@(command -v ovs-vswitchd && command -v sshd && command -v ip && command -v ping) >/dev/null || \
+	  (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends openvswitch-switch openssh-server iproute2 iputils-ping)
 
 $(IRONIC_SCHEMA):
 	@rm -rf $(IRONIC_DEB_DIR).tmp && mkdir -p $(IRONIC_DEB_DIR).tmp
@@ -101,6 +104,10 @@ bench-ipam: $(KUBE_APISERVER) $(ETCD) ## IPAM scale: time to serve 500, 2,000 an
 .PHONY: bench-data
 bench-data: $(KUBE_APISERVER) $(ETCD) ## Data templating at scale: BENCH_DATA_N claims (default 1000), one template, two pools, BENCH_DATA_CONCURRENCY (default 10); prints time, claims/s, API writes per claim.
 	METALWIRE_SCALE=1 go test ./test/scale/data -run 'TestDataScale$$' -count=1 -timeout 40m -v
+
+.PHONY: bench-fabric-drivers
+bench-fabric-drivers: test-deps ## Switch driver alone: FABRIC_BENCH_SWITCHES (20) ovsdb-servers of FABRIC_BENCH_PORTS (100) ports, one batch each at once, then again; prints time and transactions per switch.
+	METALWIRE_BENCH=1 go test ./internal/switchdriver/openvswitch -run 'TestBenchFabricDrivers$$' -count=1 -timeout 20m -v
 
 ##@ Running
 

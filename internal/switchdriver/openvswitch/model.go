@@ -1,0 +1,44 @@
+package openvswitch
+
+import "github.com/ovn-org/libovsdb/model"
+
+// The few columns of the Open_vSwitch schema (vswitch.ovsschema) the driver reads and writes.
+// libovsdb maps rows onto these structs by their ovsdb tags and checks them against the schema
+// the server sends when the session opens.
+
+// bridgeRow is a row of the Bridge table.
+type bridgeRow struct {
+	UUID  string   `ovsdb:"_uuid"`
+	Name  string   `ovsdb:"name"`
+	Ports []string `ovsdb:"ports"`
+}
+
+// portRow is a row of the Port table: its VLAN configuration.
+type portRow struct {
+	UUID     string  `ovsdb:"_uuid"`
+	Name     string  `ovsdb:"name"`
+	Tag      *int    `ovsdb:"tag"`
+	Trunks   []int   `ovsdb:"trunks"`
+	VLANMode *string `ovsdb:"vlan_mode"`
+}
+
+// openvSwitchRow is the single row of the Open_vSwitch table.
+type openvSwitchRow struct {
+	UUID       string  `ovsdb:"_uuid"`
+	OVSVersion *string `ovsdb:"ovs_version"`
+	DBVersion  *string `ovsdb:"db_version"`
+}
+
+const (
+	tableBridge      = "Bridge"
+	tablePort        = "Port"
+	tableOpenvSwitch = "Open_vSwitch"
+)
+
+func clientModel() (model.ClientDBModel, error) {
+	return model.NewClientDBModel("Open_vSwitch", map[string]model.Model{
+		tableBridge:      &bridgeRow{},
+		tablePort:        &portRow{},
+		tableOpenvSwitch: &openvSwitchRow{},
+	})
+}

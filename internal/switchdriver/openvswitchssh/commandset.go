@@ -1,0 +1,190 @@
+package openvswitchssh
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/metalwire/metalwire/internal/switchdriver/openvswitch"
+	"github.com/metalwire/metalwire/internal/switchdriver/sshcli"
+	"github.com/metalwire/metalwire/pkg/fabric"
+)
+
+// NetworkOS is the NetworkDevice networkOS value this driver serves.
+const NetworkOS = "openvswitch-ssh"
+
+// vsctl is the command every line starts with. --timeout bounds a switch whose ovs-vswitchd
+// does not confirm the change.
+const vsctl = "ovs-vsctl --timeout=30"
+
+// New returns the driver.
+func New() sshcli.Driver { return sshcli.Driver{Set: CommandSet()} }
+
+// CommandSet describes ovs-vsctl over an SSH exec channel.
+func CommandSet() sshcli.CommandSet {
+	return sshcli.CommandSet{
+		NetworkOS: NetworkOS,
+		Mode:      sshcli.ModeExec,
+		Errors: []*regexp.Regexp{
+			regexp.MustCompile(`^ovs-vsctl: `),
+			regexp.MustCompile(`command not found`),
+			regexp.MustCompile(`Permission denied`),
+		},
+		Render:         render,
+		ReadCommands:   readCommands,
+		ParseState:     parseState,
+		VersionCommand: "ovs-vsctl --version",
+		ParseVersion: func(out string) string {
+			// "ovs-vsctl (Open vSwitch) 3.1.0"
+			first, _, _ := strings.Cut(strings.TrimSpace(out), "\n")
+			if f := strings.Fields(first); len(f) > 0 {
+				return "Open vSwitch " + f[len(f)-1]
+			}
+			return first
+		},
+	}
+}
+
+// render joins the changes into one ovs-vsctl invocation:
+//
+//	access:  set port P tag=N vlan_mode=access -- clear port P trunks
+//	trunk:   set port P vlan_mode=trunk trunks=A,B -- clear port P tag
+//	         (with a native VLAN: set port P tag=N vlan_mode=native-untagged trunks=A,B)
+//	reset:   set port P tag=IDLE -- clear port P trunks vlan_mode
+//	         (idle VLAN 0: clear port P tag trunks vlan_mode)
+//
+// VLANs exist on Open vSwitch only as port tags: ensure-vlan and remove-vlan render nothing.
+func render(_ fabric.Endpoint, batch fabric.Batch) ([]string, error) {
+	var cmds [][]string
+	for i, c := range batch {
+		p := c.Port
+		switch c.Op {
+		case fabric.OpEnsureVLAN, fabric.OpRemoveVLAN:
+		case fabric.OpAccessPort:
+			cmds = append(cmds,
+				[]string{"set", "port", p.Name, "tag=" + strconv.Itoa(p.VLAN), "vlan_mode=access"},
+				[]string{"clear", "port", p.Name, "trunks"})
+		case fabric.OpTrunkPort:
+			trunks := "trunks=" + joinInts(p.Trunk)
+			if p.VLAN > 0 {
+				cmds = append(cmds, []string{"set", "port", p.Name, "tag=" + strconv.Itoa(p.VLAN), "vlan_mode=native-untagged", trunks})
+			} else {
+				cmds = append(cmds,
+					[]string{"set", "port", p.Name, "vlan_mode=trunk", trunks},
+					[]string{"clear", "port", p.Name, "tag"})
+			}
+		case fabric.OpResetPort:
+			if p.VLAN > 0 {
+				cmds = append(cmds,
+					[]string{"set", "port", p.Name, "tag=" + strconv.Itoa(p.VLAN)},
+					[]string{"clear", "port", p.Name, "trunks", "vlan_mode"})
+			} else {
+				cmds = append(cmds, []string{"clear", "port", p.Name, "tag", "trunks", "vlan_mode"})
+			}
+		default:
+			return nil, fmt.Errorf("change %d (%s): %w (networkOS %s has no %s yet)", i, c, fabric.ErrUnsupported, NetworkOS, c.Op)
+		}
+	}
+	if len(cmds) == 0 {
+		return nil, nil
+	}
+	line := vsctl
+	for _, cmd := range cmds {
+		line += " --"
+		for _, arg := range cmd {
+			line += " " + quote(arg)
+		}
+	}
+	return []string{line}, nil
+}
+
+func readCommands(ep fabric.Endpoint, _ []string) []string {
+	list := vsctl + " --format=json --columns=name,tag,trunks,vlan_mode list Port"
+	if ep.Bridge == "" {
+		return []string{list}
+	}
+	return []string{list, vsctl + " list-ports " + quote(ep.Bridge)}
+}
+
+// parseState reads `ovs-vsctl --format=json list Port` (and list-ports of the bridge).
+func parseState(ep fabric.Endpoint, names []string, outs []string) (fabric.State, error) {
+	var table struct {
+		Data [][]json.RawMessage `json:"data"`
+	}
+	if err := json.Unmarshal([]byte(outs[0]), &table); err != nil {
+		return fabric.State{}, fmt.Errorf("ovs-vsctl list Port: %w", err)
+	}
+	var onBridge map[string]bool
+	if ep.Bridge != "" && len(outs) > 1 {
+		onBridge = map[string]bool{}
+		for _, n := range strings.Fields(outs[1]) {
+			onBridge[n] = true
+		}
+	}
+	ports := map[string]fabric.Port{}
+	all := []fabric.Port{}
+	for _, row := range table.Data {
+		if len(row) != 4 {
+			return fabric.State{}, fmt.Errorf("ovs-vsctl list Port: a row of %d columns, want 4", len(row))
+		}
+		var name, mode string
+		if err := json.Unmarshal(row[0], &name); err != nil {
+			return fabric.State{}, fmt.Errorf("ovs-vsctl list Port: port name: %w", err)
+		}
+		if onBridge != nil && !onBridge[name] {
+			continue
+		}
+		_ = json.Unmarshal(row[3], &mode) // ["set",[]] when empty
+		tags := ints(row[1])
+		tag := 0
+		if len(tags) > 0 {
+			tag = tags[0]
+		}
+		p := openvswitch.PortFromColumns(name, tag, ints(row[2]), mode)
+		ports[name] = p
+		all = append(all, p)
+	}
+	st := fabric.State{VLANs: openvswitch.VLANsCarried(all), Ports: map[string]fabric.Port{}}
+	for _, n := range names {
+		if p, ok := ports[n]; ok {
+			st.Ports[n] = p
+		}
+	}
+	return st, nil
+}
+
+// ints reads an OVSDB integer or integer set as ovs-vsctl prints it in JSON: 5 or ["set",[1,2]].
+func ints(raw json.RawMessage) []int {
+	var n int
+	if json.Unmarshal(raw, &n) == nil {
+		return []int{n}
+	}
+	var set []json.RawMessage
+	if json.Unmarshal(raw, &set) != nil || len(set) != 2 {
+		return nil
+	}
+	var vals []int
+	_ = json.Unmarshal(set[1], &vals)
+	return vals
+}
+
+func joinInts(v []int) string {
+	s := make([]string, len(v))
+	for i, n := range v {
+		s[i] = strconv.Itoa(n)
+	}
+	return strings.Join(s, ",")
+}
+
+var plainWord = regexp.MustCompile(`^[A-Za-z0-9=,._/:@-]+$`)
+
+// quote makes an argument one shell word, leaving plain words as they are so the command reads
+// as a person would type it. Names are already limited to safe characters by sshcli.
+func quote(s string) string {
+	if plainWord.MatchString(s) {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

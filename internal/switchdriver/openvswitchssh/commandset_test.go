@@ -1,0 +1,57 @@
+package openvswitchssh
+
+import (
+	"errors"
+	"reflect"
+	"testing"
+
+	"github.com/metalwire/metalwire/pkg/fabric"
+)
+
+// Every change of a batch lands in one ovs-vsctl invocation, as networking-generic-switch's
+// commands would be typed, joined with "--".
+func TestRenderOneInvocation(t *testing.T) {
+	batch := fabric.Batch{
+		{Op: fabric.OpEnsureVLAN, VLAN: fabric.VLAN{ID: 1001}},
+		{Op: fabric.OpAccessPort, Port: fabric.Port{Name: "eth1", VLAN: 1001}},
+		{Op: fabric.OpTrunkPort, Port: fabric.Port{Name: "eth2", Trunk: []int{1001, 1002}}},
+		{Op: fabric.OpTrunkPort, Port: fabric.Port{Name: "eth3", VLAN: 5, Trunk: []int{1001}}},
+		{Op: fabric.OpResetPort, Port: fabric.Port{Name: "eth4", VLAN: 1}},
+		{Op: fabric.OpResetPort, Port: fabric.Port{Name: "eth5"}},
+	}
+	got, err := render(fabric.Endpoint{}, batch)
+	want := []string{"ovs-vsctl --timeout=30" +
+		" -- set port eth1 tag=1001 vlan_mode=access -- clear port eth1 trunks" +
+		" -- set port eth2 vlan_mode=trunk trunks=1001,1002 -- clear port eth2 tag" +
+		" -- set port eth3 tag=5 vlan_mode=native-untagged trunks=1001" +
+		" -- set port eth4 tag=1 -- clear port eth4 trunks vlan_mode" +
+		" -- clear port eth5 tag trunks vlan_mode"}
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("render =\n%q, %v\nwant\n%q", got, err, want)
+	}
+	if got, _ := render(fabric.Endpoint{}, fabric.Batch{{Op: fabric.OpRemoveVLAN, VLAN: fabric.VLAN{ID: 1001}}}); got != nil {
+		t.Fatalf("a VLAN-only batch renders %q, want nothing (VLANs are port tags)", got)
+	}
+	if _, err := render(fabric.Endpoint{}, fabric.Batch{{Op: fabric.OpEnsureLAG}}); !errors.Is(err, fabric.ErrUnsupported) {
+		t.Fatalf("ensure-lag: %v, want ErrUnsupported", err)
+	}
+}
+
+func TestParseState(t *testing.T) {
+	list := `{"data":[["eth1",1001,["set",[]],"access"],["eth2",["set",[]],["set",[1001,1002]],"trunk"],["eth3",1,["set",[]],["set",[]]],["other",7,["set",[]],["set",[]]]],"headings":["name","tag","trunks","vlan_mode"]}`
+	st, err := parseState(fabric.Endpoint{Bridge: "br0"}, []string{"eth1", "eth2", "eth3", "other", "absent"}, []string{list, "eth1\neth2\neth3\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]fabric.Port{
+		"eth1": {Name: "eth1", Mode: fabric.ModeAccess, VLAN: 1001},
+		"eth2": {Name: "eth2", Mode: fabric.ModeTrunk, Trunk: []int{1001, 1002}},
+		"eth3": {Name: "eth3", Mode: fabric.ModeAccess, VLAN: 1},
+	}
+	if !reflect.DeepEqual(st.Ports, want) {
+		t.Fatalf("ports = %+v, want %+v (other is on another bridge, absent does not exist)", st.Ports, want)
+	}
+	if !reflect.DeepEqual(st.VLANs, []fabric.VLAN{{ID: 1}, {ID: 1001}, {ID: 1002}}) {
+		t.Fatalf("VLANs = %v", st.VLANs)
+	}
+}

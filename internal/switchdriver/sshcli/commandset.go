@@ -1,0 +1,153 @@
+package sshcli
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+
+	"github.com/metalwire/metalwire/pkg/fabric"
+)
+
+// Mode is how a CommandSet's lines reach the switch.
+type Mode int
+
+const (
+	// ModeExec runs each line on its own exec channel of the session's one SSH connection.
+	ModeExec Mode = iota
+	// ModeShell types lines into one interactive shell and reads up to the prompt after each.
+	ModeShell
+)
+
+// CommandSet describes one switch operating system's CLI.
+type CommandSet struct {
+	// NetworkOS is the NetworkDevice networkOS value ("openvswitch-ssh", "eos").
+	NetworkOS string
+	Mode      Mode
+	// Setup lines are sent first in each shell session (e.g. "terminal length 0").
+	Setup []string
+	// ConfigEnter and ConfigExit surround the rendered lines of a batch (shell mode);
+	// Save follows them when a batch changed something (e.g. "copy running-config startup-config").
+	ConfigEnter, ConfigExit, Save []string
+	// Prompt matches the end of the output once the switch is ready for the next line (shell
+	// mode), e.g. `[\w.\-@()/: ]+[#>$] ?$`.
+	Prompt *regexp.Regexp
+	// Errors match output lines that mean the command failed, e.g. `^% Invalid`, `^ovs-vsctl: `.
+	Errors []*regexp.Regexp
+	// Render turns the changes of a batch (already checked, already filtered to those the switch
+	// does not match) into CLI lines. It returns an error wrapping fabric.ErrUnsupported for an
+	// operation the OS cannot do.
+	Render func(ep fabric.Endpoint, batch fabric.Batch) ([]string, error)
+	// ReadCommands are the lines whose outputs ParseState reads; nil when the OS cannot be read
+	// back (then every change is sent as given and ports are not checked before sending).
+	ReadCommands func(ep fabric.Endpoint, ports []string) []string
+	// ParseState reads the outputs of ReadCommands: the switch's VLANs and the named ports that
+	// exist.
+	ParseState func(ep fabric.Endpoint, ports []string, outputs []string) (fabric.State, error)
+	// VersionCommand's output is turned into fabric.Info.Version by ParseVersion.
+	VersionCommand string
+	ParseVersion   func(output string) string
+}
+
+// Validate reports a CommandSet that cannot work, for the package that defines one.
+func (cs CommandSet) Validate() error {
+	switch {
+	case cs.NetworkOS == "":
+		return fmt.Errorf("command set: NetworkOS is empty")
+	case cs.Render == nil:
+		return fmt.Errorf("command set %s: Render is nil", cs.NetworkOS)
+	case cs.Mode == ModeShell && cs.Prompt == nil:
+		return fmt.Errorf("command set %s: shell mode needs a Prompt", cs.NetworkOS)
+	case (cs.ReadCommands == nil) != (cs.ParseState == nil):
+		return fmt.Errorf("command set %s: ReadCommands and ParseState go together", cs.NetworkOS)
+	}
+	return nil
+}
+
+// safeName matches the port and LAG names a CLI line may carry: every vendor's interface names
+// fit, and nothing a shell or a CLI parser would read as syntax does.
+var safeName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9/_.:\-]{0,63}$`)
+
+// checkChange refuses values no switch accepts before anything is sent. Names are checked
+// against safeName because they are written into command lines.
+func checkChange(i int, c fabric.Change) error {
+	bad := func(format string, a ...any) error {
+		return fmt.Errorf("change %d (%s): %s", i, c, fmt.Sprintf(format, a...))
+	}
+	vlanOK := func(v int) bool { return v >= 1 && v <= 4094 }
+	switch c.Op {
+	case fabric.OpEnsureVLAN, fabric.OpRemoveVLAN:
+		if !vlanOK(c.VLAN.ID) {
+			return bad("VLAN %d is outside 1-4094", c.VLAN.ID)
+		}
+	case fabric.OpAccessPort, fabric.OpTrunkPort, fabric.OpResetPort:
+		if !safeName.MatchString(c.Port.Name) {
+			return bad("port name %q is not a switch interface name (letters, digits, / _ . : -)", c.Port.Name)
+		}
+		if c.Op == fabric.OpAccessPort && !vlanOK(c.Port.VLAN) {
+			return bad("access VLAN %d is outside 1-4094", c.Port.VLAN)
+		}
+		if c.Port.VLAN != 0 && !vlanOK(c.Port.VLAN) {
+			return bad("VLAN %d is outside 1-4094", c.Port.VLAN)
+		}
+		if c.Op == fabric.OpTrunkPort && len(c.Port.Trunk) == 0 {
+			return bad("a trunk needs at least one VLAN")
+		}
+		for _, v := range c.Port.Trunk {
+			if !vlanOK(v) {
+				return bad("trunk VLAN %d is outside 1-4094", v)
+			}
+		}
+	case fabric.OpEnsureLAG, fabric.OpRemoveLAG:
+		for _, n := range append([]string{c.LAG.Name}, c.LAG.Members...) {
+			if !safeName.MatchString(n) {
+				return bad("name %q is not a switch interface name", n)
+			}
+		}
+	case fabric.OpEnsureACL, fabric.OpRemoveACL:
+		if !safeName.MatchString(c.ACL.Name) || !safeName.MatchString(c.ACL.Port) {
+			return bad("ACL name %q or port %q is not a switch name", c.ACL.Name, c.ACL.Port)
+		}
+	default:
+		return bad("unknown operation %q", c.Op)
+	}
+	return nil
+}
+
+// inPlace says whether the switch already shows what c asks for, so it need not be sent.
+// A reset is in place when the port is an access port of the idle VLAN (or of no mode when the
+// idle VLAN is 0).
+func inPlace(c fabric.Change, st fabric.State) bool {
+	hasVLAN := slices.ContainsFunc(st.VLANs, func(v fabric.VLAN) bool { return v.ID == c.VLAN.ID })
+	cur, exists := st.Ports[c.Port.Name]
+	switch c.Op {
+	case fabric.OpEnsureVLAN:
+		return hasVLAN
+	case fabric.OpRemoveVLAN:
+		return !hasVLAN
+	case fabric.OpAccessPort:
+		return exists && cur.Mode == fabric.ModeAccess && cur.VLAN == c.Port.VLAN
+	case fabric.OpTrunkPort:
+		want := slices.Compact(slices.Sorted(slices.Values(c.Port.Trunk)))
+		return exists && cur.Mode == fabric.ModeTrunk && cur.VLAN == c.Port.VLAN && slices.Equal(cur.Trunk, want)
+	case fabric.OpResetPort:
+		if c.Port.VLAN == 0 {
+			return exists && cur.Mode == "" && cur.VLAN == 0 && len(cur.Trunk) == 0
+		}
+		return exists && cur.Mode == fabric.ModeAccess && cur.VLAN == c.Port.VLAN
+	}
+	return false
+}
+
+// portsOf lists the ports a batch configures, in order, once each.
+func portsOf(batch fabric.Batch) []string {
+	var out []string
+	for _, c := range batch {
+		switch c.Op {
+		case fabric.OpAccessPort, fabric.OpTrunkPort, fabric.OpResetPort:
+			if !slices.Contains(out, c.Port.Name) {
+				out = append(out, c.Port.Name)
+			}
+		}
+	}
+	return out
+}
