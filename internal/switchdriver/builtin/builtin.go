@@ -1,0 +1,15 @@
+// Package builtin registers the switch drivers metalwire ships in switchdriver.Default. The manager
+// imports it once; driver packages stay free of global registration so tests can build registries
+// of exactly the drivers they want.
+package builtin
+
+import (
+	"github.com/metalwire/metalwire/internal/switchdriver"
+	"github.com/metalwire/metalwire/internal/switchdriver/openvswitch"
+	"github.com/metalwire/metalwire/internal/switchdriver/openvswitchssh"
+)
+
+func init() {
+	switchdriver.Register(openvswitch.Driver{})
+	switchdriver.Register(openvswitchssh.New())
+}

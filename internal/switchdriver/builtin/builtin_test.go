@@ -1,0 +1,45 @@
+package builtin
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"sigs.k8s.io/yaml"
+
+	"github.com/metalwire/metalwire/internal/switchdriver"
+)
+
+// Every networkOS value the NetworkDevice CRD accepts has a driver in the manager, so a switch
+// admitted by the API server is never left with "no switch driver".
+func TestEveryAcceptedNetworkOSHasADriver(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("..", "..", "..", "config", "crd", "bases", "network.metalwire.io_networkdevices.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var crd apiextensionsv1.CustomResourceDefinition
+	if err := yaml.Unmarshal(raw, &crd); err != nil {
+		t.Fatal(err)
+	}
+	schema := crd.Spec.Versions[0].Schema.OpenAPIV3Schema
+	networkOS := schema.Properties["spec"].Properties["switches"].Items.Schema.Properties["networkOS"]
+	if len(networkOS.Enum) == 0 {
+		t.Fatal("the CRD lists no networkOS values")
+	}
+	for _, v := range networkOS.Enum {
+		var name string
+		if err := json.Unmarshal(v.Raw, &name); err != nil {
+			t.Fatal(err)
+		}
+		d, err := switchdriver.For(name)
+		if err != nil {
+			t.Errorf("networkOS %s: %v", name, err)
+			continue
+		}
+		if d.NetworkOS() != name {
+			t.Errorf("networkOS %s is served by a driver of %s", name, d.NetworkOS())
+		}
+	}
+}
