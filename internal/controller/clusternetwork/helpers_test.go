@@ -29,6 +29,14 @@ const timeout = 60 * time.Second
 // switch driver.
 func startFabric(t *testing.T, ns string, drv *standin.Driver) {
 	t.Helper()
+	reg := &switchdriver.Registry{}
+	reg.Register(drv)
+	startFabricWith(t, ns, reg)
+}
+
+// startFabricWith starts a manager running both fabric controllers over ns with the drivers of reg.
+func startFabricWith(t *testing.T, ns string, reg *switchdriver.Registry) {
+	t.Helper()
 	g := NewWithT(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{
@@ -39,8 +47,6 @@ func startFabric(t *testing.T, ns string, drv *standin.Driver) {
 		Controller:             config.Controller{SkipNameValidation: ptr.To(true)},
 	})
 	g.Expect(err).NotTo(HaveOccurred())
-	reg := &switchdriver.Registry{}
-	reg.Register(drv)
 	nd := &networkdevice.Reconciler{Client: mgr.GetClient(), Drivers: reg, Concurrency: 2, RetryMin: 200 * time.Millisecond, RetryMax: time.Second}
 	g.Expect(nd.SetupWithManager(ctx, mgr, 2)).To(Succeed())
 	cn := &clusternetwork.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), VLANRetry: time.Second}
