@@ -51,7 +51,7 @@ func NetplanGenerate(t testing.TB, doc []byte) (Networkd, error) {
 	}
 	root := t.TempDir()
 	etc := filepath.Join(root, "etc", "netplan")
-	if err := os.MkdirAll(etc, 0o755); err != nil {
+	if err := os.MkdirAll(etc, 0o750); err != nil {
 		t.Fatal(err)
 	}
 	// netplan warns about (and later versions refuse) a config others can read.
@@ -59,7 +59,7 @@ func NetplanGenerate(t testing.TB, doc []byte) (Networkd, error) {
 		t.Fatal(err)
 	}
 	var stderr bytes.Buffer
-	cmd := exec.Command(bin, "generate", "--root-dir", root) //nolint:gosec // netplan from PATH, a temp dir
+	cmd := exec.Command(bin, "generate", "--root-dir", root)
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
 		return nil, &NetplanError{Output: strings.TrimSpace(stderr.String()), Err: err}
@@ -71,7 +71,7 @@ func NetplanGenerate(t testing.TB, doc []byte) (Networkd, error) {
 	}
 	out := Networkd{}
 	for _, e := range entries {
-		data, err := os.ReadFile(filepath.Join(dir, e.Name())) //nolint:gosec // inside the temp dir
+		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
 		if err != nil {
 			t.Fatal(err)
 		}
