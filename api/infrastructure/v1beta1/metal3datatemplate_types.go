@@ -88,6 +88,7 @@ type MetaDataIndex struct {
 	// +optional
 	Offset int `json:"offset,omitempty"`
 	// +optional
+	// +kubebuilder:default=1
 	Step int `json:"step,omitempty"`
 	// +optional
 	Prefix string `json:"prefix,omitempty"`
@@ -194,6 +195,7 @@ type NetworkDataLinkEthernet struct {
 	// +optional
 	Name string `json:"name,omitempty"`
 	// +optional
+	// +kubebuilder:default=1500
 	MTU int `json:"mtu,omitempty"`
 	// +optional
 	MACAddress *NetworkLinkEthernetMac `json:"macAddress"`
@@ -208,6 +210,7 @@ type NetworkDataLinkBond struct {
 	// +optional
 	Name string `json:"name,omitempty"`
 	// +optional
+	// +kubebuilder:default=1500
 	MTU int `json:"mtu,omitempty"`
 	// +optional
 	MACAddress *NetworkLinkEthernetMac `json:"macAddress"`
@@ -227,6 +230,7 @@ type NetworkDataLinkVlan struct {
 	// +optional
 	Name string `json:"name,omitempty"`
 	// +optional
+	// +kubebuilder:default=1500
 	MTU int `json:"mtu,omitempty"`
 	// +optional
 	MACAddress *NetworkLinkEthernetMac `json:"macAddress"`
