@@ -9,9 +9,9 @@ import (
 )
 
 // ConvertTo converts this Metal3Cluster to the hub (v1beta2).
-func (src *Metal3Cluster) ConvertTo(dstRaw conversion.Hub) error {
+func (in *Metal3Cluster) ConvertTo(dstRaw conversion.Hub) error {
 	dst := dstRaw.(*infrav1.Metal3Cluster)
-	src = src.DeepCopy()
+	src := in.DeepCopy()
 	dst.ObjectMeta = src.ObjectMeta
 	restored := &infrav1.Metal3Cluster{}
 	ok, err := restoreHub(dst, restored)
@@ -36,7 +36,8 @@ func (src *Metal3Cluster) ConvertTo(dstRaw conversion.Hub) error {
 }
 
 // ConvertFrom converts the hub (v1beta2) to this Metal3Cluster.
-func (dst *Metal3Cluster) ConvertFrom(srcRaw conversion.Hub) error {
+func (in *Metal3Cluster) ConvertFrom(srcRaw conversion.Hub) error {
+	dst := in
 	src := srcRaw.(*infrav1.Metal3Cluster).DeepCopy()
 	dst.ObjectMeta = src.ObjectMeta
 	only := &Metal3Cluster{}
@@ -58,9 +59,9 @@ func withoutV1beta1ClusterFields(s Metal3ClusterStatus) Metal3ClusterStatus {
 }
 
 // ConvertTo converts this Metal3ClusterTemplate to the hub (v1beta2).
-func (src *Metal3ClusterTemplate) ConvertTo(dstRaw conversion.Hub) error {
+func (in *Metal3ClusterTemplate) ConvertTo(dstRaw conversion.Hub) error {
 	dst := dstRaw.(*infrav1.Metal3ClusterTemplate)
-	src = src.DeepCopy()
+	src := in.DeepCopy()
 	dst.ObjectMeta = src.ObjectMeta
 	restored := &infrav1.Metal3ClusterTemplate{}
 	ok, err := restoreHub(dst, restored)
@@ -79,7 +80,8 @@ func (src *Metal3ClusterTemplate) ConvertTo(dstRaw conversion.Hub) error {
 }
 
 // ConvertFrom converts the hub (v1beta2) to this Metal3ClusterTemplate.
-func (dst *Metal3ClusterTemplate) ConvertFrom(srcRaw conversion.Hub) error {
+func (in *Metal3ClusterTemplate) ConvertFrom(srcRaw conversion.Hub) error {
+	dst := in
 	src := srcRaw.(*infrav1.Metal3ClusterTemplate).DeepCopy()
 	dst.ObjectMeta = src.ObjectMeta
 	dst.Spec.Template.Spec = clusterSpecFromHub(src.Spec.Template.Spec)
@@ -89,7 +91,7 @@ func (dst *Metal3ClusterTemplate) ConvertFrom(srcRaw conversion.Hub) error {
 func clusterSpecToHub(in Metal3ClusterSpec) infrav1.Metal3ClusterSpec {
 	return infrav1.Metal3ClusterSpec{
 		ControlPlaneEndpoint: infrav1.APIEndpoint{Host: in.ControlPlaneEndpoint.Host, Port: int32(in.ControlPlaneEndpoint.Port)}, //nolint:gosec // ports fit
-		NoCloudProvider:      in.NoCloudProvider,
+		NoCloudProvider:      in.NoCloudProvider,                                                                                 //nolint:staticcheck // both versions keep the deprecated field
 		CloudProviderEnabled: in.CloudProviderEnabled,
 		FailureDomains:       failureDomainsToHub(in.FailureDomains),
 	}
@@ -98,7 +100,7 @@ func clusterSpecToHub(in Metal3ClusterSpec) infrav1.Metal3ClusterSpec {
 func clusterSpecFromHub(in infrav1.Metal3ClusterSpec) Metal3ClusterSpec {
 	return Metal3ClusterSpec{
 		ControlPlaneEndpoint: APIEndpoint{Host: in.ControlPlaneEndpoint.Host, Port: int(in.ControlPlaneEndpoint.Port)},
-		NoCloudProvider:      in.NoCloudProvider,
+		NoCloudProvider:      in.NoCloudProvider, //nolint:staticcheck // both versions keep the deprecated field
 		CloudProviderEnabled: in.CloudProviderEnabled,
 		FailureDomains:       failureDomainsFromHub(in.FailureDomains),
 	}

@@ -10,9 +10,9 @@ import (
 )
 
 // ConvertTo converts this Metal3Data to the hub (v1beta2).
-func (src *Metal3Data) ConvertTo(dstRaw conversion.Hub) error {
+func (in *Metal3Data) ConvertTo(dstRaw conversion.Hub) error {
 	dst := dstRaw.(*infrav1.Metal3Data)
-	src = src.DeepCopy()
+	src := in.DeepCopy()
 	dst.ObjectMeta = src.ObjectMeta
 	restored := &infrav1.Metal3Data{}
 	ok, err := restoreHub(dst, restored)
@@ -37,7 +37,8 @@ func (src *Metal3Data) ConvertTo(dstRaw conversion.Hub) error {
 }
 
 // ConvertFrom converts the hub (v1beta2) to this Metal3Data.
-func (dst *Metal3Data) ConvertFrom(srcRaw conversion.Hub) error {
+func (in *Metal3Data) ConvertFrom(srcRaw conversion.Hub) error {
+	dst := in
 	src := srcRaw.(*infrav1.Metal3Data).DeepCopy()
 	dst.ObjectMeta = src.ObjectMeta
 	only := &Metal3Data{}
@@ -57,9 +58,9 @@ func (dst *Metal3Data) ConvertFrom(srcRaw conversion.Hub) error {
 }
 
 // ConvertTo converts this Metal3DataClaim to the hub (v1beta2).
-func (src *Metal3DataClaim) ConvertTo(dstRaw conversion.Hub) error {
+func (in *Metal3DataClaim) ConvertTo(dstRaw conversion.Hub) error {
 	dst := dstRaw.(*infrav1.Metal3DataClaim)
-	src = src.DeepCopy()
+	src := in.DeepCopy()
 	dst.ObjectMeta = src.ObjectMeta
 	restored := &infrav1.Metal3DataClaim{}
 	ok, err := restoreHub(dst, restored)
@@ -75,7 +76,8 @@ func (src *Metal3DataClaim) ConvertTo(dstRaw conversion.Hub) error {
 }
 
 // ConvertFrom converts the hub (v1beta2) to this Metal3DataClaim.
-func (dst *Metal3DataClaim) ConvertFrom(srcRaw conversion.Hub) error {
+func (in *Metal3DataClaim) ConvertFrom(srcRaw conversion.Hub) error {
+	dst := in
 	src := srcRaw.(*infrav1.Metal3DataClaim).DeepCopy()
 	dst.ObjectMeta = src.ObjectMeta
 	dst.Spec = Metal3DataClaimSpec{Template: src.Spec.Template}
@@ -84,9 +86,9 @@ func (dst *Metal3DataClaim) ConvertFrom(srcRaw conversion.Hub) error {
 }
 
 // ConvertTo converts this Metal3DataTemplate to the hub (v1beta2).
-func (src *Metal3DataTemplate) ConvertTo(dstRaw conversion.Hub) error {
+func (in *Metal3DataTemplate) ConvertTo(dstRaw conversion.Hub) error {
 	dst := dstRaw.(*infrav1.Metal3DataTemplate)
-	src = src.DeepCopy()
+	src := in.DeepCopy()
 	dst.ObjectMeta = src.ObjectMeta
 	restored := &infrav1.Metal3DataTemplate{}
 	ok, err := restoreHub(dst, restored)
@@ -118,7 +120,8 @@ func (src *Metal3DataTemplate) ConvertTo(dstRaw conversion.Hub) error {
 }
 
 // ConvertFrom converts the hub (v1beta2) to this Metal3DataTemplate.
-func (dst *Metal3DataTemplate) ConvertFrom(srcRaw conversion.Hub) error {
+func (in *Metal3DataTemplate) ConvertFrom(srcRaw conversion.Hub) error {
+	dst := in
 	src := srcRaw.(*infrav1.Metal3DataTemplate).DeepCopy()
 	dst.ObjectMeta = src.ObjectMeta
 	only := &Metal3DataTemplate{}

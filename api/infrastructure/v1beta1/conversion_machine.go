@@ -9,9 +9,9 @@ import (
 )
 
 // ConvertTo converts this Metal3Machine to the hub (v1beta2).
-func (src *Metal3Machine) ConvertTo(dstRaw conversion.Hub) error {
+func (in *Metal3Machine) ConvertTo(dstRaw conversion.Hub) error {
 	dst := dstRaw.(*infrav1.Metal3Machine)
-	src = src.DeepCopy()
+	src := in.DeepCopy()
 	dst.ObjectMeta = src.ObjectMeta
 	restored := &infrav1.Metal3Machine{}
 	ok, err := restoreHub(dst, restored)
@@ -37,7 +37,8 @@ func (src *Metal3Machine) ConvertTo(dstRaw conversion.Hub) error {
 }
 
 // ConvertFrom converts the hub (v1beta2) to this Metal3Machine.
-func (dst *Metal3Machine) ConvertFrom(srcRaw conversion.Hub) error {
+func (in *Metal3Machine) ConvertFrom(srcRaw conversion.Hub) error {
+	dst := in
 	src := srcRaw.(*infrav1.Metal3Machine).DeepCopy()
 	dst.ObjectMeta = src.ObjectMeta
 	only := &Metal3Machine{}
@@ -60,9 +61,9 @@ func withoutV1beta1MachineFields(s Metal3MachineStatus) Metal3MachineStatus {
 }
 
 // ConvertTo converts this Metal3MachineTemplate to the hub (v1beta2).
-func (src *Metal3MachineTemplate) ConvertTo(dstRaw conversion.Hub) error {
+func (in *Metal3MachineTemplate) ConvertTo(dstRaw conversion.Hub) error {
 	dst := dstRaw.(*infrav1.Metal3MachineTemplate)
-	src = src.DeepCopy()
+	src := in.DeepCopy()
 	dst.ObjectMeta = src.ObjectMeta
 	restored := &infrav1.Metal3MachineTemplate{}
 	ok, err := restoreHub(dst, restored)
@@ -82,7 +83,8 @@ func (src *Metal3MachineTemplate) ConvertTo(dstRaw conversion.Hub) error {
 }
 
 // ConvertFrom converts the hub (v1beta2) to this Metal3MachineTemplate.
-func (dst *Metal3MachineTemplate) ConvertFrom(srcRaw conversion.Hub) error {
+func (in *Metal3MachineTemplate) ConvertFrom(srcRaw conversion.Hub) error {
+	dst := in
 	src := srcRaw.(*infrav1.Metal3MachineTemplate).DeepCopy()
 	dst.ObjectMeta = src.ObjectMeta
 	dst.Spec.NodeReuse = src.Spec.NodeReuse

@@ -62,7 +62,7 @@ func fuzzerFuncs(_ runtimeserializer.CodecFactory) []any {
 			*t = &tm
 		},
 		// v1beta1 integers hold ports, indexes, MTUs, VLAN IDs, prefixes: v1beta2 makes them int32.
-		func(i *int, c randfill.Continue) { *i = int(int32(c.Uint32())) }, //nolint:gosec // the point is to wrap
+		func(i *int, c randfill.Continue) { *i = int(int32(c.Uint32())) },
 		// Bond and bridge parameters are JSON values.
 		func(j *apiextensionsv1.JSON, c randfill.Continue) {
 			if c.Bool() {
