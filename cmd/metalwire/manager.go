@@ -5,6 +5,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -15,10 +17,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	"github.com/metalwire/metalwire/internal/controller"
 	"github.com/metalwire/metalwire/internal/scheme"
 	"github.com/metalwire/metalwire/internal/version"
+	"github.com/metalwire/metalwire/internal/webhooks"
 )
 
 // managerFlags are the settings of `metalwire manager`.
@@ -38,6 +42,8 @@ type managerFlags struct {
 	syncPeriod              time.Duration
 	qps                     float32
 	burst                   int
+	webhookPort             int
+	webhookCertDir          string
 	zap                     zap.Options
 }
 
@@ -74,6 +80,8 @@ and Prometheus metrics, and elects a leader so that several replicas can run saf
 	fs.DurationVar(&f.syncPeriod, "sync-period", 10*time.Minute, "how often every watched object is reconciled again even without a change")
 	fs.Float32Var(&f.qps, "kube-api-qps", 50, "queries per second the manager may send to the API server")
 	fs.IntVar(&f.burst, "kube-api-burst", 100, "burst of queries the manager may send to the API server")
+	fs.IntVar(&f.webhookPort, "webhook-port", 9443, "port the conversion webhooks (CAPM3's v1beta1 <-> v1beta2) listen on; 0 turns them off")
+	fs.StringVar(&f.webhookCertDir, "webhook-cert-dir", "/tmp/k8s-webhook-server/serving-certs/", "directory holding the webhook server's tls.crt and tls.key")
 	zapFlags := flag.NewFlagSet("zap", flag.ContinueOnError)
 	f.zap.BindFlags(zapFlags)
 	fs.AddGoFlagSet(zapFlags)
@@ -107,6 +115,10 @@ func runManager(ctx context.Context, f *managerFlags, groups []controller.Group)
 			DefaultTransform: cache.TransformStripManagedFields(),
 		},
 	}
+	serveWebhooks, why := webhooksServable(f)
+	if serveWebhooks {
+		opts.WebhookServer = webhook.NewServer(webhook.Options{Port: f.webhookPort, CertDir: f.webhookCertDir})
+	}
 	if f.watchNamespace != "" {
 		opts.Cache.DefaultNamespaces = map[string]cache.Config{f.watchNamespace: {}}
 	}
@@ -121,6 +133,14 @@ func runManager(ctx context.Context, f *managerFlags, groups []controller.Group)
 		return err
 	}
 
+	if serveWebhooks {
+		if err := webhooks.SetupConversion(mgr); err != nil {
+			return err
+		}
+	} else {
+		log.Info("conversion webhooks not served: " + why + "; objects cannot be read or written as CAPM3's v1beta1 until they are")
+	}
+
 	added, err := controller.Setup(ctx, mgr, groups, controller.Options{Concurrency: f.concurrency, IPReuse: f.ipReuse, FabricConcurrency: f.fabricConcurrency})
 	if err != nil {
 		return err
@@ -130,6 +150,21 @@ func runManager(ctx context.Context, f *managerFlags, groups []controller.Group)
 		return fmt.Errorf("running the manager: %w", err)
 	}
 	return nil
+}
+
+// webhooksServable says whether the conversion webhooks can be served: a port, and a
+// certificate in the cert dir (in a cluster, cert-manager's Secret mounted there). Outside a
+// cluster there is usually none, and the manager runs without them.
+func webhooksServable(f *managerFlags) (bool, string) {
+	if f.webhookPort == 0 {
+		return false, "--webhook-port is 0"
+	}
+	for _, name := range []string{"tls.crt", "tls.key"} {
+		if _, err := os.Stat(filepath.Join(f.webhookCertDir, name)); err != nil {
+			return false, fmt.Sprintf("no %s in --webhook-cert-dir %s", name, f.webhookCertDir)
+		}
+	}
+	return true, ""
 }
 
 // restConfig loads the kubeconfig the user named, or the default chain.

@@ -23,6 +23,7 @@ import (
 	"github.com/metalwire/metalwire/internal/scheme"
 	"github.com/metalwire/metalwire/internal/simulator"
 	"github.com/metalwire/metalwire/internal/testenv"
+	"github.com/metalwire/metalwire/internal/webhooks"
 )
 
 // DefaultDir is where dev mode keeps its kubeconfig, log and host files, below the working
@@ -219,6 +220,11 @@ func (e *Env) newManager(ctx context.Context, logs io.Writer, ipReuse bool) (ctr
 		return nil, err
 	}
 	e.Controllers = append(e.Controllers, "cluster-api: Cluster, Machine, MachineSet, MachineDeployment (and their webhooks)")
+	// The CRDs convert CAPM3's v1beta1 through this manager's webhook server, as in a cluster.
+	if err := webhooks.SetupConversion(mgr); err != nil {
+		return nil, err
+	}
+	e.Controllers = append(e.Controllers, "conversion webhooks (CAPM3 v1beta1 <-> v1beta2)")
 	if err := e.Simulator.SetupWithManager(ctx, mgr); err != nil {
 		return nil, err
 	}

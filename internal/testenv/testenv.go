@@ -1,6 +1,7 @@
 package testenv
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"testing"
@@ -29,7 +30,8 @@ type Env struct {
 	// LocalServingPort, CertDir: LocalServingCertDir}.
 	Webhooks *envtest.WebhookInstallOptions
 
-	env *envtest.Environment
+	env            *envtest.Environment
+	stopConversion func() error
 }
 
 // Options add to what Start sets up.
@@ -39,6 +41,10 @@ type Options struct {
 	// defaulting and validation as a real management cluster would.
 	MutatingWebhooks   []*admissionv1.MutatingWebhookConfiguration
 	ValidatingWebhooks []*admissionv1.ValidatingWebhookConfiguration
+	// ServeConversion runs the conversion webhooks (CAPM3's v1beta1 <-> v1beta2) on Webhooks'
+	// address until Stop, for tests that read or write v1beta1. Dev mode leaves it off: its own
+	// manager serves them there (webhooks.SetupConversion).
+	ServeConversion bool
 }
 
 // Start starts etcd and kube-apiserver from bin/ and installs the CRDs. It fails with
@@ -82,18 +88,34 @@ func StartWith(opts Options) (*Env, error) {
 		_ = env.Stop()
 		return nil, fmt.Errorf("testenv: creating client: %w", err)
 	}
-	return &Env{Config: cfg, Client: c, Scheme: s, KubeConfig: env.KubeConfig, Webhooks: &env.WebhookInstallOptions, env: env}, nil
+	e := &Env{Config: cfg, Client: c, Scheme: s, KubeConfig: env.KubeConfig, Webhooks: &env.WebhookInstallOptions, env: env}
+	if opts.ServeConversion {
+		if err := e.serveConversion(); err != nil {
+			return nil, errors.Join(err, env.Stop())
+		}
+	}
+	return e, nil
 }
 
-// Stop stops the API server and etcd.
+// Stop stops the conversion webhooks if they run, then the API server and etcd.
 func (e *Env) Stop() error {
-	return e.env.Stop()
+	var err error
+	if e.stopConversion != nil {
+		err = e.stopConversion()
+		e.stopConversion = nil
+	}
+	return errors.Join(err, e.env.Stop())
 }
 
 // Main runs a package's tests against one shared control plane: call it from TestMain. It sets
 // *env before the tests run and stops the control plane after them.
 func Main(m *testing.M, env **Env) {
-	started, err := Start()
+	MainWith(m, env, Options{})
+}
+
+// MainWith is Main with options (ServeConversion for tests of CAPM3's v1beta1).
+func MainWith(m *testing.M, env **Env, opts Options) {
+	started, err := StartWith(opts)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)

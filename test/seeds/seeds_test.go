@@ -22,7 +22,9 @@ import (
 
 var env *testenv.Env
 
-func TestMain(m *testing.M) { testenv.Main(m, &env) }
+// The conversion webhooks run so that every infrastructure document that applies is also
+// checked written as CAPM3's v1beta1 (checkAsV1beta1).
+func TestMain(m *testing.M) { testenv.MainWith(m, &env, testenv.Options{ServeConversion: true}) }
 
 // outcome is what happens to one document after migrate.
 type outcome int
@@ -223,6 +225,7 @@ func checkDocument(t *testing.T, doc migrate.Document, w want, ns string) {
 	switch w.outcome {
 	case applies:
 		g.Expect(err).NotTo(HaveOccurred(), "migrated document:\n%s", doc.YAML)
+		checkAsV1beta1(t, doc, ns)
 	case refused:
 		g.Expect(err).To(MatchError(ContainSubstring(w.field)), "migrated document:\n%s", doc.YAML)
 	case needsUser:
@@ -257,6 +260,7 @@ func checkUserFix(t *testing.T, doc migrate.Document, fix userFix, ns string) {
 	switch fix.outcome {
 	case applies:
 		g.Expect(err).NotTo(HaveOccurred(), "fixed document:\n%s", fixed.YAML)
+		checkAsV1beta1(t, fixed, ns)
 	case refused:
 		g.Expect(err).To(MatchError(ContainSubstring(fix.field)), "fixed document:\n%s", fixed.YAML)
 	}

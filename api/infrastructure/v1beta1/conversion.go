@@ -1,0 +1,113 @@
+package v1beta1
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	utilconversion "sigs.k8s.io/cluster-api/util/conversion"
+)
+
+// How nothing is lost between versions:
+//
+//   - v1beta2 -> v1beta1 (ConvertFrom): the whole v1beta2 object (spec and status) is written into
+//     the v1beta1 object's annotation cluster.x-k8s.io/conversion-data, as Cluster API's
+//     providers do. On the way back (ConvertTo) a part of the v1beta2 object is taken from that
+//     annotation whenever the v1beta1 object still shows it unchanged; fields v1beta1 cannot
+//     show at all (a template's metadata, v1beta2 conditions of the data kinds) always are.
+//   - v1beta1 -> v1beta2 (ConvertTo): the few v1beta1 fields v1beta2 has no place for (a
+//     Metal3Data's templateReference, v1beta1-contract conditions and failure fields, a
+//     Metal3Machine's phase) go into the v1beta2 object's annotation SpokeDataAnnotation, and
+//     come back from it in ConvertFrom.
+
+// SpokeDataAnnotation holds, on a v1beta2 object, the v1beta1 fields v1beta2 has no place for.
+const SpokeDataAnnotation = "infrastructure.metalwire.io/v1beta1-conversion-data"
+
+// restoreHub reads the v1beta2 object a v1beta1 object was converted from (the conversion-data
+// annotation, which it removes from meta) into restored. It reports whether there was one.
+func restoreHub(meta metav1.Object, restored any) (bool, error) {
+	ok, err := utilconversion.UnmarshalData(meta, restored)
+	if err != nil {
+		return false, fmt.Errorf("annotation %s: %w", utilconversion.DataAnnotation, err)
+	}
+	return ok, nil
+}
+
+// saveHub writes hub, without its metadata, into spoke's conversion-data annotation.
+func saveHub(hub, spoke metav1.Object) error {
+	return utilconversion.MarshalData(hub, spoke)
+}
+
+// saveSpokeData writes the v1beta1-only fields (a v1beta1 object holding only them) into hub's
+// SpokeDataAnnotation, or nothing when they are all empty.
+func saveSpokeData(only any, empty bool, hub metav1.Object) error {
+	if empty {
+		return nil
+	}
+	data, err := json.Marshal(only)
+	if err != nil {
+		return err
+	}
+	annotations := hub.GetAnnotations()
+	if annotations == nil {
+		annotations = map[string]string{}
+	}
+	annotations[SpokeDataAnnotation] = string(data)
+	hub.SetAnnotations(annotations)
+	return nil
+}
+
+// takeSpokeData reads SpokeDataAnnotation from meta (a v1beta1 object's metadata copied from
+// the hub) into only, and removes it from meta.
+func takeSpokeData(meta metav1.Object, only any) error {
+	annotations := meta.GetAnnotations()
+	data, ok := annotations[SpokeDataAnnotation]
+	if !ok {
+		return nil
+	}
+	delete(annotations, SpokeDataAnnotation)
+	meta.SetAnnotations(annotations)
+	if err := json.Unmarshal([]byte(data), only); err != nil {
+		return fmt.Errorf("annotation %s: %w", SpokeDataAnnotation, err)
+	}
+	return nil
+}
+
+// same says whether two values read the same (nil and empty collections are equal).
+func same(a, b any) bool {
+	return apiequality.Semantic.DeepEqual(a, b)
+}
+
+// mapSlice converts each element of in, keeping nil as nil.
+func mapSlice[A, B any](in []A, f func(A) B) []B {
+	if in == nil {
+		return nil
+	}
+	out := make([]B, len(in))
+	for i := range in {
+		out[i] = f(in[i])
+	}
+	return out
+}
+
+// castStrings converts a slice between string types.
+func castStrings[B, A ~string](in []A) []B {
+	return mapSlice(in, func(a A) B { return B(a) })
+}
+
+// castString converts a pointer between string types.
+func castString[B, A ~string](in *A) *B {
+	if in == nil {
+		return nil
+	}
+	out := B(*in)
+	return &out
+}
+
+// sortedKeys returns a map's keys in order, so that lists made from maps are stable.
+func sortedKeys[V any](m map[string]V) []string {
+	return slices.Sorted(maps.Keys(m))
+}

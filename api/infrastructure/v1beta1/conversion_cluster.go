@@ -1,0 +1,160 @@
+package v1beta1
+
+import (
+	"k8s.io/utils/ptr"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/controller-runtime/pkg/conversion"
+
+	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
+)
+
+// ConvertTo converts this Metal3Cluster to the hub (v1beta2).
+func (in *Metal3Cluster) ConvertTo(dstRaw conversion.Hub) error {
+	dst := dstRaw.(*infrav1.Metal3Cluster)
+	src := in.DeepCopy()
+	dst.ObjectMeta = src.ObjectMeta
+	restored := &infrav1.Metal3Cluster{}
+	ok, err := restoreHub(dst, restored)
+	if err != nil {
+		return err
+	}
+	dst.Spec = clusterSpecToHub(src.Spec)
+	dst.Status = clusterStatusToHub(src.Status)
+	if ok {
+		if same(src.Spec, clusterSpecFromHub(restored.Spec)) {
+			dst.Spec = restored.Spec
+		}
+		if same(clusterStatusFromHub(restored.Status), withoutV1beta1ClusterFields(src.Status)) {
+			dst.Status = restored.Status
+		}
+	}
+	only := &Metal3Cluster{Status: Metal3ClusterStatus{
+		FailureReason: src.Status.FailureReason, FailureMessage: src.Status.FailureMessage, Conditions: src.Status.Conditions,
+	}}
+	empty := only.Status.FailureReason == nil && only.Status.FailureMessage == nil && only.Status.Conditions == nil
+	return saveSpokeData(only, empty, dst)
+}
+
+// ConvertFrom converts the hub (v1beta2) to this Metal3Cluster.
+func (in *Metal3Cluster) ConvertFrom(srcRaw conversion.Hub) error {
+	dst := in
+	src := srcRaw.(*infrav1.Metal3Cluster).DeepCopy()
+	dst.ObjectMeta = src.ObjectMeta
+	only := &Metal3Cluster{}
+	if err := takeSpokeData(dst, only); err != nil {
+		return err
+	}
+	dst.Spec = clusterSpecFromHub(src.Spec)
+	dst.Status = clusterStatusFromHub(src.Status)
+	dst.Status.FailureReason = only.Status.FailureReason
+	dst.Status.FailureMessage = only.Status.FailureMessage
+	dst.Status.Conditions = only.Status.Conditions
+	return saveHub(src, dst)
+}
+
+// withoutV1beta1ClusterFields is s without the fields v1beta2 has no place for.
+func withoutV1beta1ClusterFields(s Metal3ClusterStatus) Metal3ClusterStatus {
+	s.FailureReason, s.FailureMessage, s.Conditions = nil, nil, nil
+	return s
+}
+
+// ConvertTo converts this Metal3ClusterTemplate to the hub (v1beta2).
+func (in *Metal3ClusterTemplate) ConvertTo(dstRaw conversion.Hub) error {
+	dst := dstRaw.(*infrav1.Metal3ClusterTemplate)
+	src := in.DeepCopy()
+	dst.ObjectMeta = src.ObjectMeta
+	restored := &infrav1.Metal3ClusterTemplate{}
+	ok, err := restoreHub(dst, restored)
+	if err != nil {
+		return err
+	}
+	dst.Spec.Template.Spec = clusterSpecToHub(src.Spec.Template.Spec)
+	if ok {
+		// v1beta1 templates have no metadata: keep v1beta2's.
+		dst.Spec.Template.ObjectMeta = restored.Spec.Template.ObjectMeta
+		if same(src.Spec.Template.Spec, clusterSpecFromHub(restored.Spec.Template.Spec)) {
+			dst.Spec.Template.Spec = restored.Spec.Template.Spec
+		}
+	}
+	return nil
+}
+
+// ConvertFrom converts the hub (v1beta2) to this Metal3ClusterTemplate.
+func (in *Metal3ClusterTemplate) ConvertFrom(srcRaw conversion.Hub) error {
+	dst := in
+	src := srcRaw.(*infrav1.Metal3ClusterTemplate).DeepCopy()
+	dst.ObjectMeta = src.ObjectMeta
+	dst.Spec.Template.Spec = clusterSpecFromHub(src.Spec.Template.Spec)
+	return saveHub(src, dst)
+}
+
+func clusterSpecToHub(in Metal3ClusterSpec) infrav1.Metal3ClusterSpec {
+	return infrav1.Metal3ClusterSpec{
+		ControlPlaneEndpoint: infrav1.APIEndpoint{Host: in.ControlPlaneEndpoint.Host, Port: int32(in.ControlPlaneEndpoint.Port)}, //nolint:gosec // ports fit
+		NoCloudProvider:      in.NoCloudProvider,                                                                                 //nolint:staticcheck // both versions keep the deprecated field
+		CloudProviderEnabled: in.CloudProviderEnabled,
+		FailureDomains:       failureDomainsToHub(in.FailureDomains),
+	}
+}
+
+func clusterSpecFromHub(in infrav1.Metal3ClusterSpec) Metal3ClusterSpec {
+	return Metal3ClusterSpec{
+		ControlPlaneEndpoint: APIEndpoint{Host: in.ControlPlaneEndpoint.Host, Port: int(in.ControlPlaneEndpoint.Port)},
+		NoCloudProvider:      in.NoCloudProvider, //nolint:staticcheck // both versions keep the deprecated field
+		CloudProviderEnabled: in.CloudProviderEnabled,
+		FailureDomains:       failureDomainsFromHub(in.FailureDomains),
+	}
+}
+
+func clusterStatusToHub(in Metal3ClusterStatus) infrav1.Metal3ClusterStatus {
+	out := infrav1.Metal3ClusterStatus{
+		FailureDomains: failureDomainsToHub(in.FailureDomains),
+		LastUpdated:    in.LastUpdated,
+	}
+	if in.Ready {
+		out.Initialization.Provisioned = ptr.To(true)
+	}
+	if in.V1Beta2 != nil {
+		out.Conditions = in.V1Beta2.Conditions
+	}
+	return out
+}
+
+func clusterStatusFromHub(in infrav1.Metal3ClusterStatus) Metal3ClusterStatus {
+	out := Metal3ClusterStatus{
+		Ready:          ptr.Deref(in.Initialization.Provisioned, false),
+		FailureDomains: failureDomainsFromHub(in.FailureDomains),
+		LastUpdated:    in.LastUpdated,
+	}
+	if len(in.Conditions) > 0 {
+		out.V1Beta2 = &Metal3ClusterV1Beta2Status{Conditions: in.Conditions}
+	}
+	return out
+}
+
+// failureDomainsToHub turns v1beta1's map into v1beta2's list, ordered by name.
+func failureDomainsToHub(in FailureDomains) []clusterv1.FailureDomain {
+	if in == nil {
+		return nil
+	}
+	out := make([]clusterv1.FailureDomain, 0, len(in))
+	for _, name := range sortedKeys(in) {
+		fd := clusterv1.FailureDomain{Name: name, Attributes: in[name].Attributes}
+		if in[name].ControlPlane {
+			fd.ControlPlane = ptr.To(true)
+		}
+		out = append(out, fd)
+	}
+	return out
+}
+
+func failureDomainsFromHub(in []clusterv1.FailureDomain) FailureDomains {
+	if in == nil {
+		return nil
+	}
+	out := make(FailureDomains, len(in))
+	for _, fd := range in {
+		out[fd.Name] = FailureDomainSpec{ControlPlane: ptr.Deref(fd.ControlPlane, false), Attributes: fd.Attributes}
+	}
+	return out
+}
