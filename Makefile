@@ -57,7 +57,7 @@ generate: $(CONTROLLER_GEN) ## Regenerate deepcopy code and CRDs from the API ty
 	$(CONTROLLER_GEN) crd paths=./api/... output:crd:dir=config/crd/bases
 	@# BMO installs the real BareMetalHost CRD; ours is for tests and dev mode only.
 	mv config/crd/bases/metal3.io_baremetalhosts.yaml config/crd/dev/
-	$(CONTROLLER_GEN) rbac:roleName=metalwire-manager paths=./internal/controller/... output:rbac:dir=config/rbac
+	$(CONTROLLER_GEN) rbac:roleName=manager-role paths=./internal/controller/... output:rbac:dir=config/rbac
 
 .PHONY: build
 build: ## Build bin/metalwire.
