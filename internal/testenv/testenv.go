@@ -3,6 +3,7 @@ package testenv
 import (
 	"fmt"
 	"os"
+	"strings"
 	"testing"
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
@@ -39,6 +40,9 @@ type Options struct {
 	// defaulting and validation as a real management cluster would.
 	MutatingWebhooks   []*admissionv1.MutatingWebhookConfiguration
 	ValidatingWebhooks []*admissionv1.ValidatingWebhookConfiguration
+	// AdmissionPlugins are turned on in kube-apiserver beside its defaults, e.g.
+	// OwnerReferencesPermissionEnforcement, which many distributions run.
+	AdmissionPlugins []string
 }
 
 // Start starts etcd and kube-apiserver from bin/ and installs the CRDs. It fails with
@@ -70,6 +74,9 @@ func StartWith(opts Options) (*Env, error) {
 			MutatingWebhooks:   opts.MutatingWebhooks,
 			ValidatingWebhooks: opts.ValidatingWebhooks,
 		},
+	}
+	if len(opts.AdmissionPlugins) > 0 {
+		env.ControlPlane.GetAPIServer().Configure().Append("enable-admission-plugins", strings.Join(opts.AdmissionPlugins, ","))
 	}
 	cfg, err := env.Start()
 	if err != nil {
