@@ -75,6 +75,8 @@ test: $(KUBE_APISERVER) $(ETCD) test-deps ## Run every test (builds the control 
 .PHONY: test-deps
 test-deps: ## Install the real consumers tests feed (cloud-init, a Debian package) when missing.
 	@command -v cloud-init >/dev/null || (apt-get update && apt-get install -y --no-install-recommends cloud-init)
+	@# The manager image's CA certificates (hack/image).
+	@test -f /etc/ssl/certs/ca-certificates.crt || (apt-get update && apt-get install -y --no-install-recommends ca-certificates)
 
 ##@ Release
 
