@@ -60,7 +60,7 @@ generate: $(CONTROLLER_GEN) ## Regenerate deepcopy code and CRDs from the API ty
 	@# A NIC's status.nics holds null for an unused card (the seed's shape); controller-gen has
 	@# no marker for nullable list items, so the schema gets it here.
 	sed -i -E 's/^( *)(description: NICAssignment is the network a card carries\.)$$/\1\2\n\1nullable: true/' config/crd/bases/network.metalwire.io_nics.yaml
-	$(CONTROLLER_GEN) rbac:roleName=metalwire-manager paths=./internal/controller/... output:rbac:dir=config/rbac
+	$(CONTROLLER_GEN) rbac:roleName=manager-role paths=./internal/controller/... output:rbac:dir=config/rbac
 
 .PHONY: build
 build: ## Build bin/metalwire.
@@ -87,6 +87,8 @@ test-deps: $(IRONIC_SCHEMA) ## Install what tests feed or drive when missing: cl
 	@# Switch driver tests: user-space Open vSwitch in network namespaces, driven over OVSDB and SSH.
 	@(command -v ovs-vswitchd && command -v sshd && command -v ip && command -v ping) >/dev/null || \
 	  (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends openvswitch-switch openssh-server iproute2 iputils-ping)
+	@# The manager image's CA certificates (hack/image).
+	@test -f /etc/ssl/certs/ca-certificates.crt || (apt-get update && apt-get install -y --no-install-recommends ca-certificates)
 
 $(IRONIC_SCHEMA):
 	@rm -rf $(IRONIC_DEB_DIR).tmp && mkdir -p $(IRONIC_DEB_DIR).tmp
@@ -94,6 +96,27 @@ $(IRONIC_SCHEMA):
 	dpkg-deb -x $(IRONIC_DEB_DIR).tmp/python3-ironic_*.deb $(IRONIC_DEB_DIR).tmp/root
 	@rm -rf $(IRONIC_DEB_DIR) && mv $(IRONIC_DEB_DIR).tmp/root $(IRONIC_DEB_DIR) && rm -rf $(IRONIC_DEB_DIR).tmp
 	@test -f $@ || (echo "python3-ironic has no $@; the package moved its schema" >&2; exit 1)
+
+##@ Release
+
+MANAGER_PKG   ?= ./cmd/manager
+IMAGE         ?= ghcr.io/metalwire/manager:$(VERSION)
+RELEASE_DIR   ?= out/release
+IMAGE_DIR     ?= out/image
+REVISION      := $(shell git rev-parse HEAD 2>/dev/null)
+# Every timestamp in the image; the last commit's time makes the same commit give the same digest.
+SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
+
+.PHONY: image
+image: ## Build the manager image without Docker: OCI layout in out/image, docker-load tarball out/metalwire-image.tar (IMAGE=ref).
+	@mkdir -p out
+	CGO_ENABLED=0 go build -trimpath -ldflags '$(LDFLAGS) -s -w' -o out/manager $(MANAGER_PKG)
+	SOURCE_DATE_EPOCH=$(SOURCE_DATE_EPOCH) go run ./hack/image --binary out/manager --out $(IMAGE_DIR) --tar out/metalwire-image.tar \
+	  --tag $(IMAGE) --version $(VERSION) --revision $(REVISION)
+
+.PHONY: release-manifests
+release-manifests: ## Write clusterctl's infrastructure-components.yaml, metadata.yaml and cluster-template.yaml to out/release.
+	go run ./hack/release --out $(RELEASE_DIR) --image $(IMAGE)
 
 ##@ Benchmarks
 

@@ -9,6 +9,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	gen "github.com/metalwire/metalwire/internal/generate"
+	"github.com/metalwire/metalwire/internal/manager"
 	"github.com/metalwire/metalwire/internal/scheme"
 	"github.com/metalwire/metalwire/pkg/generate"
 )
@@ -65,7 +66,7 @@ MachineDeployments get their addresses from metalwire's controllers (see docs/ge
 				_, err = cmd.OutOrStdout().Write(out)
 				return err
 			}
-			cfg, err := restConfig(o.kubeconfig)
+			cfg, err := manager.RestConfig(o.kubeconfig)
 			if err != nil {
 				return err
 			}

@@ -49,6 +49,12 @@ type Options struct {
 	// IPReuse runs the data controllers as `metalwire manager --ip-reuse` does: address claims
 	// named after the host, so a host keeps its pre-provisioning address once provisioned.
 	IPReuse bool
+	// AdmissionPlugins are turned on in kube-apiserver beside its defaults.
+	AdmissionPlugins []string
+	// WithoutMetalwire runs Cluster API's controllers and the simulator but not metalwire's:
+	// the caller runs metalwire's manager itself (as the install test does, with the
+	// ServiceAccount's identity).
+	WithoutMetalwire bool
 	// Out receives one line per step and per host state change (io.Discard if nil).
 	Out io.Writer
 	// Log receives the controllers' logs (Dir/manager.log if nil).
@@ -109,6 +115,7 @@ func Start(ctx context.Context, opts Options) (_ *Env, reterr error) {
 	if err != nil {
 		return nil, err
 	}
+	webhooks.AdmissionPlugins = opts.AdmissionPlugins
 	control, err := testenv.StartWith(webhooks)
 	if err != nil {
 		return nil, err
@@ -147,7 +154,7 @@ func Start(ctx context.Context, opts Options) (_ *Env, reterr error) {
 		},
 	}
 	mgrCtx, cancel := context.WithCancel(ctx)
-	mgr, err := e.newManager(mgrCtx, logs, opts.IPReuse)
+	mgr, err := e.newManager(mgrCtx, logs, opts)
 	if err != nil {
 		cancel()
 		return e, err
@@ -181,7 +188,7 @@ func Start(ctx context.Context, opts Options) (_ *Env, reterr error) {
 }
 
 // newManager builds the one manager: metalwire's controllers, Cluster API's and the simulator.
-func (e *Env) newManager(ctx context.Context, logs io.Writer, ipReuse bool) (ctrl.Manager, error) {
+func (e *Env) newManager(ctx context.Context, logs io.Writer, opts Options) (ctrl.Manager, error) {
 	log := newLogger(logs)
 	ctrl.SetLogger(log)
 	ctx = ctrl.LoggerInto(ctx, log)
@@ -211,11 +218,13 @@ func (e *Env) newManager(ctx context.Context, logs io.Writer, ipReuse bool) (ctr
 	if err != nil {
 		return nil, fmt.Errorf("creating the manager: %w", err)
 	}
-	added, err := controller.Setup(ctx, mgr, controller.AllGroups, controller.Options{Concurrency: 5, IPReuse: ipReuse})
-	if err != nil {
-		return nil, err
+	if !opts.WithoutMetalwire {
+		added, err := controller.Setup(ctx, mgr, controller.AllGroups, controller.Options{Concurrency: 5, IPReuse: opts.IPReuse})
+		if err != nil {
+			return nil, err
+		}
+		e.Controllers = append(e.Controllers, added...)
 	}
-	e.Controllers = append(e.Controllers, added...)
 	if err := setupClusterAPI(ctx, mgr); err != nil {
 		return nil, err
 	}

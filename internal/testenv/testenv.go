@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"testing"
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
@@ -45,6 +46,9 @@ type Options struct {
 	// address until Stop, for tests that read or write v1beta1. Dev mode leaves it off: its own
 	// manager serves them there (webhooks.SetupConversion).
 	ServeConversion bool
+	// AdmissionPlugins are turned on in kube-apiserver beside its defaults, e.g.
+	// OwnerReferencesPermissionEnforcement, which many distributions run.
+	AdmissionPlugins []string
 }
 
 // Start starts etcd and kube-apiserver from bin/ and installs the CRDs. It fails with
@@ -76,6 +80,9 @@ func StartWith(opts Options) (*Env, error) {
 			MutatingWebhooks:   opts.MutatingWebhooks,
 			ValidatingWebhooks: opts.ValidatingWebhooks,
 		},
+	}
+	if len(opts.AdmissionPlugins) > 0 {
+		env.ControlPlane.GetAPIServer().Configure().Append("enable-admission-plugins", strings.Join(opts.AdmissionPlugins, ","))
 	}
 	cfg, err := env.Start()
 	if err != nil {

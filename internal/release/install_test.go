@@ -1,0 +1,235 @@
+package release
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	"github.com/spf13/pflag"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	"sigs.k8s.io/cluster-api/cmd/clusterctl/client/yamlprocessor"
+	utilyaml "sigs.k8s.io/cluster-api/util/yaml"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/metalwire/metalwire/internal/devenv"
+	"github.com/metalwire/metalwire/internal/manager"
+	"github.com/metalwire/metalwire/test/e2e/framework"
+)
+
+// The identity the Deployment runs as: clusterctl installs the components in this namespace.
+const (
+	installNamespace = "metalwire-system"
+	serviceAccount   = "metalwire-manager"
+)
+
+// TestInstall installs the release as clusterctl would (variables substituted, cert-manager's CA
+// injected into the conversion webhook) into an API server that enforces owner-reference
+// permissions, runs the manager with the Deployment's arguments and the ServiceAccount's
+// identity, and runs the examples to the end. Any request the API server refuses the manager
+// fails the test: that is how a permission missing from config/rbac shows.
+func TestInstall(t *testing.T) {
+	g := NewWithT(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+
+	env, err := devenv.Start(ctx, devenv.Options{
+		Dir:              t.TempDir(),
+		Hosts:            4,
+		Namespace:        "default",
+		Delays:           framework.Delays,
+		AdmissionPlugins: []string{"OwnerReferencesPermissionEnforcement"},
+		WithoutMetalwire: true,
+	})
+	g.Expect(err).NotTo(HaveOccurred())
+	t.Cleanup(func() {
+		if err := env.Stop(); err != nil {
+			t.Error(err)
+		}
+	})
+
+	args := install(t, env)
+
+	// The manager reaches the API server through a proxy that speaks as the ServiceAccount and
+	// remembers every refusal.
+	refused := &refusals{}
+	proxy := impersonatingProxy(t, env.Control.Config, "system:serviceaccount:"+installNamespace+":"+serviceAccount, refused)
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	g.Expect(writeKubeconfig(kubeconfig, proxy.URL)).To(Succeed())
+
+	o := &manager.Options{}
+	fs := pflag.NewFlagSet("manager", pflag.ContinueOnError)
+	o.AddFlags(fs)
+	// The Deployment's own arguments, then what differs outside a pod: the kubeconfig, the
+	// namespace a pod would know from its ServiceAccount, and no fixed ports.
+	args = append(args, "--kubeconfig="+kubeconfig, "--leader-election-namespace="+installNamespace,
+		"--health-probe-bind-address=0", "--metrics-bind-address=0")
+	g.Expect(fs.Parse(args)).To(Succeed(), "the Deployment's arguments: %v", args)
+	groups, err := o.Groups()
+	g.Expect(err).NotTo(HaveOccurred())
+	mgrCtx, stopManager := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- manager.Run(mgrCtx, o, groups) }()
+	t.Cleanup(func() {
+		stopManager()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("the manager: %v", err)
+			}
+		case <-time.After(time.Minute):
+			t.Error("the manager did not stop within a minute")
+		}
+	})
+
+	n, err := devenv.Apply(ctx, env.Client, filepath.Join("..", "..", "examples"))
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(n).To(BeNumerically(">", 0))
+	framework.WaitUntilDone(t, env, "default")
+
+	// Leader election held its Lease with the Role the components grant.
+	lease := &coordinationv1.Lease{}
+	g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: installNamespace, Name: o.LeaderElectionID}, lease)).To(Succeed())
+	g.Expect(lease.Spec.HolderIdentity).NotTo(BeNil())
+	g.Expect(refused.list()).To(BeEmpty(), "requests the API server refused the manager's ServiceAccount: add the permission to the +kubebuilder:rbac markers")
+}
+
+// install applies the release components as clusterctl init would after cert-manager issued
+// the certificate: cert-manager's own kinds are left out (no cert-manager here) and the CRDs'
+// conversion webhook points at the local webhook server with its CA, as cert-manager's CA
+// injector and the Service would make it. It returns the manager container's arguments.
+func install(t *testing.T, env *devenv.Env) []string {
+	t.Helper()
+	g := NewWithT(t)
+	a := makeArtifacts(t)
+	vars := map[string]string{"METALWIRE_IMAGE": "registry.example.com/metalwire/manager:" + testVersion}
+	processed, err := yamlprocessor.NewSimpleProcessor().Process(a.Components, func(k string) (string, error) {
+		if v, ok := vars[k]; ok {
+			return v, nil
+		}
+		return "", fmt.Errorf("variable %s is not set", k)
+	})
+	g.Expect(err).NotTo(HaveOccurred())
+	objs, err := utilyaml.ToUnstructured(processed)
+	g.Expect(err).NotTo(HaveOccurred())
+	hooks := env.Control.Webhooks
+	convertURL := "https://" + net.JoinHostPort(hooks.LocalServingHost, strconv.Itoa(hooks.LocalServingPort)) + "/convert"
+	var args []string
+	ctx := context.Background()
+	for i := range objs {
+		o := &objs[i]
+		switch o.GetKind() {
+		case "Issuer", "Certificate":
+			continue
+		case "CustomResourceDefinition":
+			if _, ok, _ := unstructured.NestedMap(o.Object, "spec", "conversion", "webhook"); ok {
+				g.Expect(unstructured.SetNestedMap(o.Object, map[string]any{
+					"url":      convertURL,
+					"caBundle": base64.StdEncoding.EncodeToString(hooks.LocalServingCAData),
+				}, "spec", "conversion", "webhook", "clientConfig")).To(Succeed())
+			}
+		case "Deployment":
+			containers, _, _ := unstructured.NestedSlice(o.Object, "spec", "template", "spec", "containers")
+			g.Expect(containers).To(HaveLen(1))
+			for _, a := range containers[0].(map[string]any)["args"].([]any) {
+				args = append(args, a.(string))
+			}
+		}
+		g.Expect(apply(ctx, env.Client, o)).To(Succeed(), "%s %s", o.GetKind(), o.GetName())
+	}
+	g.Expect(args).NotTo(BeEmpty(), "the components have no manager Deployment")
+	return args
+}
+
+// apply creates obj, or replaces what is there (the CRDs the test API server started with).
+func apply(ctx context.Context, c client.Client, obj *unstructured.Unstructured) error {
+	err := c.Create(ctx, obj.DeepCopy())
+	if !apierrors.IsAlreadyExists(err) {
+		return err
+	}
+	current := &unstructured.Unstructured{}
+	current.SetGroupVersionKind(obj.GroupVersionKind())
+	if err := c.Get(ctx, client.ObjectKeyFromObject(obj), current); err != nil {
+		return err
+	}
+	obj.SetResourceVersion(current.GetResourceVersion())
+	return c.Update(ctx, obj)
+}
+
+// refusals are the requests answered 403 Forbidden.
+type refusals struct {
+	mu   sync.Mutex
+	seen []string
+}
+
+func (r *refusals) add(s string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.seen = append(r.seen, s)
+}
+
+func (r *refusals) list() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.seen...)
+}
+
+// impersonatingProxy forwards every request to the API server as user (with a ServiceAccount's
+// groups), using the administrator's credentials to impersonate, and records each 403.
+func impersonatingProxy(t *testing.T, admin *rest.Config, user string, refused *refusals) *httptest.Server {
+	t.Helper()
+	transport, err := rest.TransportFor(admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	target, err := url.Parse(admin.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := &httputil.ReverseProxy{
+		Rewrite: func(r *httputil.ProxyRequest) {
+			r.SetURL(target)
+			r.Out.Header.Del("Authorization")
+			r.Out.Header.Set("Impersonate-User", user)
+			for _, g := range []string{"system:serviceaccounts", "system:serviceaccounts:" + installNamespace, "system:authenticated"} {
+				r.Out.Header.Add("Impersonate-Group", g)
+			}
+		},
+		Transport:     transport,
+		FlushInterval: -1, // watches stream
+		ModifyResponse: func(resp *http.Response) error {
+			if resp.StatusCode == http.StatusForbidden {
+				refused.add(resp.Request.Method + " " + resp.Request.URL.Path)
+			}
+			return nil
+		},
+	}
+	srv := httptest.NewServer(proxy)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// writeKubeconfig writes a kubeconfig that reaches server without credentials (the proxy has them).
+func writeKubeconfig(path, server string) error {
+	cfg := clientcmdapi.NewConfig()
+	cfg.Clusters["proxy"] = &clientcmdapi.Cluster{Server: server}
+	cfg.AuthInfos["manager"] = &clientcmdapi.AuthInfo{}
+	cfg.Contexts["manager"] = &clientcmdapi.Context{Cluster: "proxy", AuthInfo: "manager"}
+	cfg.CurrentContext = "manager"
+	return clientcmd.WriteToFile(*cfg, path)
+}
