@@ -1,20 +1,25 @@
 package manager
 
 import (
-	"flag"
 	"fmt"
 	"time"
 
 	"github.com/spf13/pflag"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	"k8s.io/component-base/logs"
+	logsv1 "k8s.io/component-base/logs/api/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/metalwire/metalwire/internal/controller"
+
+	// Registers --logging-format=json.
+	_ "k8s.io/component-base/logs/json/register"
 )
 
 // Options are the settings of the manager, bound to command-line flags by AddFlags.
 type Options struct {
 	Kubeconfig              string
 	MetricsAddr             string
+	InsecureDiagnostics     bool
 	ProbeAddr               string
 	ProfilerAddr            string
 	LeaderElect             bool
@@ -24,31 +29,44 @@ type Options struct {
 	Controllers             []string
 	Concurrency             int
 	IPReuse                 bool
+	FabricConcurrency       int
 	SyncPeriod              time.Duration
+	GracefulShutdown        time.Duration
 	QPS                     float32
 	Burst                   int
-	Zap                     zap.Options
+	WebhookPort             int
+	WebhookCertDir          string
+	// Logs are Cluster API's logging flags (--v, --logging-format, ...), from component-base.
+	Logs *logsv1.LoggingConfiguration
+
+	// SetupWebhooks registers webhooks (conversion, defaulting, validation) with the manager's
+	// webhook server. With it nil no webhook server runs and --webhook-* are ignored.
+	SetupWebhooks func(mgr ctrl.Manager) error
 }
 
 // AddFlags binds every option to a flag of fs, with its default.
 func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Kubeconfig, "kubeconfig", "", "path to a kubeconfig; default: $KUBECONFIG, then the in-cluster service account")
-	fs.StringVar(&o.MetricsAddr, "metrics-bind-address", ":8080", `address the Prometheus metrics endpoint listens on; "0" turns it off`)
+	fs.StringVar(&o.MetricsAddr, "metrics-bind-address", ":8443", `address the Prometheus metrics endpoint listens on (HTTPS, clients authenticated and authorised by the API server); "0" turns it off`)
+	fs.BoolVar(&o.InsecureDiagnostics, "insecure-diagnostics", false, "serve the metrics endpoint over plain HTTP with no authentication or authorisation")
 	fs.StringVar(&o.ProbeAddr, "health-probe-bind-address", ":9440", "address the /healthz and /readyz endpoints listen on")
 	fs.StringVar(&o.ProfilerAddr, "profiler-address", "", `address a Go pprof endpoint listens on (/debug/pprof/), e.g. "localhost:6060"; off by default`)
 	fs.BoolVar(&o.LeaderElect, "leader-elect", true, "elect a leader so that only one replica reconciles at a time")
 	fs.StringVar(&o.LeaderElectionID, "leader-election-id", "metalwire-manager.metalwire.io", "name of the Lease used for leader election")
-	fs.StringVar(&o.LeaderElectionNamespace, "leader-election-namespace", "", "namespace of the leader election Lease; default: the namespace the manager runs in")
+	fs.StringVar(&o.LeaderElectionNamespace, "leader-election-namespace", "", "namespace of the leader election Lease; default: the namespace the manager runs in, or outside a cluster the kubeconfig context's namespace (else default)")
 	fs.StringVar(&o.WatchNamespace, "namespace", "", "reconcile objects in this namespace only; default: all namespaces")
 	fs.StringSliceVar(&o.Controllers, "controllers", controller.GroupNames(), "controller groups to run, comma-separated: "+fmt.Sprint(controller.GroupNames()))
 	fs.IntVar(&o.Concurrency, "concurrency", 10, "objects each controller reconciles at once")
 	fs.BoolVar(&o.IPReuse, "ip-reuse", false, "name a Metal3Data's IPClaims after its BareMetalHost (<host>-<pool>) so the host keeps its address across re-provisioning (CAPM3's enableBMHNameBasedPreallocation)")
+	fs.IntVar(&o.FabricConcurrency, "fabric-concurrency", 4, "switches the fabric controller configures at once")
 	fs.DurationVar(&o.SyncPeriod, "sync-period", 10*time.Minute, "how often every watched object is reconciled again even without a change")
+	fs.DurationVar(&o.GracefulShutdown, "graceful-shutdown-timeout", 10*time.Second, "how long the controllers may take to finish their work once told to stop; keep it below the Pod's terminationGracePeriodSeconds")
 	fs.Float32Var(&o.QPS, "kube-api-qps", 50, "queries per second the manager may send to the API server")
 	fs.IntVar(&o.Burst, "kube-api-burst", 100, "burst of queries the manager may send to the API server")
-	zapFlags := flag.NewFlagSet("zap", flag.ContinueOnError)
-	o.Zap.BindFlags(zapFlags)
-	fs.AddGoFlagSet(zapFlags)
+	fs.IntVar(&o.WebhookPort, "webhook-port", 9443, "port the webhook server listens on")
+	fs.StringVar(&o.WebhookCertDir, "webhook-cert-dir", "/tmp/k8s-webhook-server/serving-certs", "folder holding the webhook server's tls.crt and tls.key")
+	o.Logs = logs.NewOptions()
+	logsv1.AddFlags(o.Logs, fs)
 }
 
 // Groups parses --controllers; its error is a usage mistake.

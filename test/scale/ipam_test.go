@@ -125,7 +125,7 @@ func runIPAMScale(t *testing.T, e *testenv.Env, n int) result {
 	args := []string{"manager", "--kubeconfig", kubeconfig,
 		"--controllers=ipam", "--namespace", ns, "--leader-elect=false",
 		"--metrics-bind-address=0", "--health-probe-bind-address=0",
-		"--kube-api-qps=2000", "--kube-api-burst=4000", "--zap-log-level=error"}
+		"--kube-api-qps=2000", "--kube-api-burst=4000", "--v=0"}
 	profiles := os.Getenv("IPAM_SCALE_PROFILE")
 	if profiles != "" {
 		args = append(args, "--profiler-address="+managerProfilerAddress)

@@ -12,13 +12,15 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
-	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"k8s.io/utils/ptr"
 	capiipamv1 "sigs.k8s.io/cluster-api/api/ipam/v1beta2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	ipamv1 "github.com/metalwire/metalwire/api/ipam/v1alpha1"
+	"github.com/metalwire/metalwire/internal/controller/pause"
+	"github.com/metalwire/metalwire/internal/metrics"
 	"github.com/metalwire/metalwire/pkg/ipam"
 )
 
@@ -84,11 +86,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 			return ctrl.Result{}, err
 		}
 		r.states.drop(req.NamespacedName)
+		metrics.ForgetPool(req.Namespace, req.Name)
 		return r.reconcileMissing(ctx, req.NamespacedName)
 	}
-	if _, paused := pool.Annotations[clusterv1.PausedAnnotation]; paused {
-		ctrl.LoggerFrom(ctx).V(1).Info("pool is paused")
-		return ctrl.Result{}, nil
+	if paused, err := pause.Paused(ctx, r.Client, pool, pause.ClusterName(pool, ptr.Deref(pool.Spec.ClusterName, ""))); err != nil || paused {
+		ctrl.LoggerFrom(ctx).V(1).Info("pool is paused", "err", err)
+		return ctrl.Result{}, err
 	}
 	if deleting(pool) {
 		return r.reconcileDelete(ctx, pool)

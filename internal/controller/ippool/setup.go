@@ -6,6 +6,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/workqueue"
+	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	capiipamv1 "sigs.k8s.io/cluster-api/api/ipam/v1beta2"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -18,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	ipamv1 "github.com/metalwire/metalwire/api/ipam/v1alpha1"
+	"github.com/metalwire/metalwire/internal/controller/pause"
 )
 
 // ControllerName names the controller in logs, metrics and events.
@@ -48,6 +50,11 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, con
 		Watches(&capiipamv1.IPAddressClaim{}, r.claimEvents(capiClaimPool)).
 		Watches(&ipamv1.IPAddress{}, r.addressEvents()).
 		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(r.poolsOfCluster)).
+		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(pause.ClusterToObjects(mgr.GetClient(),
+			func() client.ObjectList { return &ipamv1.IPPoolList{} },
+			func(o client.Object) string {
+				return pause.ClusterName(o, ptr.Deref(o.(*ipamv1.IPPool).Spec.ClusterName, ""))
+			})), pause.Transitions()).
 		WithOptions(controller.Options{MaxConcurrentReconciles: max(concurrency, 1)}).
 		Complete(r)
 }

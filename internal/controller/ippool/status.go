@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	ipamv1 "github.com/metalwire/metalwire/api/ipam/v1alpha1"
+	"github.com/metalwire/metalwire/internal/metrics"
 	"github.com/metalwire/metalwire/pkg/ipam"
 )
 
@@ -67,6 +68,8 @@ func (r *Reconciler) writePoolStatus(ctx context.Context, pool *ipamv1.IPPool, s
 	pool.Status.Free = ptr.To(stats.Free.Int64())
 	pool.Status.Used = ptr.To(int64(stats.Used))
 	pool.Status.OutOfRange = ptr.To(int64(stats.OutOfRange))
+	metrics.PoolAddressesAllocated.WithLabelValues(pool.Namespace, pool.Name).Set(float64(stats.Used))
+	metrics.PoolAddressesFree.WithLabelValues(pool.Namespace, pool.Name).Set(float64(stats.Free.Int64()))
 	msg := fmt.Sprintf("%s of %s addresses free (%d allocated, %d reserved by preAllocations, %d cooling after release",
 		stats.Free, stats.Total, stats.Allocated, stats.Reserved, stats.Cooling)
 	if stats.OutOfRange > 0 {

@@ -18,7 +18,11 @@ import (
 // reconcileNormal claims addresses, renders and writes the Secrets — once. A rendered
 // Metal3Data only has its Secrets re-created if someone deleted them.
 func (r *Reconciler) reconcileNormal(ctx context.Context, data *infrav1.Metal3Data) (ctrl.Result, error) {
-	controllerutil.AddFinalizer(data, infrav1.DataFinalizer)
+	if controllerutil.AddFinalizer(data, infrav1.DataFinalizer) {
+		// Persisted (by the deferred patch) before any address is claimed; its update event
+		// brings the Metal3Data back.
+		return ctrl.Result{}, nil
+	}
 
 	if r.recent.renderedButNotSeen(data.UID, data.Status.Ready) {
 		// Rendered by this process a moment ago; the cache will show it. Nothing to redo.

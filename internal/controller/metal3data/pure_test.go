@@ -101,7 +101,8 @@ func TestSecrets(t *testing.T) {
 				names = append(names, s.Name)
 				g.Expect(s.Namespace).To(Equal("metal3"))
 				g.Expect(s.Type).To(Equal(corev1.SecretType("infrastructure.cluster.x-k8s.io/secret")))
-				g.Expect(s.Labels).To(Equal(map[string]string{"cluster.x-k8s.io/cluster-name": "cluster-a"}))
+				// The cluster, and BMO's label, which the manager's Secret cache selects on.
+				g.Expect(s.Labels).To(Equal(map[string]string{"cluster.x-k8s.io/cluster-name": "cluster-a", "environment.metal3.io": "baremetal"}))
 				g.Expect(metav1.GetControllerOf(s).UID).To(BeEquivalentTo("uid-1"))
 			}
 			g.Expect(names).To(Equal(tt.wantNames))

@@ -26,6 +26,8 @@ import (
 	bmov1 "github.com/metalwire/metalwire/api/baremetal/v1alpha1"
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
 	ipamv1 "github.com/metalwire/metalwire/api/ipam/v1alpha1"
+	"github.com/metalwire/metalwire/internal/controller/pause"
+	"github.com/metalwire/metalwire/internal/metrics"
 )
 
 // notSeenRecheck is how soon to look again when an object we just learnt of (an IPAddress named
@@ -65,6 +67,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	data := &infrav1.Metal3Data{}
 	if err := r.Client.Get(ctx, req.NamespacedName, data); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if paused, err := pause.Paused(ctx, r.Client, data, pause.ClusterName(data)); err != nil || paused {
+		return ctrl.Result{}, err
 	}
 	patcher, err := patch.NewHelper(data, r.Client)
 	if err != nil {
@@ -106,10 +111,17 @@ func statusEqual(a, b *infrav1.Metal3DataStatus) bool {
 // recordChange emits an event for what a person watching events wants to know: the data is
 // rendered, or a new error stops it. Waits are not events: they are expected and pass.
 func (r *Reconciler) recordChange(before *infrav1.Metal3DataStatus, data *infrav1.Metal3Data) {
+	ready := meta.FindStatusCondition(data.Status.Conditions, infrav1.DataReadyCondition)
+	switch {
+	case data.Status.Ready && !before.Ready:
+		metrics.ObserveRendered(data.CreationTimestamp.Time)
+	case data.Status.ErrorMessage != nil && ready != nil && ready.Reason == infrav1.DataRenderFailedReason &&
+		!equality.Semantic.DeepEqual(before.ErrorMessage, data.Status.ErrorMessage):
+		metrics.RenderErrors.WithLabelValues("Metal3Data").Inc()
+	}
 	if r.Recorder == nil {
 		return
 	}
-	ready := meta.FindStatusCondition(data.Status.Conditions, infrav1.DataReadyCondition)
 	switch {
 	case data.Status.Ready && !before.Ready:
 		r.Recorder.Eventf(data, nil, corev1.EventTypeNormal, infrav1.DataRenderedReason, "Render",
@@ -172,6 +184,9 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, con
 		Watches(&infrav1.Metal3Machine{}, handler.EnqueueRequestsFromMapFunc(r.machineToData)).
 		Watches(&bmov1.BareMetalHost{}, handler.EnqueueRequestsFromMapFunc(r.hostToData)).
 		Watches(&infrav1.Metal3DataTemplate{}, handler.EnqueueRequestsFromMapFunc(r.templateToData)).
+		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(pause.ClusterToObjects(mgr.GetClient(),
+			func() client.ObjectList { return &infrav1.Metal3DataList{} },
+			func(o client.Object) string { return pause.ClusterName(o) })), pause.Transitions()).
 		WithOptions(controller.Options{MaxConcurrentReconciles: concurrency}).
 		Named("metal3data").
 		Complete(r)

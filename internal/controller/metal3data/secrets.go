@@ -105,8 +105,10 @@ func secrets(data *infrav1.Metal3Data, m3m, cluster string, out output) []*corev
 		}
 		secret := &corev1.Secret{
 			ObjectMeta: metav1.ObjectMeta{
-				Name:            s.name,
-				Namespace:       data.Namespace,
+				Name:      s.name,
+				Namespace: data.Namespace,
+				// BMO's label: its cache, and the manager's, hold only Secrets carrying it.
+				Labels:          map[string]string{infrav1.BMOEnvironmentLabel: infrav1.BMOEnvironmentLabelValue},
 				OwnerReferences: []metav1.OwnerReference{dataOwnerRef(data, true)},
 			},
 			Type: infrav1.DataSecretType,
@@ -116,7 +118,7 @@ func secrets(data *infrav1.Metal3Data, m3m, cluster string, out output) []*corev
 			secret.Data[k] = v
 		}
 		if cluster != "" {
-			secret.Labels = map[string]string{clusterv1.ClusterNameLabel: cluster}
+			secret.Labels[clusterv1.ClusterNameLabel] = cluster
 		}
 		list = append(list, secret)
 	}
@@ -155,14 +157,31 @@ func (r *Reconciler) writeSecret(ctx context.Context, data *infrav1.Metal3Data, 
 	if !ownedBy(got, data) {
 		return fmt.Errorf("Secret %s already exists and does not belong to Metal3Data %s; delete or rename it", want.Name, data.Name) //nolint:staticcheck // the message starts with a kind name
 	}
-	if got.Type == want.Type && sameData(got.Data, want.Data) {
+	if got.Type == want.Type && sameData(got.Data, want.Data) && hasLabels(got, want.Labels) {
 		return nil
 	}
 	got.Data = want.Data
+	if got.Labels == nil {
+		got.Labels = map[string]string{}
+	}
+	for k, v := range want.Labels {
+		got.Labels[k] = v
+	}
 	if err := r.Client.Update(ctx, got); err != nil {
 		return fmt.Errorf("updating Secret %s: %w", want.Name, err)
 	}
 	return nil
+}
+
+// hasLabels says whether s carries every label of want (a Secret written before metalwire
+// labelled its Secrets lacks them, and stays out of the cache until it gets them).
+func hasLabels(s *corev1.Secret, want map[string]string) bool {
+	for k, v := range want {
+		if s.Labels[k] != v {
+			return false
+		}
+	}
+	return true
 }
 
 func sameData(a, b map[string][]byte) bool {

@@ -10,6 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/cluster-api/util/patch"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -23,6 +24,7 @@ import (
 
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
 	"github.com/metalwire/metalwire/internal/controller/metal3data"
+	"github.com/metalwire/metalwire/internal/controller/pause"
 )
 
 // Reconciler owns Metal3DataClaim status and finalizer.
@@ -42,6 +44,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	if err := r.Client.Get(ctx, req.NamespacedName, claim); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
+	if paused, err := pause.Paused(ctx, r.Client, claim, pause.ClusterName(claim)); err != nil || paused {
+		return ctrl.Result{}, err
+	}
 	patcher, err := patch.NewHelper(claim, r.Client)
 	if err != nil {
 		return ctrl.Result{}, err
@@ -55,7 +60,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	if !claim.DeletionTimestamp.IsZero() {
 		return ctrl.Result{}, r.reconcileDelete(ctx, claim, data)
 	}
-	controllerutil.AddFinalizer(claim, infrav1.DataClaimFinalizer)
+	if controllerutil.AddFinalizer(claim, infrav1.DataClaimFinalizer) {
+		// Persisted (by the deferred patch) before anything is created; its update event
+		// brings the claim back.
+		return ctrl.Result{}, nil
+	}
 	return ctrl.Result{}, r.reconcileNormal(ctx, claim, data)
 }
 
@@ -158,6 +167,9 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, con
 		For(&infrav1.Metal3DataClaim{}).
 		Owns(&infrav1.Metal3Data{}, builder.WithPredicates(dataOutcomeChanged)).
 		Watches(&infrav1.Metal3DataTemplate{}, handler.EnqueueRequestsFromMapFunc(r.templateToClaims)).
+		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(pause.ClusterToObjects(mgr.GetClient(),
+			func() client.ObjectList { return &infrav1.Metal3DataClaimList{} },
+			func(o client.Object) string { return pause.ClusterName(o) })), pause.Transitions()).
 		WithOptions(controller.Options{MaxConcurrentReconciles: concurrency}).
 		Named("metal3dataclaim").
 		Complete(r)

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/cluster-api/util/patch"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -24,6 +25,7 @@ import (
 
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
 	"github.com/metalwire/metalwire/internal/controller/metal3data"
+	"github.com/metalwire/metalwire/internal/controller/pause"
 )
 
 // ReadyCondition on a template is True while it can serve claims; while it is being deleted it
@@ -61,6 +63,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
+	if paused, err := pause.Paused(ctx, r.Client, tmpl, pause.ClusterName(tmpl, tmpl.Spec.ClusterName)); err != nil || paused {
+		return ctrl.Result{}, err
+	}
 	patcher, err := patch.NewHelper(tmpl, r.Client)
 	if err != nil {
 		return ctrl.Result{}, err
@@ -81,7 +86,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	if !tmpl.DeletionTimestamp.IsZero() {
 		return r.reconcileDelete(tmpl, data)
 	}
-	controllerutil.AddFinalizer(tmpl, infrav1.DataTemplateFinalizer)
+	if controllerutil.AddFinalizer(tmpl, infrav1.DataTemplateFinalizer) {
+		// Persisted (by the deferred patch) before any index is handed out; its update event
+		// brings the template back.
+		return ctrl.Result{}, nil
+	}
 	return r.reconcileNormal(ctx, tmpl, data)
 }
 
@@ -133,6 +142,11 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, con
 			d := o.(*infrav1.Metal3Data)
 			return []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: d.Namespace, Name: d.Spec.Template.Name}}}
 		}), builder.WithPredicates(allocationChanged)).
+		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(pause.ClusterToObjects(mgr.GetClient(),
+			func() client.ObjectList { return &infrav1.Metal3DataTemplateList{} },
+			func(o client.Object) string {
+				return pause.ClusterName(o, o.(*infrav1.Metal3DataTemplate).Spec.ClusterName)
+			})), pause.Transitions()).
 		WithOptions(controller.Options{MaxConcurrentReconciles: concurrency}).
 		Named("metal3datatemplate").
 		Complete(r)

@@ -22,6 +22,7 @@ import (
 
 	bmov1 "github.com/metalwire/metalwire/api/baremetal/v1alpha1"
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
+	"github.com/metalwire/metalwire/internal/metrics"
 )
 
 // maxClaimAttempts bounds how many hosts one reconcile tries after losing races for the first.
@@ -95,6 +96,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, m3m *infrav1.Metal3Mac
 			return ctrl.Result{RequeueAfter: r.HostRecheck}, nil
 		}
 		r.Recorder.Eventf(m3m, host, corev1.EventTypeNormal, infrav1.AssociateBareMetalHostSuccessReason, "ClaimHost", "claimed BareMetalHost %s", host.Name)
+		metrics.HostsAssociated.Inc()
 	}
 
 	if m3m.Annotations == nil {

@@ -8,6 +8,7 @@ import (
 
 	bmov1 "github.com/metalwire/metalwire/api/baremetal/v1alpha1"
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
+	"github.com/metalwire/metalwire/internal/metrics"
 	"github.com/metalwire/metalwire/pkg/render"
 )
 
@@ -108,6 +109,14 @@ func isLiveISO(host *bmov1.BareMetalHost) bool {
 // needs inspected NICs cannot be rendered for a host that has not been inspected, and the host
 // will not be inspected until it is: say so rather than wait forever.
 func renderFailure(host string, err error) (reason, message string) {
+	reason, message = renderFailureOf(host, err)
+	if reason == infrav1.PreprovisioningRenderFailedReason {
+		metrics.RenderErrors.WithLabelValues("BareMetalHost").Inc()
+	}
+	return reason, message
+}
+
+func renderFailureOf(host string, err error) (reason, message string) {
 	var re *render.Error
 	if errors.As(err, &re) {
 		switch re.Reason {

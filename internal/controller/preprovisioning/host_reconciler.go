@@ -8,6 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	"sigs.k8s.io/cluster-api/util/annotations"
@@ -23,8 +24,11 @@ import (
 // its inspection gate.
 type HostReconciler struct {
 	// Client reads from the manager's cache and writes to the API server.
-	Client   client.Client
-	Recorder events.EventRecorder
+	Client client.Client
+	// APIReader reads from the API server: the cache holds only labelled Secrets, so a user's
+	// Secret in the way of ours is seen only there.
+	APIReader client.Reader
+	Recorder  events.EventRecorder
 
 	results *results
 }
@@ -103,6 +107,13 @@ func (r *HostReconciler) reconcileNormal(ctx context.Context, host *bmov1.BareMe
 			"Secret %s already exists and was not written by metalwire for a pre-provisioning template; delete or rename it", secretName))
 		return nil
 	case apierrors.IsNotFound(err):
+		if inUse, err := r.foreignSecret(ctx, client.ObjectKey{Namespace: host.Namespace, Name: secretName}); err != nil {
+			return err
+		} else if inUse {
+			r.fail(ctx, host, ref.Key, nameInUseReason, fmt.Sprintf(
+				"Secret %s already exists and was not written by metalwire for a pre-provisioning template; delete or rename it", secretName))
+			return nil
+		}
 		failed, err := r.render(ctx, host, tmpl)
 		if err != nil || failed != nil {
 			if failed != nil {
@@ -270,4 +281,22 @@ func (r *HostReconciler) missingTemplate(ctx context.Context, ns, name string) s
 		}
 	}
 	return msg + "; create it, or fix the name in the " + refAnnotation + " annotation"
+}
+
+// foreignSecret says whether a Secret the cache does not hold (it holds only labelled ones)
+// exists under the name all the same: someone else's, in the way of ours.
+func (r *HostReconciler) foreignSecret(ctx context.Context, key client.ObjectKey) (bool, error) {
+	if r.APIReader == nil {
+		return false, nil
+	}
+	s := &metav1.PartialObjectMetadata{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"}}
+	err := r.APIReader.Get(ctx, key, s)
+	switch {
+	case apierrors.IsNotFound(err):
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("reading Secret %s: %w", key.Name, err)
+	}
+	// Ours, just written and not yet in the cache, is not in the way.
+	return s.Labels[templateLabel] == "", nil
 }

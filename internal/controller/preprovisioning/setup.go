@@ -45,7 +45,7 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, concurrency int) er
 		return err
 	}
 	res := newResults()
-	hosts := &HostReconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder(HostControllerName), results: res}
+	hosts := &HostReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder(HostControllerName), results: res}
 	err := ctrl.NewControllerManagedBy(mgr).
 		Named(HostControllerName).
 		For(&bmov1.BareMetalHost{}, builder.WithPredicates(hostPredicate)).

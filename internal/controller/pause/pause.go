@@ -1,0 +1,97 @@
+// Package pause answers, for every metalwire controller alike, Cluster API's question: has the
+// user (or `clusterctl move`) asked to leave this object alone? An object is paused when it
+// carries the cluster.x-k8s.io/paused annotation, or when the Cluster it belongs to has
+// spec.paused or that annotation. While paused a controller writes nothing: no finalizer, no
+// status, no children; it picks up where it stopped once unpaused.
+package pause
+
+import (
+	"context"
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/cluster-api/util/annotations"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+)
+
+// ClusterName is the Cluster an object belongs to: its cluster.x-k8s.io/cluster-name label,
+// else the first non-empty fallback (a spec.clusterName, a parent's label); "" for none.
+func ClusterName(obj client.Object, fallbacks ...string) string {
+	if name := obj.GetLabels()[clusterv1.ClusterNameLabel]; name != "" {
+		return name
+	}
+	for _, name := range fallbacks {
+		if name != "" {
+			return name
+		}
+	}
+	return ""
+}
+
+// Paused reports whether obj, or the Cluster named clusterName in obj's namespace, is paused.
+// A Cluster that does not exist pauses nothing: the object is not (or no longer) part of one.
+func Paused(ctx context.Context, c client.Reader, obj client.Object, clusterName string) (bool, error) {
+	if annotations.HasPaused(obj) {
+		return true, nil
+	}
+	if clusterName == "" {
+		return false, nil
+	}
+	cluster := &clusterv1.Cluster{}
+	if err := c.Get(ctx, client.ObjectKey{Namespace: obj.GetNamespace(), Name: clusterName}, cluster); err != nil {
+		if apierrors.IsNotFound(err) {
+			return false, nil
+		}
+		return false, fmt.Errorf("reading Cluster %s/%s to see whether it is paused: %w", obj.GetNamespace(), clusterName, err)
+	}
+	return ClusterPaused(cluster), nil
+}
+
+// ClusterPaused reports whether a Cluster asks its objects to be left alone.
+func ClusterPaused(cluster *clusterv1.Cluster) bool {
+	return ptr.Deref(cluster.Spec.Paused, false) || annotations.HasPaused(cluster)
+}
+
+// ClusterToObjects maps a Cluster to the objects of one kind in its namespace that belong to
+// it (by ClusterName with clusterOf's fallbacks), so that they are reconciled again when the
+// Cluster is unpaused. It lists from the cache; Clusters change rarely.
+func ClusterToObjects(c client.Reader, newList func() client.ObjectList, clusterOf func(client.Object) string) handler.MapFunc {
+	return func(ctx context.Context, o client.Object) []reconcile.Request {
+		list := newList()
+		if err := c.List(ctx, list, client.InNamespace(o.GetNamespace())); err != nil {
+			return nil
+		}
+		var out []reconcile.Request
+		_ = meta.EachListItem(list, func(item runtime.Object) error {
+			obj, ok := item.(client.Object)
+			if ok && clusterOf(obj) == o.GetName() {
+				out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(obj)})
+			}
+			return nil
+		})
+		return out
+	}
+}
+
+// Transitions passes only Cluster events that change whether the Cluster is paused (and
+// creations), so a controller watching Clusters for pause wakes only then.
+func Transitions() builder.Predicates {
+	return builder.WithPredicates(predicate.Funcs{
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			oldC, okOld := e.ObjectOld.(*clusterv1.Cluster)
+			newC, okNew := e.ObjectNew.(*clusterv1.Cluster)
+			return okOld && okNew && ClusterPaused(oldC) != ClusterPaused(newC)
+		},
+		DeleteFunc:  func(event.DeleteEvent) bool { return false },
+		GenericFunc: func(event.GenericEvent) bool { return false },
+	})
+}
