@@ -2,6 +2,7 @@ package metal3machine
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 
 	bmov1 "github.com/metalwire/metalwire/api/baremetal/v1alpha1"
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
+	netv1 "github.com/metalwire/metalwire/api/network/v1alpha1"
 	"github.com/metalwire/metalwire/pkg/fabric"
 )
 
@@ -130,4 +132,49 @@ func TestMachineMovesOnFromASwitchPortError(t *testing.T) {
 	}, eventually, poll).Should(Succeed())
 	g.Expect(getHost(g, ns, "h1").Spec.ConsumerRef).To(BeNil())
 	g.Expect(nicLabel(g, ns, "h1")).To(BeEmpty())
+}
+
+// Machines created together each select a host of their own: no host is selected twice and no
+// selection is lost.
+func TestMachinesSelectHostsAtOnce(t *testing.T) {
+	g := NewWithT(t)
+	ns := newNamespace(t)
+	cluster := createCluster(t, ns, "c1", clusterOpts{})
+	createFabric(t, ns, "c1", "switch1")
+	const n = 6
+	for i := range n {
+		host := fmt.Sprintf("h%d", i)
+		createHost(t, ns, host, nil, bmov1.StateAvailable)
+		createNIC(t, ns, host, "switch1")
+	}
+	g.Eventually(func(g Gomega) {
+		g.Expect(getCN(g, ns).Status.Available).To(HaveLen(n))
+	}, eventually, poll).Should(Succeed())
+
+	machines := make([]*infrav1.Metal3Machine, 0, n)
+	for i := range n {
+		machines = append(machines, createMachine(t, cluster, fmt.Sprintf("m%d", i), machineOpts{bootstrap: "bootstrap"}))
+	}
+	g.Eventually(func(g Gomega) {
+		owners := map[string]string{}
+		for _, m := range machines {
+			m := getM3M(g, m)
+			ann := m.Annotations[infrav1.HostAnnotation]
+			g.Expect(ann).NotTo(BeEmpty(), "%s has no host", m.Name)
+			g.Expect(owners).NotTo(HaveKey(ann), "host %s taken twice", ann)
+			owners[ann] = m.Name
+			g.Expect(condition(m, SwitchPortsReadyCondition).Status).To(Equal(metav1.ConditionTrue))
+		}
+		cn := getCN(g, ns)
+		g.Expect(cn.Status.Selected).To(HaveLen(n))
+		g.Expect(cn.Status.Available).To(BeEmpty())
+		for i := range n {
+			host := fmt.Sprintf("h%d", i)
+			g.Expect(nicLabel(g, ns, host)).To(Equal("cn1"))
+			g.Expect(cn.Status.States[host].State).To(Equal(netv1.HostReady))
+			h := getHost(g, ns, host)
+			g.Expect(h.Spec.ConsumerRef).NotTo(BeNil())
+			g.Expect(owners[ns+"/"+host]).To(Equal(h.Spec.ConsumerRef.Name))
+		}
+	}, 2*eventually, poll).Should(Succeed())
 }
