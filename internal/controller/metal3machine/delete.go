@@ -34,6 +34,13 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, m3m *infrav1.Metal3Mac
 		unpause(desired) // BMO must run to deprovision
 		waiting := deprovisioning(host)
 		if !waiting {
+			// The host is wiped: give its switch ports back (the fabric controller resets them to
+			// the idle VLAN) before the claim, so that a crash in between leaves the host ours to
+			// finish with.
+			if err := r.setSelected(ctx, host, ""); err != nil {
+				deleting(infrav1.Metal3MachineDeletingFailedReason, err.Error())
+				return ctrl.Result{}, err
+			}
 			release(desired)
 		}
 		if !equality.Semantic.DeepEqual(host.Spec, desired.Spec) || !equality.Semantic.DeepEqual(host.ObjectMeta, desired.ObjectMeta) {

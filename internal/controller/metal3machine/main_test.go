@@ -64,6 +64,10 @@ func run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
+	if err := startFabric(ctx, mgr); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
 	done := make(chan error, 1)
 	go func() { done <- mgr.Start(ctx) }()
 	code := m.Run()

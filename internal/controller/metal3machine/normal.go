@@ -22,6 +22,7 @@ import (
 
 	bmov1 "github.com/metalwire/metalwire/api/baremetal/v1alpha1"
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
+	netv1 "github.com/metalwire/metalwire/api/network/v1alpha1"
 	"github.com/metalwire/metalwire/internal/metrics"
 )
 
@@ -72,6 +73,24 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, m3m *infrav1.Metal3Mac
 	if err != nil {
 		return ctrl.Result{}, err
 	}
+	cn, cnName, err := r.clusterNetworkOf(ctx, cluster)
+	switch {
+	case err != nil:
+		return ctrl.Result{}, err
+	case cnName != "" && cn == nil:
+		msg := fmt.Sprintf("Metal3Cluster %s names ClusterNetwork %q in spec.clusterNetwork, which does not exist in namespace %s; create it or correct the field",
+			cluster.Spec.InfrastructureRef.Name, cnName, cluster.Namespace)
+		setCondition(m3m, SwitchPortsReadyCondition, metav1.ConditionFalse, ClusterNetworkNotFoundReason, msg)
+		if host == nil {
+			notAssociated(ClusterNetworkNotFoundReason, msg)
+		} else {
+			setCondition(m3m, infrav1.Metal3MachineReadyCondition, metav1.ConditionFalse, ClusterNetworkNotFoundReason, msg)
+		}
+		return ctrl.Result{RequeueAfter: r.HostRecheck}, nil
+	case cn != nil && host == nil:
+		// A host is claimed without its image: it is provisioned only once its ports are ready.
+		waitingFor = "waiting for the host's switch ports"
+	}
 	// One function shapes the host for the claim and for every later reconcile, so that a
 	// machine whose data is known claims and provisions its host in a single write.
 	shape := func(h *bmov1.BareMetalHost) map[string]any {
@@ -80,7 +99,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, m3m *infrav1.Metal3Mac
 
 	if host == nil {
 		var why string
-		host, why, err = r.claimHost(ctx, m3m, failureDomain(m3m, machine), shape)
+		host, why, err = r.claimHost(ctx, m3m, failureDomain(m3m, machine), cn, shape)
 		switch {
 		case errors.Is(err, errCacheBehind):
 			return ctrl.Result{RequeueAfter: time.Second}, nil
@@ -91,7 +110,11 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, m3m *infrav1.Metal3Mac
 			if !strings.Contains(conditionMessage(m3m, infrav1.AssociateBareMetalHostCondition), why) {
 				r.Recorder.Eventf(m3m, nil, corev1.EventTypeWarning, infrav1.AssociateBareMetalHostFailedReason, "ClaimHost", "%s", why)
 			}
-			notAssociated(infrav1.AssociateBareMetalHostFailedReason, why)
+			reason := infrav1.AssociateBareMetalHostFailedReason
+			if cn != nil {
+				reason = NoNetworkHostReason
+			}
+			notAssociated(reason, why)
 			// Hosts becoming free wake waiting machines; this is a safety net.
 			return ctrl.Result{RequeueAfter: r.HostRecheck}, nil
 		}
@@ -105,6 +128,20 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, m3m *infrav1.Metal3Mac
 	m3m.Annotations[infrav1.HostAnnotation] = host.Namespace + "/" + host.Name
 	m3m.Spec.ProviderID = providerID(host, m3m)
 	setCondition(m3m, infrav1.AssociateBareMetalHostCondition, metav1.ConditionTrue, infrav1.AssociateBareMetalHostSuccessReason, "")
+	portsWaiting := ""
+	if cn != nil {
+		var gaveBack bool
+		portsWaiting, gaveBack, err = r.reconcilePorts(ctx, m3m, host, cn)
+		switch {
+		case err != nil:
+			return ctrl.Result{}, err
+		case gaveBack:
+			// The next reconcile picks another host; the cache must first see the release.
+			return ctrl.Result{RequeueAfter: time.Second}, nil
+		case portsWaiting != "":
+			waitingFor = portsWaiting
+		}
+	}
 	if waitingFor == "" {
 		m3m.Status.UserData, m3m.Status.MetaData, m3m.Status.NetworkData = data.UserData, data.MetaData, data.NetworkData
 	}
@@ -119,6 +156,10 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, m3m *infrav1.Metal3Mac
 	}
 
 	r.reportHost(m3m, host, waitingFor)
+	if portsWaiting != "" {
+		c := conditions.Get(m3m, SwitchPortsReadyCondition)
+		setCondition(m3m, infrav1.Metal3MachineReadyCondition, metav1.ConditionFalse, c.Reason, c.Message)
+	}
 	if !provisioned(host) {
 		return ctrl.Result{}, nil
 	}
@@ -207,6 +248,15 @@ func (r *Reconciler) associatedHost(ctx context.Context, m3m *infrav1.Metal3Mach
 		return host, nil
 	case host.Spec.ConsumerRef == nil:
 		// Someone cleared the claim under us; take the host back if it is still ours to take.
+		// Not if this machine gave it back itself (a switch-port error) and the cache has not
+		// seen its own annotation change yet.
+		live := &infrav1.Metal3Machine{}
+		if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(m3m), live); err != nil {
+			return nil, client.IgnoreNotFound(err)
+		}
+		if live.Annotations[infrav1.HostAnnotation] != ann || refusedHosts(live.Annotations).Has(host.Name) {
+			return nil, nil
+		}
 		orig := host.DeepCopy()
 		claim(host, m3m, m3m.Labels[clusterv1.ClusterNameLabel])
 		if err := r.Client.Patch(ctx, host, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
@@ -235,7 +285,7 @@ func parseHostAnnotation(ann, defaultNamespace string) (client.ObjectKey, error)
 // another machine claimed it first, or BMO changed it since the cache saw it, the API server
 // refuses, and the next candidate is tried. Two machines therefore never take one host, however
 // stale the cache.
-func (r *Reconciler) claimHost(ctx context.Context, m3m *infrav1.Metal3Machine, failureDomain string,
+func (r *Reconciler) claimHost(ctx context.Context, m3m *infrav1.Metal3Machine, failureDomain string, cn *netv1.ClusterNetwork,
 	shape func(*bmov1.BareMetalHost) map[string]any,
 ) (*bmov1.BareMetalHost, string, error) {
 	// A machine whose own claim has not reached the cache yet must not claim a second host.
@@ -263,13 +313,25 @@ func (r *Reconciler) claimHost(ctx context.Context, m3m *infrav1.Metal3Machine, 
 		client.MatchingFields{hostConsumerIndex: noConsumer}, client.MatchingLabelsSelector{Selector: sel}); err != nil {
 		return nil, "", err
 	}
-	hosts := slices.Concat(ours.Items, candidates.Items)
+	free := candidates.Items
+	var refused sets.Set[string]
+	if cn != nil {
+		// Only the hosts the ClusterNetwork offers, less those whose ports failed for this
+		// machine (read live: the cache may not have the machine's last refusal yet).
+		refused = refusedHosts(live.Annotations)
+		allowed := networkHosts(cn, refused)
+		free = slices.DeleteFunc(slices.Clone(free), func(h bmov1.BareMetalHost) bool { return !allowed.Has(h.Name) })
+	}
+	hosts := slices.Concat(ours.Items, free)
 
 	skip := sets.New[string]()
 	for range maxClaimAttempts {
 		host, _ := chooseHost(m3m, failureDomain, hosts, sel, skip)
 		if host == nil {
 			why, err := r.explainNoHost(ctx, m3m, sel, skip)
+			if cn != nil {
+				why = noNetworkHostMessage(cn, refused, why)
+			}
 			return nil, why, err
 		}
 		if consumedBy(host, m3m) {

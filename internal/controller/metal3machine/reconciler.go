@@ -22,6 +22,8 @@ import (
 
 	bmov1 "github.com/metalwire/metalwire/api/baremetal/v1alpha1"
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
+	netv1 "github.com/metalwire/metalwire/api/network/v1alpha1"
+	"github.com/metalwire/metalwire/internal/controller/fabricindex"
 )
 
 // Defaults for the Reconciler's recheck intervals.
@@ -59,6 +61,8 @@ type Reconciler struct {
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=machines;machines/status;clusters;clusters/status,verbs=get;list;watch
 // +kubebuilder:rbac:groups=metal3.io,resources=baremetalhosts,verbs=get;list;watch;update;patch
 // +kubebuilder:rbac:groups=core,resources=secrets,verbs=get
+// +kubebuilder:rbac:groups=network.metalwire.io,resources=clusternetworks,verbs=get;list;watch
+// +kubebuilder:rbac:groups=network.metalwire.io,resources=nics,verbs=get;list;watch;update;patch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
 // Reconcile brings one Metal3Machine and its host in line.
@@ -115,6 +119,7 @@ var ownedConditions = []string{
 	infrav1.AssociateMetal3MachineMetaDataCondition,
 	infrav1.Metal3MachineDataReadyCondition,
 	infrav1.KubernetesNodeReadyCondition,
+	SwitchPortsReadyCondition,
 }
 
 // setCondition sets a condition with the machine's generation.
@@ -135,6 +140,9 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, con
 	if err := setupIndexes(ctx, mgr); err != nil {
 		return err
 	}
+	if err := fabricindex.Setup(ctx, mgr); err != nil {
+		return err
+	}
 	clusterToMachines, err := util.ClusterToTypedObjectsMapper(mgr.GetClient(), &infrav1.Metal3MachineList{}, mgr.GetScheme())
 	if err != nil {
 		return err
@@ -145,6 +153,8 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, con
 			util.MachineToInfrastructureMapFunc(infrav1.GroupVersion.WithKind(metal3MachineKind)))).
 		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(clusterToMachines)).
 		Watches(&bmov1.BareMetalHost{}, handler.EnqueueRequestsFromMapFunc(r.hostToMachines)).
+		// A ClusterNetwork's status says which hosts are available and how far their ports are.
+		Watches(&netv1.ClusterNetwork{}, handler.EnqueueRequestsFromMapFunc(r.clusterNetworkToMachines)).
 		// The machine's Metal3DataClaim says when its data is rendered: wake the machine then,
 		// rather than at the next unrelated event.
 		Owns(&infrav1.Metal3DataClaim{}).
