@@ -13,7 +13,7 @@ import (
 
 func main() {
 	out := flag.String("out", "out/release", "directory to write the artifacts to")
-	image := flag.String("image", release.DefaultImage, "default of ${METALWIRE_IMAGE} in the components")
+	image := flag.String("image", release.DefaultImage, "the manager image the components run")
 	root := flag.String("root", ".", "the repository's root")
 	flag.Parse()
 	a, err := release.Make(release.Options{Root: *root, Image: *image})

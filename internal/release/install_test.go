@@ -117,7 +117,7 @@ func install(t *testing.T, env *devenv.Env) []string {
 	t.Helper()
 	g := NewWithT(t)
 	a := makeArtifacts(t)
-	vars := map[string]string{"METALWIRE_IMAGE": "registry.example.com/metalwire/manager:" + testVersion}
+	vars := map[string]string{}
 	processed, err := yamlprocessor.NewSimpleProcessor().Process(a.Components, func(k string) (string, error) {
 		if v, ok := vars[k]; ok {
 			return v, nil

@@ -25,8 +25,10 @@ const (
 // ProviderName is metalwire's name to clusterctl (clusterctl init --infrastructure metalwire).
 const ProviderName = "metalwire"
 
-// DefaultImage is the image the components run unless METALWIRE_IMAGE says otherwise; Options.Image
-// replaces it with the release's.
+// DefaultImage is the image config/manager names; Options.Image replaces it with the release's. The
+// image is literal, as in every Cluster API provider: clusterctl cannot parse a variable there
+// (generate provider --describe fails on it), and users change it with clusterctl's image
+// overrides (`images:` in clusterctl.yaml).
 const DefaultImage = "ghcr.io/metalwire/manager:latest"
 
 // Series is one minor release line and the Cluster API contract it speaks.
@@ -45,7 +47,7 @@ var ReleaseSeries = []Series{
 type Options struct {
 	// Root is the repository's root (config/ and examples/ are below it).
 	Root string
-	// Image is the default of ${METALWIRE_IMAGE} (DefaultImage if empty).
+	// Image is the manager image the components run (DefaultImage if empty).
 	Image string
 }
 
@@ -96,10 +98,10 @@ func Components(o Options) ([]byte, error) {
 	if image == "" {
 		image = DefaultImage
 	}
-	if !bytes.Contains(out, []byte("${METALWIRE_IMAGE:="+DefaultImage+"}")) {
-		return nil, fmt.Errorf("%s: the manager's image is not ${METALWIRE_IMAGE:=%s}", dir, DefaultImage)
+	if !bytes.Contains(out, []byte("image: "+DefaultImage+"\n")) {
+		return nil, fmt.Errorf("%s: the manager's image is not %s", dir, DefaultImage)
 	}
-	out = bytes.ReplaceAll(out, []byte("${METALWIRE_IMAGE:="+DefaultImage+"}"), []byte("${METALWIRE_IMAGE:="+image+"}"))
+	out = bytes.ReplaceAll(out, []byte("image: "+DefaultImage+"\n"), []byte("image: "+image+"\n"))
 	return out, nil
 }
 
