@@ -11,10 +11,10 @@ import (
 	"testing"
 	"time"
 
-	. "github.com/onsi/gomega"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/layout"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
+	. "github.com/onsi/gomega"
 )
 
 // shells are the names of every shell or multi-call binary an attacker could exec.
