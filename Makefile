@@ -72,7 +72,7 @@ lint: $(GOLANGCI_LINT) ## Run go vet and golangci-lint.
 	$(GOLANGCI_LINT) run ./...
 
 .PHONY: test
-test: $(KUBE_APISERVER) $(ETCD) test-deps ## Run every test (builds the control plane on first run).
+test: $(KUBE_APISERVER) $(ETCD) $(CONTROLLER_GEN) test-deps ## Run every test (builds the control plane and controller-gen on first run).
 	go test $(GOTEST_FLAGS) $(TEST_PKGS)
 
 # Ironic's network_data.json schema, from Debian's python3-ironic: unpacked, not installed (none of

@@ -25,7 +25,7 @@ func TestRBACMatchesMarkers(t *testing.T) {
 	dir := t.TempDir()
 	bin, err := filepath.Abs(controllerGen)
 	g.Expect(err).NotTo(HaveOccurred())
-	cmd := exec.Command(bin, "rbac:roleName=metalwire-manager", "paths=./internal/controller/...", "output:rbac:dir="+dir)
+	cmd := exec.Command(bin, "rbac:roleName=manager-role", "paths=./internal/controller/...", "output:rbac:dir="+dir)
 	cmd.Dir = "../.."
 	out, err := cmd.CombinedOutput()
 	g.Expect(err).NotTo(HaveOccurred(), string(out))
