@@ -173,6 +173,9 @@ func (s *syncWriter) Write(p []byte) (int, error) {
 // beside its addresses, once the ClusterNetworks have their VLANs.
 func printFabric(ctx context.Context, e *Env, opts DemoOptions, p *printer, hosts []HostRow) error {
 	waitForVLANs(ctx, e.Client, opts.Namespace, 20*time.Second)
+	if err := selectProvisionedHostsStandIn(ctx, e.Client, opts.Namespace, hosts, 20*time.Second); err != nil {
+		return err
+	}
 	lines, err := clusterNetworkVLANs(ctx, e.Client, opts.Namespace)
 	if err != nil {
 		return err
