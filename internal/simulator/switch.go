@@ -49,12 +49,13 @@ func (s *Simulator) CreateFabric(ctx context.Context, ns string, hosts []string)
 			Spec:       networkv1.NICSpec{Node: host, NetworkDeviceRef: SwitchNetworkDevice},
 		}
 		for _, card := range nics[:2] { // every simulated host has the two onboard ports
+			speed := int32(card.speedGbps * 1000) //nolint:gosec // Mbit/s of a simulated card: at most 25000
 			nic.Spec.NICs = append(nic.Spec.NICs, networkv1.HostNIC{
 				Name: card.name, MAC: MAC(host, card.name),
 				NetworkDevice: networkv1.NICNetworkDevice{Switch: networkv1.SwitchPortRef{
 					Name: SwitchName, Port: intstr.FromString(SwitchPort(host, card.name)),
 				}},
-				Capability: networkv1.NICCapability{Speed: int32(card.speedGbps * 1000)},
+				Capability: networkv1.NICCapability{Speed: speed},
 			})
 		}
 		if err := s.Client.Create(ctx, nic); err != nil && !apierrors.IsAlreadyExists(err) {
