@@ -60,6 +60,14 @@ spec:
       version: v1.34.0
       bootstrap: {dataSecretName: tiny-bootstrap}
       infrastructureRef: {apiGroup: infrastructure.cluster.x-k8s.io, kind: Metal3MachineTemplate, name: tiny}
+---
+apiVersion: network.metalwire.io/v1alpha1
+kind: ClusterNetwork
+metadata: {name: tiny, namespace: default}
+spec:
+  networkDeviceRef: sim-fabric
+  vlanRange: 2000-2009
+  networks: [{name: control, vlanID: 2003}]
 `
 
 func writeManifest(t *testing.T) string {
@@ -83,6 +91,10 @@ func TestDemoSucceedsWhenEveryHostIsProvisioned(t *testing.T) {
 	g.Expect(out).To(ContainSubstring("progress: 1/1 hosts provisioned"))
 	g.Expect(out).To(MatchRegexp(`(?m)^HOST\s+STATE\s+MACHINE\s+IPS\s+FILES$`))
 	g.Expect(out).To(MatchRegexp(`(?m)^host-0\s+provisioned\s+tiny-\S+\s+192\.0\.2\.7\s+\S+/hosts/host-0/\{meta_data\.json,network_data\.json,user_data\}$`))
+	// The simulated switch: one network on one card of the selected host; the other card idle.
+	g.Expect(out).To(ContainSubstring("switch sim-tor is a STAND-IN"))
+	g.Expect(out).To(ContainSubstring("ClusterNetwork tiny on NetworkDevice sim-fabric: control=vlan 2003"))
+	g.Expect(out).To(MatchRegexp(`(?m)^host-0\s+192\.0\.2\.7\s+selected by tiny\s+eno1=sim-tor/host-0-eno1 vlan 2003; eno2=sim-tor/host-0-eno2 idle$`))
 	// The host's network_data.json follows its path, as JSON.
 	g.Expect(out).To(ContainSubstring("== " + filepath.Join(dir, "hosts", "host-0", "network_data.json")))
 	g.Expect(out).To(ContainSubstring(`"ip_address": "192.0.2.7"`))

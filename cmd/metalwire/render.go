@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"sigs.k8s.io/yaml"
 
 	"github.com/metalwire/metalwire/pkg/render"
 )
@@ -17,6 +18,7 @@ var renderFormats = []string{"network-data", "metadata", "netplan", "nmstate", "
 
 type renderOptions struct {
 	template, host, pools  string
+	vlans                  string
 	index                  int
 	format                 string
 	machine, metal3machine string
@@ -38,12 +40,17 @@ Addresses from IP pools come from --pools, a YAML map from pool name to the addr
 gave the host (address, prefix, gateway, dnsServers). The Machine and Metal3Machine do not
 exist offline: name them with --machine and --metal3machine when the template reads them
 (metaData always does, for providerid). Without them the output is what a host gets before
-provisioning.`,
+provisioning.
+
+A VLAN link that takes its id from a ClusterNetwork network (vlanIDFrom) gets it from --vlans,
+a YAML map from "clusterNetwork/network" to the VLAN id the fabric controller assigned
+(kubectl get clusternetwork NAME -o jsonpath='{.status.networks}').`,
 		Example: `  metalwire render --template template.yaml --host host.yaml --pools pools.yaml
   metalwire render --template template.yaml --host host.yaml --index 3 --format netplan
   metalwire render --template template.yaml --host host.yaml --pools pools.yaml --format os-net-config > config.yaml
   metalwire render --template template.yaml --host host.yaml --pools pools.yaml --format os-net-config-mapping > mapping.yaml
-  metalwire render --template template.yaml --host host.yaml --metal3machine worker-0 --format metadata`,
+  metalwire render --template template.yaml --host host.yaml --metal3machine worker-0 --format metadata
+  metalwire render --template template.yaml --host host.yaml --vlans vlans.yaml   # vlans.yaml: {prod/storage: 1001}`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if o.template == "" || o.host == "" {
@@ -67,6 +74,7 @@ provisioning.`,
 	f.StringVar(&o.template, "template", "", "Metal3DataTemplate or Metal3PreprovisioningDataTemplate manifest to render (required)")
 	f.StringVar(&o.host, "host", "", "BareMetalHost manifest of the host to render for (required)")
 	f.StringVar(&o.pools, "pools", "", "YAML map from pool name to the address it gave the host: {address, prefix, gateway, dnsServers}")
+	f.StringVar(&o.vlans, "vlans", "", `YAML map from "clusterNetwork/network" to its VLAN id, for VLAN links with vlanIDFrom`)
 	f.IntVar(&o.index, "index", 0, "Metal3Data index of the host (seed-era ipAddress ranges and metaData indexes use it)")
 	f.StringVar(&o.format, "format", "network-data", "output: "+strings.Join(renderFormats, ", "))
 	f.StringVar(&o.machine, "machine", "", "name of the CAPI Machine, for templates that read it")
@@ -100,6 +108,11 @@ func (o *renderOptions) run() ([]byte, error) {
 	}
 	if o.metal3machine != "" {
 		facts.Metal3Machine = &render.Object{Name: o.metal3machine, Namespace: facts.Namespace}
+	}
+	if o.vlans != "" {
+		if facts.VLANs, err = readVLANs(o.vlans); err != nil {
+			return nil, err
+		}
 	}
 	byName := map[string]render.PoolAddress{}
 	if o.pools != "" {
@@ -165,6 +178,32 @@ func (o *renderOptions) explain(err error) error {
 		return fmt.Errorf("%w; give its address in --pools (a YAML map: %s: {address: ..., prefix: ..., gateway: ...})", err, e.Pool.Name)
 	case render.ReasonObjectUnavailable:
 		return fmt.Errorf("%w; or pass --%s NAME to render as for a provisioned host", err, e.Object)
+	case render.ReasonVLANUnresolved:
+		return fmt.Errorf("%w; give its VLAN id in --vlans (a YAML map: %s: 1001)", err, e.VLAN)
 	}
 	return err
+}
+
+// readVLANs reads the --vlans file: a YAML map from "clusterNetwork/network" to a VLAN id.
+func readVLANs(path string) (map[render.VLANRef]int32, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var byName map[string]int32
+	if err := yaml.UnmarshalStrict(data, &byName); err != nil {
+		return nil, fmt.Errorf("%s: not a YAML map from clusterNetwork/network to a VLAN id (e.g. prod/storage: 1001): %w", path, err)
+	}
+	vlans := make(map[render.VLANRef]int32, len(byName))
+	for key, id := range byName {
+		cn, network, ok := strings.Cut(key, "/")
+		if !ok || cn == "" || network == "" || strings.Contains(network, "/") {
+			return nil, fmt.Errorf("%s: key %q is not clusterNetwork/network; write e.g. prod/storage: 1001", path, key)
+		}
+		if id < 1 || id > 4094 {
+			return nil, fmt.Errorf("%s: %s: %d is not a VLAN id; give 1 to 4094", path, key, id)
+		}
+		vlans[render.VLANRef{ClusterNetwork: cn, Network: network}] = id
+	}
+	return vlans, nil
 }

@@ -177,3 +177,25 @@ func TestRenderOSNetConfigRefusesWhatItCannotExpress(t *testing.T) {
 	g.Expect(code).To(Equal(1), out)
 	g.Expect(out).To(ContainSubstring(`link "br-ex": bridge settings (bridge_forward_delay, bridge_stp) have no os-net-config linux_bridge equivalent`))
 }
+
+// TestRenderTakesVLANIDsFromVLANsFile: a VLAN link with vlanIDFrom is tagged with the id --vlans
+// gives; without it the error names the link, the network and the flag.
+func TestRenderTakesVLANIDsFromVLANsFile(t *testing.T) {
+	g := NewWithT(t)
+	seed, err := os.ReadFile(golden(t, "seed", "template.yaml"))
+	g.Expect(err).NotTo(HaveOccurred())
+	tmpl := writeFile(t, "t.yaml", strings.Replace(string(seed), "vlanID: 1", "vlanIDFrom: {clusterNetwork: prod, network: storage}", 1))
+	args := []string{"render", "--template", tmpl, "--host", golden(t, "seed", "host.yaml"), "--index", "3"}
+
+	out, code := run(context.Background(), args...)
+	g.Expect(code).To(Equal(1), out)
+	g.Expect(out).To(ContainSubstring("networkData.links.vlans[0].vlanIDFrom: no VLAN id is known for network storage of ClusterNetwork prod; give its VLAN id in --vlans (a YAML map: prod/storage: 1001)"))
+
+	out, code = run(context.Background(), append(args, "--vlans", writeFile(t, "vlans.yaml", "prod/storage: 1001\n"))...)
+	g.Expect(code).To(Equal(0), out)
+	g.Expect(out).To(ContainSubstring(`"vlan_id": 1001`))
+
+	out, code = run(context.Background(), append(args, "--vlans", writeFile(t, "vlans.yaml", "storage: 1001\n"))...)
+	g.Expect(code).To(Equal(1), out)
+	g.Expect(out).To(ContainSubstring(`key "storage" is not clusterNetwork/network; write e.g. prod/storage: 1001`))
+}

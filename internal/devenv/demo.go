@@ -75,6 +75,9 @@ func RunDemo(ctx context.Context, opts DemoOptions) (reterr error) {
 	if err := printTable(opts.Out, rows); err != nil {
 		return err
 	}
+	if err := printFabric(ctx, e, opts, p, rows); err != nil {
+		return err
+	}
 	return printNetworkData(opts.Out, p, rows)
 }
 
@@ -164,4 +167,31 @@ func (s *syncWriter) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.w.Write(p)
+}
+
+// printFabric prints each host's cards on the simulated (stand-in) switch and their VLANs,
+// beside its addresses, once the ClusterNetworks have their VLANs.
+func printFabric(ctx context.Context, e *Env, opts DemoOptions, p *printer, hosts []HostRow) error {
+	waitForVLANs(ctx, e.Client, opts.Namespace, 20*time.Second)
+	if err := selectProvisionedHostsStandIn(ctx, e.Client, opts.Namespace, hosts, 20*time.Second); err != nil {
+		return err
+	}
+	lines, err := clusterNetworkVLANs(ctx, e.Client, opts.Namespace)
+	if err != nil {
+		return err
+	}
+	p.printf("== switch ports (switch %s is a STAND-IN: it configures nothing real)", simulator.SwitchName)
+	for _, l := range lines {
+		p.printf("%s", l)
+	}
+	rows, err := FabricTable(ctx, e.Client, opts.Namespace, hosts)
+	if err != nil {
+		return err
+	}
+	var b bytes.Buffer
+	if err := PrintFabricTable(&b, rows); err != nil {
+		return err
+	}
+	_, err = opts.Out.Write(b.Bytes())
+	return err
 }

@@ -176,6 +176,10 @@ func Start(ctx context.Context, opts Options) (_ *Env, reterr error) {
 			return e, err
 		}
 		p.printf("%d hosts created in namespace %s: %s", len(names), opts.Namespace, span(names))
+		if err := e.Simulator.CreateFabric(ctx, opts.Namespace, names); err != nil {
+			return e, err
+		}
+		p.printf("simulated switch %s (a STAND-IN: configures nothing real) cabled to every host: NetworkDevice %s, one NIC object per host", simulator.SwitchName, simulator.SwitchNetworkDevice)
 	}
 	for _, path := range opts.Apply {
 		n, err := Apply(ctx, e.Client, path)
@@ -219,7 +223,7 @@ func (e *Env) newManager(ctx context.Context, logs io.Writer, opts Options) (ctr
 		return nil, fmt.Errorf("creating the manager: %w", err)
 	}
 	if !opts.WithoutMetalwire {
-		added, err := controller.Setup(ctx, mgr, controller.AllGroups, controller.Options{Concurrency: 5, IPReuse: opts.IPReuse})
+		added, err := controller.Setup(ctx, mgr, controller.AllGroups, controller.Options{Concurrency: 5, IPReuse: opts.IPReuse, SwitchDrivers: simulatedSwitchDrivers()})
 		if err != nil {
 			return nil, err
 		}

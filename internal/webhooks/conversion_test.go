@@ -100,7 +100,7 @@ func TestMetal3DevEnvManifestsApplyAsV1beta1(t *testing.T) {
 	links := dt.Spec.NetworkData.Links
 	g.Expect(links.Ethernets).To(HaveLen(2))
 	g.Expect(links.Vlans).To(ConsistOf(infrav1.NetworkDataLinkVlan{
-		VlanID: 100, ID: "vlan100", MTU: 1500, VlanLink: "eth0",
+		VlanID: ptr.To[int32](100), ID: "vlan100", MTU: 1500, VlanLink: "eth0",
 		MACAddress: &infrav1.NetworkLinkEthernetMac{FromHostInterface: ptr.To("eth0")},
 	}))
 	nets := dt.Spec.NetworkData.Networks

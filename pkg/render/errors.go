@@ -20,6 +20,9 @@ const (
 	// ReasonObjectUnavailable: the template reads the Machine or Metal3Machine, which do not
 	// exist for this rendering (pre-provisioning).
 	ReasonObjectUnavailable Reason = "ObjectUnavailable"
+	// ReasonVLANUnresolved: a VLAN link takes its id from a ClusterNetwork network (vlanIDFrom)
+	// and the facts hold no id for it.
+	ReasonVLANUnresolved Reason = "VLANUnresolved"
 )
 
 // Error is a rendering failure: the template field at fault and what to do about it.
@@ -34,6 +37,8 @@ type Error struct {
 	Pool PoolRef
 	// Object is the object missing (machine, metal3machine), with ReasonObjectUnavailable.
 	Object string
+	// VLAN is the ClusterNetwork network whose id is missing, with ReasonVLANUnresolved.
+	VLAN VLANRef
 }
 
 func (e *Error) Error() string { return e.Field + ": " + e.Detail }

@@ -31,6 +31,40 @@ type Facts struct {
 	// Pools holds the address allocated to this host from each pool the template names. A pool
 	// the template needs that is missing here gives a WaitingForPool error.
 	Pools map[PoolRef]PoolAddress
+
+	// VLANs holds the VLAN id each ClusterNetwork network was assigned, for VLAN links with
+	// vlanIDFrom. A link whose network is missing here fails with ReasonVLANUnresolved.
+	VLANs map[VLANRef]int32
+}
+
+// VLANRef names a network of a ClusterNetwork, whose VLAN id a VLAN link takes (vlanIDFrom).
+type VLANRef struct {
+	ClusterNetwork string
+	Network        string
+}
+
+func (r VLANRef) String() string { return r.ClusterNetwork + "/" + r.Network }
+
+// VLANRefs lists the ClusterNetwork networks the template's VLAN links take their ids from,
+// each once, in the order the template names them: what the caller must resolve into
+// Facts.VLANs.
+func VLANRefs(nd *infrav1.NetworkData) []VLANRef {
+	if nd == nil {
+		return nil
+	}
+	var refs []VLANRef
+	seen := map[VLANRef]bool{}
+	for _, v := range nd.Links.Vlans {
+		if v.VlanIDFrom == nil {
+			continue
+		}
+		ref := VLANRef{ClusterNetwork: v.VlanIDFrom.ClusterNetwork, Network: v.VlanIDFrom.Network}
+		if !seen[ref] {
+			seen[ref] = true
+			refs = append(refs, ref)
+		}
+	}
+	return refs
 }
 
 // Object is what a template may read from the Machine, Metal3Machine or BareMetalHost.

@@ -259,14 +259,15 @@ func renderLinks(l *infrav1.NetworkDataLinks, s *linkSet) ([]Link, error) {
 	for i := range l.Vlans {
 		v := &l.Vlans[i]
 		field := fmt.Sprintf("%s.links.vlans[%d]", s.root, i)
-		if v.VlanID < 0 || v.VlanID > 4094 {
-			return nil, invalid(field+".vlanID", "%d is not a VLAN id; give 0 to 4094", v.VlanID)
+		id, err := s.vlanID(field, v)
+		if err != nil {
+			return nil, err
 		}
 		link, err := s.common(field, string(v.ID), string(v.Name), v.MTU)
 		if err != nil {
 			return nil, err
 		}
-		link.Type, link.VLANID, link.VLANLink = LinkVLAN, int(v.VlanID), string(v.VlanLink)
+		link.Type, link.VLANID, link.VLANLink = LinkVLAN, int(id), string(v.VlanLink)
 		out = append(out, link)
 	}
 	for i := range l.Bridges {
@@ -356,4 +357,30 @@ func renderParams(field, prefix string, params []param, reserved []string) (map[
 		out[key] = json.RawMessage(p.value.Raw)
 	}
 	return out, nil
+}
+
+// vlanID is a VLAN link's tag: its vlanID, or the id its ClusterNetwork network was assigned
+// (vlanIDFrom), which the caller resolved into the facts.
+func (s *linkSet) vlanID(field string, v *infrav1.NetworkDataLinkVlan) (int32, error) {
+	switch {
+	case v.VlanID != nil && v.VlanIDFrom != nil:
+		return 0, invalid(field, "sets both vlanID and vlanIDFrom; keep one")
+	case v.VlanID != nil:
+		if *v.VlanID < 0 || *v.VlanID > 4094 {
+			return 0, invalid(field+".vlanID", "%d is not a VLAN id; give 0 to 4094", *v.VlanID)
+		}
+		return *v.VlanID, nil
+	case v.VlanIDFrom != nil:
+		ref := VLANRef{ClusterNetwork: v.VlanIDFrom.ClusterNetwork, Network: v.VlanIDFrom.Network}
+		id, ok := s.f.VLANs[ref]
+		if !ok {
+			return 0, &Error{Field: field + ".vlanIDFrom", Reason: ReasonVLANUnresolved, VLAN: ref,
+				Detail: fmt.Sprintf("no VLAN id is known for network %s of ClusterNetwork %s", ref.Network, ref.ClusterNetwork)}
+		}
+		if id < 1 || id > 4094 {
+			return 0, invalid(field+".vlanIDFrom", "network %s of ClusterNetwork %s has VLAN id %d, not a VLAN id (1 to 4094)", ref.Network, ref.ClusterNetwork, id)
+		}
+		return id, nil
+	}
+	return 0, invalid(field, "has neither vlanID nor vlanIDFrom; give the VLAN tag, or the ClusterNetwork network to take it from")
 }

@@ -74,7 +74,7 @@ func TestLinks(t *testing.T) {
 				{"type": "phy", "id": "a", "mtu": 1500.0, "ethernet_mac_address": "52:54:00:00:00:01"},
 			}},
 		{"VLAN takes its parent's MAC, through a bond; VLANs are written after ethernets", infrav1.NetworkDataLinks{
-			Vlans:     []infrav1.NetworkDataLinkVlan{{ID: "v10", VlanID: 10, VlanLink: "bond0"}},
+			Vlans:     []infrav1.NetworkDataLinkVlan{{ID: "v10", VlanID: ptr.To[int32](10), VlanLink: "bond0"}},
 			Ethernets: []infrav1.NetworkDataLinkEthernet{eth("a", nic("eno2"))},
 			Bonds:     []infrav1.NetworkDataLinkBond{bond("bond0", nil, "a")},
 		}, nil,
@@ -86,7 +86,7 @@ func TestLinks(t *testing.T) {
 		{"bridge is written last, with its members and settings", infrav1.NetworkDataLinks{
 			Bridges:   []infrav1.NetworkDataLinkBridge{{ID: "br0", BridgeLinks: []infrav1.LinkID{"a"}, AcceptRA: ptr.To(true), Parameters: []infrav1.NetworkDataLinkBridgeParam{{Name: "stp", Value: &apiextensionsv1.JSON{Raw: []byte("false")}}}}},
 			Ethernets: []infrav1.NetworkDataLinkEthernet{eth("a", nic("eno1"))},
-			Vlans:     []infrav1.NetworkDataLinkVlan{{ID: "v", VlanID: 5, VlanLink: "a", MACAddress: mac("02:00:00:00:00:05")}},
+			Vlans:     []infrav1.NetworkDataLinkVlan{{ID: "v", VlanID: ptr.To[int32](5), VlanLink: "a", MACAddress: mac("02:00:00:00:00:05")}},
 		}, nil,
 			[]map[string]any{
 				{"type": "phy", "id": "a", "mtu": 1500.0, "ethernet_mac_address": "52:54:00:00:00:01"},
@@ -157,13 +157,13 @@ func TestLinkErrors(t *testing.T) {
 			infrav1.NetworkDataLinks{Ethernets: []infrav1.NetworkDataLinkEthernet{eth("a", nil)}}, nil,
 			`networkData.links.ethernets[0].macAddress: is missing; set string, fromHostInterface`, false},
 		{"VLAN whose link does not exist lists the links",
-			infrav1.NetworkDataLinks{Ethernets: []infrav1.NetworkDataLinkEthernet{eth("eno1", nic("eno1"))}, Vlans: []infrav1.NetworkDataLinkVlan{{ID: "v", VlanID: 3, VlanLink: "bond1"}}}, nil,
+			infrav1.NetworkDataLinks{Ethernets: []infrav1.NetworkDataLinkEthernet{eth("eno1", nic("eno1"))}, Vlans: []infrav1.NetworkDataLinkVlan{{ID: "v", VlanID: ptr.To[int32](3), VlanLink: "bond1"}}}, nil,
 			`networkData.links.vlans[0].vlanLink: "bond1" is not a link of this template; links: eno1, v`, false},
 		{"bond member that does not exist",
 			infrav1.NetworkDataLinks{Ethernets: []infrav1.NetworkDataLinkEthernet{eth("eno1", nic("eno1"))}, Bonds: []infrav1.NetworkDataLinkBond{{ID: "bond0", BondMode: "balance-rr", BondLinks: []infrav1.LinkID{"eno1", "eno3"}}}}, nil,
 			`networkData.links.bonds[0].bondLinks[1]: "eno3" is not a link of this template; links: bond0, eno1`, false},
 		{"bond member that is not an ethernet",
-			infrav1.NetworkDataLinks{Ethernets: []infrav1.NetworkDataLinkEthernet{eth("eno1", nic("eno1"))}, Vlans: []infrav1.NetworkDataLinkVlan{{ID: "v", VlanID: 3, VlanLink: "eno1"}},
+			infrav1.NetworkDataLinks{Ethernets: []infrav1.NetworkDataLinkEthernet{eth("eno1", nic("eno1"))}, Vlans: []infrav1.NetworkDataLinkVlan{{ID: "v", VlanID: ptr.To[int32](3), VlanLink: "eno1"}},
 				Bonds: []infrav1.NetworkDataLinkBond{{ID: "bond0", BondMode: "balance-rr", BondLinks: []infrav1.LinkID{"v"}}}}, nil,
 			`networkData.links.bonds[0].bondLinks[0]: "v" is a vlan; a bond aggregates ethernets: eno1`, false},
 		{"boot MAC missing",
@@ -179,13 +179,13 @@ func TestLinkErrors(t *testing.T) {
 			infrav1.NetworkDataLinks{Ethernets: []infrav1.NetworkDataLinkEthernet{eth("eno1", nic("eno1"))}, Bonds: []infrav1.NetworkDataLinkBond{{ID: "bond0", BondMode: "balance-rr", BondLinks: []infrav1.LinkID{"eno1"}, Parameters: []infrav1.NetworkDataLinkBondParam{{Name: "miimon"}}}}}, nil,
 			`networkData.links.bonds[0].parameters[0].value: is missing`, false},
 		{"duplicate link ids",
-			infrav1.NetworkDataLinks{Ethernets: []infrav1.NetworkDataLinkEthernet{eth("x", nic("eno1"))}, Vlans: []infrav1.NetworkDataLinkVlan{{ID: "x", VlanID: 2, VlanLink: "x"}}}, nil,
+			infrav1.NetworkDataLinks{Ethernets: []infrav1.NetworkDataLinkEthernet{eth("x", nic("eno1"))}, Vlans: []infrav1.NetworkDataLinkVlan{{ID: "x", VlanID: ptr.To[int32](2), VlanLink: "x"}}}, nil,
 			`networkData.links.vlans[0].id: "x" is also the id of networkData.links.ethernets[0]; give each link its own id`, false},
 		{"links deriving their MACs from each other",
-			infrav1.NetworkDataLinks{Vlans: []infrav1.NetworkDataLinkVlan{{ID: "a", VlanID: 2, VlanLink: "b"}, {ID: "b", VlanID: 3, VlanLink: "a"}}}, nil,
+			infrav1.NetworkDataLinks{Vlans: []infrav1.NetworkDataLinkVlan{{ID: "a", VlanID: ptr.To[int32](2), VlanLink: "b"}, {ID: "b", VlanID: ptr.To[int32](3), VlanLink: "a"}}}, nil,
 			`the links a -> b -> a take their MAC from each other; give one of them a macAddress`, false},
 		{"VLAN id out of range",
-			infrav1.NetworkDataLinks{Ethernets: []infrav1.NetworkDataLinkEthernet{eth("eno1", nic("eno1"))}, Vlans: []infrav1.NetworkDataLinkVlan{{ID: "v", VlanID: 5000, VlanLink: "eno1"}}}, nil,
+			infrav1.NetworkDataLinks{Ethernets: []infrav1.NetworkDataLinkEthernet{eth("eno1", nic("eno1"))}, Vlans: []infrav1.NetworkDataLinkVlan{{ID: "v", VlanID: ptr.To[int32](5000), VlanLink: "eno1"}}}, nil,
 			`networkData.links.vlans[0].vlanID: 5000 is not a VLAN id; give 0 to 4094`, false},
 		{"unknown ethernet type",
 			infrav1.NetworkDataLinks{Ethernets: []infrav1.NetworkDataLinkEthernet{{Type: "ethernet", ID: "a", MACAddress: nic("eno1")}}}, nil,
@@ -219,4 +219,39 @@ func TestPreprovisioningMessagesNameItsFields(t *testing.T) {
 	g.Expect(errors.As(err, &e)).To(BeTrue())
 	g.Expect(e.Reason).To(Equal(render.ReasonObjectUnavailable))
 	g.Expect(e.Object).To(Equal("machine"))
+}
+
+// TestVLANIDFromClusterNetwork: a VLAN link with vlanIDFrom is tagged with the id the facts
+// hold for its ClusterNetwork network, and without one the error names the field and the
+// network, so a caller can say what it waits for.
+func TestVLANIDFromClusterNetwork(t *testing.T) {
+	g := NewWithT(t)
+	links := infrav1.NetworkDataLinks{
+		Ethernets: []infrav1.NetworkDataLinkEthernet{eth("eno1", nic("eno1"))},
+		Vlans: []infrav1.NetworkDataLinkVlan{
+			{ID: "fixed", VlanID: ptr.To[int32](7), VlanLink: "eno1"},
+			{ID: "storage", VlanLink: "eno1", VlanIDFrom: &infrav1.VLANIDSource{ClusterNetwork: "prod", Network: "storage"}},
+		},
+	}
+	refs := render.VLANRefs(&infrav1.NetworkData{Links: links})
+	g.Expect(refs).To(Equal([]render.VLANRef{{ClusterNetwork: "prod", Network: "storage"}}))
+
+	f := hostFacts()
+	_, err := linkJSON(t, links, f)
+	var re *render.Error
+	g.Expect(errors.As(err, &re)).To(BeTrue(), "%v", err)
+	g.Expect(re.Reason).To(Equal(render.ReasonVLANUnresolved))
+	g.Expect(re.VLAN).To(Equal(refs[0]))
+	g.Expect(err.Error()).To(Equal("networkData.links.vlans[1].vlanIDFrom: no VLAN id is known for network storage of ClusterNetwork prod"))
+
+	f.VLANs = map[render.VLANRef]int32{refs[0]: 120}
+	out, err := linkJSON(t, links, f)
+	g.Expect(err).NotTo(HaveOccurred())
+	ids := map[string]any{}
+	for _, l := range out {
+		if l["type"] == "vlan" {
+			ids[l["id"].(string)] = l["vlan_id"]
+		}
+	}
+	g.Expect(ids).To(Equal(map[string]any{"fixed": float64(7), "storage": float64(120)}))
 }

@@ -86,7 +86,7 @@ func networkDataToHub(in *NetworkData) *infrav1.NetworkData {
 			}),
 			Vlans: mapSlice(l.Vlans, func(v NetworkDataLinkVlan) infrav1.NetworkDataLinkVlan {
 				return infrav1.NetworkDataLinkVlan{
-					VlanID: int32(v.VlanID), ID: infrav1.LinkID(v.ID), Name: infrav1.InterfaceName(v.Name), //nolint:gosec // a VLAN ID is small
+					VlanID: ptr.To(int32(v.VlanID)), ID: infrav1.LinkID(v.ID), Name: infrav1.InterfaceName(v.Name), //nolint:gosec // a VLAN ID is small
 					MTU: infrav1.MTU(v.MTU), MACAddress: macToHub(v.MACAddress), VlanLink: infrav1.LinkID(v.VlanLink), //nolint:gosec // an MTU is small
 				}
 			}),
@@ -139,7 +139,7 @@ func networkDataFromHub(in *infrav1.NetworkData) *NetworkData {
 			}),
 			Vlans: mapSlice(l.Vlans, func(v infrav1.NetworkDataLinkVlan) NetworkDataLinkVlan {
 				return NetworkDataLinkVlan{
-					VlanID: int(v.VlanID), ID: string(v.ID), Name: string(v.Name), MTU: int(v.MTU),
+					VlanID: int(ptr.Deref(v.VlanID, 0)), ID: string(v.ID), Name: string(v.Name), MTU: int(v.MTU),
 					MACAddress: macFromHub(v.MACAddress), VlanLink: string(v.VlanLink),
 				}
 			}),

@@ -237,11 +237,19 @@ type NetworkDataLinkBridgeParam struct {
 }
 
 // NetworkDataLinkVlan is an 802.1Q VLAN interface on another link.
+// +kubebuilder:validation:XValidation:rule="has(self.vlanID) != has(self.vlanIDFrom)",message="give exactly one of vlanID (a fixed VLAN tag) and vlanIDFrom (the VLAN a ClusterNetwork assigned to one of its networks)"
 type NetworkDataLinkVlan struct {
-	// vlanID is the VLAN tag.
+	// vlanID is the VLAN tag. Exactly one of vlanID and vlanIDFrom is set.
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=4094
-	VlanID int32 `json:"vlanID"`
+	// +optional
+	VlanID *int32 `json:"vlanID,omitempty"`
+
+	// vlanIDFrom takes the VLAN tag from a ClusterNetwork (network.metalwire.io): the VLAN id
+	// its controller assigned to one of its networks (status.networks[].vlanID), the VLAN the
+	// host's switch ports carry. The Metal3Data waits until the id is assigned.
+	// +optional
+	VlanIDFrom *VLANIDSource `json:"vlanIDFrom,omitempty"`
 
 	// id names the link.
 	ID LinkID `json:"id"`
@@ -261,6 +269,19 @@ type NetworkDataLinkVlan struct {
 
 	// vlanLink is the id of the link the VLAN is on.
 	VlanLink LinkID `json:"vlanLink"`
+}
+
+// VLANIDSource names the ClusterNetwork network whose assigned VLAN id a VLAN link takes.
+type VLANIDSource struct {
+	// clusterNetwork is the name of a ClusterNetwork in the template's namespace.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	ClusterNetwork string `json:"clusterNetwork"`
+
+	// network is the name of one of the ClusterNetwork's spec.networks.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	Network string `json:"network"`
 }
 
 // NetworkDataNetworks lists the layer 3 configurations.

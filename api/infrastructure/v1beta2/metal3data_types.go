@@ -59,6 +59,15 @@ const (
 	// names a NIC the host does not have, or an annotation holds a malformed MAC.
 	DataRenderFailedReason = "RenderFailed"
 
+	// DataWaitingForVLANReason: a VLAN link takes its id from a ClusterNetwork network
+	// (vlanIDFrom) whose VLAN the fabric controller has not assigned yet (retried when the
+	// ClusterNetwork changes).
+	DataWaitingForVLANReason = "WaitingForVLAN"
+
+	// DataVLANSourceNotFoundReason: vlanIDFrom names a ClusterNetwork, or a network of it, that
+	// does not exist (retried when the ClusterNetwork or the template changes).
+	DataVLANSourceNotFoundReason = "VLANSourceNotFound"
+
 	// DataSecretWriteFailedReason: the API server refused a Secret (retried).
 	DataSecretWriteFailedReason = "SecretWriteFailed"
 

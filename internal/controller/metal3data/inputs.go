@@ -21,6 +21,7 @@ type inputs struct {
 	m3m      *infrav1.Metal3Machine
 	machine  *clusterv1.Machine // nil while the Metal3Machine has no Machine owner
 	host     *bmov1.BareMetalHost
+	vlans    map[render.VLANRef]int32 // the VLAN ids of the ClusterNetwork networks vlanIDFrom names
 }
 
 // blocker says why a Metal3Data cannot be rendered yet: a condition reason, a message a person
@@ -94,6 +95,11 @@ func (r *Reconciler) gather(ctx context.Context, data *infrav1.Metal3Data) (*inp
 		}
 		return nil, nil, err
 	}
+	vlans, block, err := r.resolveVLANs(ctx, in.template)
+	if err != nil || block != nil {
+		return nil, block, err
+	}
+	in.vlans = vlans
 	return in, nil, nil
 }
 
@@ -119,6 +125,7 @@ func (in *inputs) facts(data *infrav1.Metal3Data) *render.Facts {
 		f.Machine = objectFacts(in.machine)
 	}
 	f.HostFacts(in.host)
+	f.VLANs = in.vlans
 	return f
 }
 

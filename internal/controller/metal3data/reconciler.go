@@ -26,6 +26,7 @@ import (
 	bmov1 "github.com/metalwire/metalwire/api/baremetal/v1alpha1"
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
 	ipamv1 "github.com/metalwire/metalwire/api/ipam/v1alpha1"
+	networkv1 "github.com/metalwire/metalwire/api/network/v1alpha1"
 	"github.com/metalwire/metalwire/internal/controller/pause"
 	"github.com/metalwire/metalwire/internal/metrics"
 )
@@ -60,6 +61,7 @@ type Reconciler struct {
 // +kubebuilder:rbac:groups=ipam.cluster.x-k8s.io,resources=ipaddressclaims,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups=ipam.cluster.x-k8s.io,resources=ipaddresses,verbs=get;list;watch
 // +kubebuilder:rbac:groups=core,resources=secrets,verbs=get;list;watch;create;update;delete
+// +kubebuilder:rbac:groups=network.metalwire.io,resources=clusternetworks,verbs=get;list;watch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
 // Reconcile renders one Metal3Data, or cleans up after it.
@@ -187,6 +189,8 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, con
 		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(pause.ClusterToObjects(mgr.GetClient(),
 			func() client.ObjectList { return &infrav1.Metal3DataList{} },
 			func(o client.Object) string { return pause.ClusterName(o) })), pause.Transitions()).
+		// A VLAN link may wait for the VLAN id a ClusterNetwork assigns (vlanIDFrom).
+		Watches(&networkv1.ClusterNetwork{}, handler.EnqueueRequestsFromMapFunc(r.clusterNetworkToData)).
 		WithOptions(controller.Options{MaxConcurrentReconciles: concurrency}).
 		Named("metal3data").
 		Complete(r)

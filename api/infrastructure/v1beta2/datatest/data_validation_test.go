@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	. "github.com/onsi/gomega"
+	"k8s.io/utils/ptr"
 
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
 )
@@ -101,7 +102,7 @@ func TestPreprovisioningTemplateRefusesInvalidFields(t *testing.T) {
 			name: "VLAN MAC from a Metal3Machine annotation",
 			given: func(p *infrav1.Metal3PreprovisioningDataTemplate) {
 				p.Spec.PreprovisioningNetworkData.Links.Vlans = []infrav1.NetworkDataLinkVlan{{
-					ID: "vlan5", VlanID: 5, VlanLink: "boot",
+					ID: "vlan5", VlanID: ptr.To[int32](5), VlanLink: "boot",
 					MACAddress: &infrav1.NetworkLinkEthernetMac{
 						FromAnnotation: &infrav1.NetworkLinkEthernetMacFromAnnotation{Object: infrav1.ObjectMetal3Machine, Annotation: "example.com/mac"},
 					},

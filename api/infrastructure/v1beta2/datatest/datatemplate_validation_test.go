@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	. "github.com/onsi/gomega"
+	"k8s.io/utils/ptr"
 
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
 )
@@ -195,7 +196,7 @@ var linkRefusals = []templateCase{
 		given: withLinks(infrav1.NetworkDataLinks{
 			Ethernets: []infrav1.NetworkDataLinkEthernet{ethernet("eno1")},
 			Bonds:     []infrav1.NetworkDataLinkBond{{ID: "bond0", BondMode: "active-backup", BondLinks: []infrav1.LinkID{"vlan10"}}},
-			Vlans:     []infrav1.NetworkDataLinkVlan{{ID: "vlan10", VlanID: 10, VlanLink: "eno1"}},
+			Vlans:     []infrav1.NetworkDataLinkVlan{{ID: "vlan10", VlanID: ptr.To[int32](10), VlanLink: "eno1"}},
 		}),
 		field: "spec.networkData.links.bonds", message: "every bondLinks entry must name an ethernet in networkData.links",
 	},
@@ -203,7 +204,7 @@ var linkRefusals = []templateCase{
 		name: "VLAN id 4095",
 		given: withLinks(infrav1.NetworkDataLinks{
 			Ethernets: []infrav1.NetworkDataLinkEthernet{ethernet("eno1")},
-			Vlans:     []infrav1.NetworkDataLinkVlan{{ID: "vlan", VlanID: 4095, VlanLink: "eno1"}},
+			Vlans:     []infrav1.NetworkDataLinkVlan{{ID: "vlan", VlanID: ptr.To[int32](4095), VlanLink: "eno1"}},
 		}),
 		field: "spec.networkData.links.vlans[0].vlanID", message: "should be less than or equal to 4094",
 	},
@@ -211,15 +212,44 @@ var linkRefusals = []templateCase{
 		name: "VLAN id below 0",
 		given: withLinks(infrav1.NetworkDataLinks{
 			Ethernets: []infrav1.NetworkDataLinkEthernet{ethernet("eno1")},
-			Vlans:     []infrav1.NetworkDataLinkVlan{{ID: "vlan", VlanID: -1, VlanLink: "eno1"}},
+			Vlans:     []infrav1.NetworkDataLinkVlan{{ID: "vlan", VlanID: ptr.To[int32](-1), VlanLink: "eno1"}},
 		}),
 		field: "spec.networkData.links.vlans[0].vlanID", message: "should be greater than or equal to 0",
+	},
+	{
+		name: "VLAN with both vlanID and vlanIDFrom",
+		given: withLinks(infrav1.NetworkDataLinks{
+			Ethernets: []infrav1.NetworkDataLinkEthernet{ethernet("eno1")},
+			Vlans: []infrav1.NetworkDataLinkVlan{{
+				ID: "vlan", VlanID: ptr.To[int32](10), VlanLink: "eno1",
+				VlanIDFrom: &infrav1.VLANIDSource{ClusterNetwork: "prod", Network: "storage"},
+			}},
+		}),
+		field: "spec.networkData.links.vlans[0]", message: "give exactly one of vlanID (a fixed VLAN tag) and vlanIDFrom",
+	},
+	{
+		name: "VLAN with neither vlanID nor vlanIDFrom",
+		given: withLinks(infrav1.NetworkDataLinks{
+			Ethernets: []infrav1.NetworkDataLinkEthernet{ethernet("eno1")},
+			Vlans:     []infrav1.NetworkDataLinkVlan{{ID: "vlan", VlanLink: "eno1"}},
+		}),
+		field: "spec.networkData.links.vlans[0]", message: "give exactly one of vlanID (a fixed VLAN tag) and vlanIDFrom",
+	},
+	{
+		name: "vlanIDFrom without a network",
+		given: withLinks(infrav1.NetworkDataLinks{
+			Ethernets: []infrav1.NetworkDataLinkEthernet{ethernet("eno1")},
+			Vlans: []infrav1.NetworkDataLinkVlan{{
+				ID: "vlan", VlanLink: "eno1", VlanIDFrom: &infrav1.VLANIDSource{ClusterNetwork: "prod"},
+			}},
+		}),
+		field: "spec.networkData.links.vlans[0].vlanIDFrom.network", message: "should be at least 1 chars long",
 	},
 	{
 		name: "VLAN on a link that does not exist",
 		given: withLinks(infrav1.NetworkDataLinks{
 			Ethernets: []infrav1.NetworkDataLinkEthernet{ethernet("eno1")},
-			Vlans:     []infrav1.NetworkDataLinkVlan{{ID: "vlan10", VlanID: 10, VlanLink: "bond1"}},
+			Vlans:     []infrav1.NetworkDataLinkVlan{{ID: "vlan10", VlanID: ptr.To[int32](10), VlanLink: "bond1"}},
 		}),
 		field: "spec.networkData.links.vlans", message: "every vlanLink must name another link in networkData.links (the id of an ethernet, bond, bridge or vlan); add the link or fix the id",
 	},
@@ -227,7 +257,7 @@ var linkRefusals = []templateCase{
 		name: "VLAN on itself",
 		given: withLinks(infrav1.NetworkDataLinks{
 			Ethernets: []infrav1.NetworkDataLinkEthernet{ethernet("eno1")},
-			Vlans:     []infrav1.NetworkDataLinkVlan{{ID: "vlan10", VlanID: 10, VlanLink: "vlan10"}},
+			Vlans:     []infrav1.NetworkDataLinkVlan{{ID: "vlan10", VlanID: ptr.To[int32](10), VlanLink: "vlan10"}},
 		}),
 		field: "spec.networkData.links.vlans", message: "every vlanLink must name another link in networkData.links",
 	},
@@ -252,7 +282,7 @@ var linkRefusals = []templateCase{
 		given: withLinks(infrav1.NetworkDataLinks{
 			Ethernets: []infrav1.NetworkDataLinkEthernet{ethernet("eno1")},
 			Bridges:   []infrav1.NetworkDataLinkBridge{{ID: "lan", BridgeLinks: []infrav1.LinkID{"eno1"}}},
-			Vlans:     []infrav1.NetworkDataLinkVlan{{ID: "lan", VlanID: 10, VlanLink: "eno1"}},
+			Vlans:     []infrav1.NetworkDataLinkVlan{{ID: "lan", VlanID: ptr.To[int32](10), VlanLink: "eno1"}},
 		}),
 		field: "spec.networkData.links", message: "link ids must be unique across ethernets, bonds, bridges and vlans",
 	},
@@ -434,6 +464,12 @@ func TestDataTemplateAcceptsValidVariants(t *testing.T) {
 		given func(*infrav1.Metal3DataTemplate)
 	}{
 		{name: "the base template", given: func(*infrav1.Metal3DataTemplate) {}},
+		{name: "VLAN id taken from a ClusterNetwork network", given: withLinks(infrav1.NetworkDataLinks{
+			Ethernets: []infrav1.NetworkDataLinkEthernet{ethernet("eno1")},
+			Vlans: []infrav1.NetworkDataLinkVlan{{
+				ID: "storage", VlanLink: "eno1", VlanIDFrom: &infrav1.VLANIDSource{ClusterNetwork: "prod", Network: "storage"},
+			}},
+		})},
 		{name: "MTU 68 and 9000", given: withLinks(infrav1.NetworkDataLinks{
 			Ethernets: []infrav1.NetworkDataLinkEthernet{
 				func() infrav1.NetworkDataLinkEthernet { e := ethernet("eno1"); e.MTU = 68; return e }(),
@@ -443,8 +479,8 @@ func TestDataTemplateAcceptsValidVariants(t *testing.T) {
 		{name: "VLAN ids 0 and 4094", given: withLinks(infrav1.NetworkDataLinks{
 			Ethernets: []infrav1.NetworkDataLinkEthernet{ethernet("eno1")},
 			Vlans: []infrav1.NetworkDataLinkVlan{
-				{ID: "vlan0", VlanID: 0, VlanLink: "eno1"},
-				{ID: "vlan4094", VlanID: 4094, VlanLink: "eno1"},
+				{ID: "vlan0", VlanID: ptr.To[int32](0), VlanLink: "eno1"},
+				{ID: "vlan4094", VlanID: ptr.To[int32](4094), VlanLink: "eno1"},
 			},
 		})},
 		{name: "MAC from a string, the boot MAC and an annotation", given: withLinks(infrav1.NetworkDataLinks{
@@ -459,7 +495,7 @@ func TestDataTemplateAcceptsValidVariants(t *testing.T) {
 		{name: "bond without parameters or MAC, VLAN on the bond, bridge over the VLAN", given: withLinks(infrav1.NetworkDataLinks{
 			Ethernets: []infrav1.NetworkDataLinkEthernet{ethernet("eno1"), ethernet("eno2"), ethernet("eno3")},
 			Bonds:     []infrav1.NetworkDataLinkBond{{ID: "bond0", BondMode: "802.3ad", BondLinks: []infrav1.LinkID{"eno2", "eno3"}}},
-			Vlans:     []infrav1.NetworkDataLinkVlan{{ID: "bond0.100", VlanID: 100, VlanLink: "bond0"}},
+			Vlans:     []infrav1.NetworkDataLinkVlan{{ID: "bond0.100", VlanID: ptr.To[int32](100), VlanLink: "bond0"}},
 			Bridges:   []infrav1.NetworkDataLinkBridge{{ID: "br100", BridgeLinks: []infrav1.LinkID{"bond0.100"}}},
 		})},
 		{name: "fromPoolAnnotation next to the pool it overrides", given: func(m *infrav1.Metal3DataTemplate) {

@@ -9,6 +9,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
@@ -29,7 +30,7 @@ func TestDataTemplateRoundTrip(t *testing.T) {
 				{Name: "lacp_rate", Value: &apiextensionsv1.JSON{Raw: []byte(`"fast"`)}},
 			},
 		}},
-		Vlans:   []infrav1.NetworkDataLinkVlan{{ID: "bond0.100", VlanID: 100, VlanLink: "bond0"}},
+		Vlans:   []infrav1.NetworkDataLinkVlan{{ID: "bond0.100", VlanID: ptr.To[int32](100), VlanLink: "bond0"}},
 		Bridges: []infrav1.NetworkDataLinkBridge{{ID: "br0", BridgeLinks: []infrav1.LinkID{"bond0.100"}, AcceptRA: ptrTo(false)}},
 	}
 	sent.Spec.NetworkData.Networks.IPv4 = append(sent.Spec.NetworkData.Networks.IPv4, infrav1.NetworkDataIPv4{

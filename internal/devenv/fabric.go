@@ -1,0 +1,144 @@
+package devenv
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	networkv1 "github.com/metalwire/metalwire/api/network/v1alpha1"
+	"github.com/metalwire/metalwire/internal/simulator"
+	"github.com/metalwire/metalwire/internal/switchdriver"
+	"github.com/metalwire/metalwire/internal/switchdriver/standin"
+)
+
+// simulatedSwitchDrivers is dev mode's driver registry: the STAND-IN driver answers for the
+// networkOS of the simulated switch, in this manager only (`metalwire manager` never has it).
+func simulatedSwitchDrivers() *switchdriver.Registry {
+	r := &switchdriver.Registry{}
+	r.Register(standin.New(string(simulator.SwitchNetworkOS)))
+	return r
+}
+
+// FabricRow is one host's place on the simulated switch.
+type FabricRow struct {
+	Host string
+	IPs  []string
+	// State is selected, available or "-" in the ClusterNetworks of the namespace.
+	State string
+	// Ports are the host's cards as "card=switch/port vlan", the VLAN the switch reports.
+	Ports []string
+}
+
+// FabricTable reads each host's NIC object, the ClusterNetworks and what the NetworkDevices'
+// switches report of their ports, beside the addresses of the host table.
+func FabricTable(ctx context.Context, c client.Client, ns string, hosts []HostRow) ([]FabricRow, error) {
+	nics := &networkv1.NICList{}
+	if err := c.List(ctx, nics, client.InNamespace(ns)); err != nil {
+		return nil, fmt.Errorf("listing NICs: %w", err)
+	}
+	devices := &networkv1.NetworkDeviceList{}
+	if err := c.List(ctx, devices, client.InNamespace(ns)); err != nil {
+		return nil, fmt.Errorf("listing NetworkDevices: %w", err)
+	}
+	networks := &networkv1.ClusterNetworkList{}
+	if err := c.List(ctx, networks, client.InNamespace(ns)); err != nil {
+		return nil, fmt.Errorf("listing ClusterNetworks: %w", err)
+	}
+	ports := map[string]networkv1.ConfiguredPort{} // device/switch/port
+	for _, d := range devices.Items {
+		for _, sw := range d.Status.Switches {
+			for _, p := range sw.Ports {
+				ports[d.Name+"/"+sw.Name+"/"+p.Name] = p
+			}
+		}
+	}
+	rows := make([]FabricRow, 0, len(hosts))
+	for _, h := range hosts {
+		row := FabricRow{Host: h.Host, IPs: h.IPs, State: "-"}
+		for _, cn := range networks.Items {
+			if slices.Contains(cn.Status.Selected, h.Host) {
+				row.State = "selected by " + cn.Name
+			} else if _, ok := cn.Status.Available[h.Host]; ok && row.State == "-" {
+				row.State = "available in " + cn.Name
+			}
+		}
+		for _, n := range nics.Items {
+			if n.Spec.Node != h.Host {
+				continue
+			}
+			for _, card := range n.Spec.NICs {
+				sw := card.NetworkDevice.Switch
+				vlan := "idle"
+				if p, ok := ports[n.Spec.NetworkDeviceRef+"/"+sw.Name+"/"+sw.Port.String()]; ok {
+					vlan = portVLANs(p)
+				}
+				row.Ports = append(row.Ports, fmt.Sprintf("%s=%s/%s %s", card.Name, sw.Name, sw.Port.String(), vlan))
+			}
+		}
+		rows = append(rows, row)
+	}
+	return rows, nil
+}
+
+func portVLANs(p networkv1.ConfiguredPort) string {
+	if p.Mode == networkv1.PortModeTrunk {
+		ids := make([]string, len(p.Trunk))
+		for i, id := range p.Trunk {
+			ids[i] = fmt.Sprint(id)
+		}
+		return "trunk:" + strings.Join(ids, ",")
+	}
+	return fmt.Sprintf("vlan %d", p.VLAN)
+}
+
+// PrintFabricTable writes rows as an aligned table.
+func PrintFabricTable(out io.Writer, rows []FabricRow) error {
+	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	_, _ = fmt.Fprintln(tw, "HOST\tIPS\tCLUSTERNETWORK\tSWITCH PORTS (card=switch/port vlan)")
+	for _, r := range rows {
+		_, _ = fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Host, orDash(strings.Join(r.IPs, ",")), r.State, orDash(strings.Join(r.Ports, "; ")))
+	}
+	return tw.Flush()
+}
+
+// waitForVLANs gives the fabric controller a moment to assign the ClusterNetworks' VLANs, so
+// the table shows them; it does not fail the demo.
+func waitForVLANs(ctx context.Context, c client.Client, ns string, timeout time.Duration) {
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) && ctx.Err() == nil {
+		list := &networkv1.ClusterNetworkList{}
+		if err := c.List(ctx, list, client.InNamespace(ns)); err == nil {
+			done := true
+			for _, cn := range list.Items {
+				done = done && len(cn.Status.Networks) == len(cn.Spec.Networks)
+			}
+			if done {
+				return
+			}
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// clusterNetworkVLANs lists each ClusterNetwork's networks and VLAN ids, one line each.
+func clusterNetworkVLANs(ctx context.Context, c client.Client, ns string) ([]string, error) {
+	list := &networkv1.ClusterNetworkList{}
+	if err := c.List(ctx, list, client.InNamespace(ns)); err != nil {
+		return nil, fmt.Errorf("listing ClusterNetworks: %w", err)
+	}
+	var lines []string
+	for _, cn := range list.Items {
+		var nets []string
+		for _, n := range cn.Status.Networks {
+			nets = append(nets, fmt.Sprintf("%s=vlan %d", n.Name, n.VLANID))
+		}
+		lines = append(lines, fmt.Sprintf("ClusterNetwork %s on NetworkDevice %s: %s", cn.Name, cn.Spec.NetworkDeviceRef, orDash(strings.Join(nets, ", "))))
+	}
+	return lines, nil
+}
