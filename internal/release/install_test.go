@@ -10,6 +10,7 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"sync"
 	"testing"
@@ -131,6 +132,17 @@ func install(t *testing.T, env *devenv.Env) []string {
 	convertURL := "https://" + net.JoinHostPort(hooks.LocalServingHost, strconv.Itoa(hooks.LocalServingPort)) + "/convert"
 	var args []string
 	ctx := context.Background()
+	// clusterctl creates Namespaces and CRDs before the objects that live in or use them.
+	first := func(kind string) int {
+		switch kind {
+		case "Namespace":
+			return 0
+		case "CustomResourceDefinition":
+			return 1
+		}
+		return 2
+	}
+	sort.SliceStable(objs, func(i, j int) bool { return first(objs[i].GetKind()) < first(objs[j].GetKind()) })
 	for i := range objs {
 		o := &objs[i]
 		switch o.GetKind() {
