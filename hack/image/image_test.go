@@ -3,6 +3,7 @@ package main
 import (
 	"archive/tar"
 	"bytes"
+	"errors"
 	"io"
 	"os"
 	"os/exec"
@@ -127,7 +128,7 @@ func imageFiles(t *testing.T, img v1.Image) map[string][]byte {
 		tr := tar.NewReader(rc)
 		for {
 			h, err := tr.Next()
-			if err == io.EOF {
+			if errors.Is(err, io.EOF) {
 				break
 			}
 			if err != nil {

@@ -131,7 +131,7 @@ func rootFS(binary, certs []byte, mtime time.Time) ([]byte, error) {
 		_, err := tw.Write(data)
 		return err
 	}
-	passwd := "root:x:0:0:root:/root:/sbin/nologin\nnonroot:x:65532:65532:nonroot:/home/nonroot:/sbin/nologin\n"
+	passwd := "root:x:0:0:root:/root:/sbin/nologin\nnonroot:x:65532:65532:nonroot:/home/nonroot:/sbin/nologin\n" //nolint:gosec // account entries; "x" means no password here
 	group := "root:x:0:\nnonroot:x:65532:\n"
 	errs := []error{
 		dir("etc/", 0o755, 0),

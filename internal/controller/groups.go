@@ -19,6 +19,7 @@ import (
 	"github.com/metalwire/metalwire/internal/controller/networkdevice"
 	"github.com/metalwire/metalwire/internal/controller/preprovisioning"
 	"github.com/metalwire/metalwire/internal/switchdriver"
+
 	// The switch drivers metalwire ships, registered in switchdriver.Default.
 	_ "github.com/metalwire/metalwire/internal/switchdriver/builtin"
 )
