@@ -21,6 +21,7 @@ import (
 	"github.com/metalwire/metalwire/internal/controller/networkdevice"
 	"github.com/metalwire/metalwire/internal/switchdriver"
 	"github.com/metalwire/metalwire/internal/switchdriver/standin"
+	"github.com/metalwire/metalwire/internal/testenv"
 )
 
 const timeout = 60 * time.Second
@@ -54,9 +55,7 @@ func startFabricWith(t *testing.T, ns string, reg *switchdriver.Registry) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		if err := mgr.Start(ctx); err != nil {
-			t.Errorf("manager: %v", err)
-		}
+		testenv.ReportManagerExit(t, mgr.Start(ctx))
 	}()
 	t.Cleanup(func() { cancel(); <-done })
 }
