@@ -132,6 +132,10 @@ bench-data: $(KUBE_APISERVER) $(ETCD) ## Data templating at scale: BENCH_DATA_N 
 bench-fabric-drivers: test-deps ## Switch driver alone: FABRIC_BENCH_SWITCHES (20) ovsdb-servers of FABRIC_BENCH_PORTS (100) ports, one batch each at once, then again; prints time and transactions per switch.
 	METALWIRE_BENCH=1 go test ./internal/switchdriver/openvswitch -run 'TestBenchFabricDrivers$$' -count=1 -timeout 20m -v
 
+.PHONY: bench-fabric
+bench-fabric: $(KUBE_APISERVER) $(ETCD) test-deps ## Fabric at scale: FABRIC_BENCH_HOSTS (1000) hosts x 2 NICs on FABRIC_BENCH_SWITCHES (20) ovsdb-servers join a ClusterNetwork at once; prints time to ready, transactions per switch, manager CPU and memory.
+	METALWIRE_SCALE=1 go test ./test/scale/fabric -run 'TestFabricScale$$' -count=1 -timeout 30m -v
+
 ##@ Running
 
 .PHONY: demo

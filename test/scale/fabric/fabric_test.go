@@ -1,0 +1,385 @@
+package fabric
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"runtime"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	"go.uber.org/zap/zapcore"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	netv1 "github.com/metalwire/metalwire/api/network/v1alpha1"
+	"github.com/metalwire/metalwire/internal/controller"
+	"github.com/metalwire/metalwire/internal/switchdriver"
+	"github.com/metalwire/metalwire/internal/switchdriver/openvswitch"
+	"github.com/metalwire/metalwire/internal/switchdriver/ovstest"
+	"github.com/metalwire/metalwire/pkg/fabric"
+)
+
+const (
+	ns = "bench-fabric"
+	// writers is how many goroutines select hosts, as Metal3Machines of a scaling
+	// MachineDeployment would.
+	writers = 8
+)
+
+// TestFabricScale: every host joins the ClusterNetwork at once (its NIC labelled selected, as
+// the Metal3Machine controller does); the clock runs until every host's state is ready.
+func TestFabricScale(t *testing.T) {
+	ovstest.Require(t, "ovsdb-server", "ovsdb-tool", "ovs-vsctl")
+	hosts := envInt(t, "FABRIC_BENCH_HOSTS", 1000)
+	switches := envInt(t, "FABRIC_BENCH_SWITCHES", 20)
+	fabricConcurrency := envInt(t, "FABRIC_BENCH_CONCURRENCY", 4) // the manager's --fabric-concurrency default
+	const cardsPerHost = 2
+	portsPerSwitch := (hosts*cardsPerHost + switches - 1) / switches
+	g := NewWithT(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+
+	fmt.Printf("\nfabric at scale: %d hosts x %d NICs on %d ovsdb-servers (%d ports each), one ClusterNetwork of two networks, --fabric-concurrency=%d\n",
+		hosts, cardsPerHost, switches, portsPerSwitch, fabricConcurrency)
+	setup := time.Now()
+	fleet := ovstest.StartFleet(t, switches, portsPerSwitch)
+	fmt.Printf("  %d ovsdb-servers started in %.1fs\n", switches, time.Since(setup).Seconds())
+
+	g.Expect(env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})).To(Succeed())
+	nd := &netv1.NetworkDevice{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "fabric"}}
+	for i, s := range fleet.Switches {
+		nd.Spec.Switches = append(nd.Spec.Switches, netv1.Switch{Name: switchName(i), Address: s.TCPRemote, NetworkOS: netv1.NetworkOSOpenvSwitch, Bridge: fleet.Bridges[i]})
+	}
+	g.Expect(env.Client.Create(ctx, nd)).To(Succeed())
+	// Card k of the fleet (host k/2, its card k%2) is cabled to switch k%switches, port k/switches.
+	parallel(t, hosts, func(h int) error {
+		nic := &netv1.NIC{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: hostName(h)}, Spec: netv1.NICSpec{Node: hostName(h), NetworkDeviceRef: nd.Name}}
+		for c := 0; c < cardsPerHost; c++ {
+			k := h*cardsPerHost + c
+			nic.Spec.NICs = append(nic.Spec.NICs, netv1.HostNIC{
+				NetworkDevice: netv1.NICNetworkDevice{Switch: netv1.SwitchPortRef{Name: switchName(k % switches), Port: intstr.FromString(fleet.Ports[k%switches][k/switches])}},
+				Capability:    netv1.NICCapability{Speed: 10000},
+			})
+		}
+		return env.Client.Create(ctx, nic)
+	})
+	g.Expect(env.Client.Create(ctx, &netv1.ClusterNetwork{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "bench"},
+		Spec: netv1.ClusterNetworkSpec{NetworkDeviceRef: nd.Name, VLANRange: "1000-1999", Networks: []netv1.Network{
+			{Name: "control", NICHint: netv1.NICHint{Speed: 1000}},
+			{Name: "data", NICHint: netv1.NICHint{Speed: 1000}},
+		}},
+	})).To(Succeed())
+
+	counter := &countingDriver{Driver: openvswitch.Driver{}, perSwitch: map[string]*switchCounts{}}
+	reg := &switchdriver.Registry{}
+	reg.Register(counter)
+	startManager(ctx, t, reg, fabricConcurrency)
+	g.Eventually(func(g Gomega) {
+		cn := getCN(g)
+		g.Expect(cn.Status.Available).To(HaveLen(hosts), "every host available before the clock starts")
+		g.Expect(cn.Status.Networks).To(HaveLen(2))
+	}, 10*time.Minute, time.Second).Should(Succeed())
+	fmt.Printf("  setup done in %.1fs: %d NICs, every host available\n", time.Since(setup).Seconds(), hosts)
+	counter.reset()
+
+	cpuBefore := cpuTime(t)
+	peak := watchPeakMemory(ctx)
+	start := time.Now()
+	parallel(t, hosts, func(h int) error {
+		nic := &netv1.NIC{}
+		if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: hostName(h)}, nic); err != nil {
+			return err
+		}
+		base := nic.DeepCopy()
+		nic.Labels = map[string]string{netv1.SelectedForLabel: "bench"}
+		return env.Client.Patch(ctx, nic, client.MergeFrom(base))
+	})
+	selectedIn := time.Since(start)
+	waitAllReady(t, hosts, start)
+	elapsed := time.Since(start)
+	cpu := cpuTime(t) - cpuBefore
+	peakHeap := peak()
+
+	// Every port carries its network: read back from each switch itself, not from our status.
+	cn := getCN(g)
+	vlanOf := map[string]int{}
+	for _, n := range cn.Status.Networks {
+		vlanOf[n.Name] = int(n.VLANID)
+	}
+	for i, s := range fleet.Switches {
+		rows := s.Ports(t)
+		for j, p := range fleet.Ports[i] {
+			k := j*switches + i
+			if k >= hosts*cardsPerHost {
+				continue
+			}
+			want := vlanOf["control"]
+			if k%cardsPerHost == 1 {
+				want = vlanOf["data"]
+			}
+			if rows[p].Tag != want {
+				t.Fatalf("switch %s port %s (host %s card %d) has tag %d, want %d", switchName(i), p, hostName(k/cardsPerHost), k%cardsPerHost, rows[p].Tag, want)
+			}
+		}
+	}
+
+	fmt.Printf("\n%8s %9s %12s %14s %12s %14s %14s %12s\n", "hosts", "switches", "selected in", "all ready in", "hosts/s", "manager CPU", "peak heap", "max RSS")
+	fmt.Printf("%8d %9d %11.2fs %13.2fs %12.0f %13.2fs %10.0f MiB %8.0f MiB\n", hosts, switches, selectedIn.Seconds(), elapsed.Seconds(),
+		float64(hosts)/elapsed.Seconds(), cpu.Seconds(), float64(peakHeap)/(1<<20), float64(maxRSS(t))/(1<<20))
+	fmt.Println("\nper switch: ports configured, sessions opened, batches applied, OVSDB transactions sent")
+	var txns []int
+	for i := range fleet.Switches {
+		c := counter.get(switchName(i))
+		fmt.Printf("  %-6s %5d ports %5d sessions %4d batches %4d transactions\n", switchName(i), min(portsPerSwitch, hosts*cardsPerHost), c.sessions.Load(), c.batches.Load(), c.txns.Load())
+		if c.txns.Load() != c.batches.Load() {
+			t.Errorf("switch %s: %d transactions for %d batches; want one transaction per batch", switchName(i), c.txns.Load(), c.batches.Load())
+		}
+		txns = append(txns, int(c.txns.Load()))
+	}
+	slices.Sort(txns)
+	fmt.Printf("transactions per switch: min %d, median %d, max %d, for %d ports each: they follow the batches (reconciles), not the hosts\n",
+		txns[0], txns[len(txns)/2], txns[len(txns)-1], portsPerSwitch)
+	fmt.Printf("manager CPU is this test process's (the controllers, and the %d label patches of the selection) over the run; load average: %s\n", hosts, loadAverage())
+	if portsPerSwitch >= 20 && txns[len(txns)-1] >= portsPerSwitch {
+		t.Errorf("a switch got %d transactions for %d ports: one per host, not one per batch", txns[len(txns)-1], portsPerSwitch)
+	}
+}
+
+// startManager runs the fabric controllers in this process as `metalwire manager
+// --controllers=fabric` sets them up, with the counting driver.
+func startManager(ctx context.Context, t *testing.T, reg *switchdriver.Registry, fabricConcurrency int) {
+	t.Helper()
+	g := NewWithT(t)
+	ctrl.SetLogger(zap.New(zap.Level(zapcore.ErrorLevel)))
+	cfg := rest.CopyConfig(env.Config)
+	cfg.QPS, cfg.Burst = 1000, 2000
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Scheme:                 env.Scheme,
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+		Cache:                  cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}},
+		Controller:             config.Controller{SkipNameValidation: ptr.To(true)},
+	})
+	g.Expect(err).NotTo(HaveOccurred())
+	_, err = controller.Setup(ctx, mgr, []controller.Group{controller.Fabric}, controller.Options{Concurrency: 10, FabricConcurrency: fabricConcurrency, SwitchDrivers: reg})
+	g.Expect(err).NotTo(HaveOccurred())
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(ctx) }()
+	t.Cleanup(func() {
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("manager: %v", err)
+			}
+		case <-time.After(30 * time.Second):
+			t.Log("the manager did not stop within 30s")
+		}
+	})
+	g.Expect(mgr.GetCache().WaitForCacheSync(ctx)).To(BeTrue())
+}
+
+// waitAllReady polls until every host's state is ready, printing progress every few seconds.
+func waitAllReady(t *testing.T, n int, start time.Time) {
+	t.Helper()
+	lastPrint := time.Now()
+	for {
+		cn := &netv1.ClusterNetwork{}
+		if err := env.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "bench"}, cn); err != nil {
+			t.Fatal(err)
+		}
+		counts := map[netv1.HostState]int{}
+		var lastError string
+		for _, s := range cn.Status.States {
+			counts[s.State]++
+			if s.State == netv1.HostError {
+				lastError = s.Message
+			}
+		}
+		if counts[netv1.HostReady] == n {
+			return
+		}
+		if time.Since(lastPrint) > 2*time.Second {
+			fmt.Printf("  %6.1fs: %d selected, %d configuring, %d ready, %d error %s\n", time.Since(start).Seconds(),
+				len(cn.Status.Selected), counts[netv1.HostConfiguring], counts[netv1.HostReady], counts[netv1.HostError], lastError)
+			lastPrint = time.Now()
+		}
+		if time.Since(start) > 15*time.Minute {
+			t.Fatalf("after %s only %d of %d hosts are ready", time.Since(start), counts[netv1.HostReady], n)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// countingDriver counts, per switch, the sessions opened, the non-empty batches applied and the
+// OVSDB transactions the driver sent for them.
+type countingDriver struct {
+	fabric.Driver
+	mu        sync.Mutex
+	perSwitch map[string]*switchCounts
+}
+
+type switchCounts struct{ sessions, batches, txns atomic.Int64 }
+
+func (d *countingDriver) get(sw string) *switchCounts {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	c, ok := d.perSwitch[sw]
+	if !ok {
+		c = &switchCounts{}
+		d.perSwitch[sw] = c
+	}
+	return c
+}
+
+func (d *countingDriver) reset() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.perSwitch = map[string]*switchCounts{}
+}
+
+func (d *countingDriver) Connect(ctx context.Context, ep fabric.Endpoint) (fabric.Session, error) {
+	sess, err := d.Driver.Connect(ctx, ep)
+	if err != nil {
+		return nil, err
+	}
+	c := d.get(ep.Switch)
+	c.sessions.Add(1)
+	return &countingSession{Session: sess, counts: c}, nil
+}
+
+type countingSession struct {
+	fabric.Session
+	counts *switchCounts
+}
+
+func (s *countingSession) Apply(ctx context.Context, b fabric.Batch) error {
+	inner := s.Session.(*openvswitch.Session)
+	before := inner.Changes()
+	err := s.Session.Apply(ctx, b)
+	if len(b) > 0 {
+		s.counts.batches.Add(1)
+	}
+	s.counts.txns.Add(int64(inner.Changes() - before))
+	return err
+}
+
+func getCN(g Gomega) *netv1.ClusterNetwork {
+	cn := &netv1.ClusterNetwork{}
+	g.Expect(env.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "bench"}, cn)).To(Succeed())
+	return cn
+}
+
+// parallel runs fn for 0..n-1 on writers goroutines and fails on the first error.
+func parallel(t *testing.T, n int, fn func(i int) error) {
+	t.Helper()
+	var next atomic.Int64
+	errs := make(chan error, writers)
+	var wg sync.WaitGroup
+	for w := 0; w < writers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n {
+					return
+				}
+				if err := fn(i); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+}
+
+// watchPeakMemory samples the heap in use until ctx ends; the returned func gives the peak so far.
+func watchPeakMemory(ctx context.Context) func() uint64 {
+	var peak atomic.Uint64
+	sample := func() {
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		if m.HeapInuse > peak.Load() {
+			peak.Store(m.HeapInuse)
+		}
+	}
+	sample()
+	go func() {
+		tick := time.NewTicker(100 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+				sample()
+			}
+		}
+	}()
+	return func() uint64 { sample(); return peak.Load() }
+}
+
+func cpuTime(t *testing.T) time.Duration {
+	t.Helper()
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		t.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// maxRSS is the process's peak resident memory over its whole life (setup included), in bytes.
+func maxRSS(t *testing.T) int64 {
+	t.Helper()
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		t.Fatal(err)
+	}
+	return ru.Maxrss * 1024 // Linux reports kilobytes
+}
+
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	return string(b[:len(b)-1])
+}
+
+func switchName(i int) string { return fmt.Sprintf("leaf%02d", i) }
+func hostName(i int) string   { return fmt.Sprintf("host%04d", i) }
+
+func envInt(t *testing.T, name string, def int) int {
+	t.Helper()
+	v := os.Getenv(name)
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		t.Fatalf("%s=%q: want a positive number", name, v)
+	}
+	return n
+}
