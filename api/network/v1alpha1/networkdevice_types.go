@@ -130,11 +130,22 @@ type SwitchStatus struct {
 	// VLANs the controller created on this switch.
 	// +optional
 	VLANs []int32 `json:"vlans,omitempty"`
+	// ConfiguredWith is the switch's entry of spec.switches when the controller last configured
+	// it. It is kept so that once the switch is removed from spec.switches the controller can
+	// still reach it, reset the ports it configured there and remove its VLANs; the record goes
+	// after that succeeds.
+	// +optional
+	ConfiguredWith *Switch `json:"configuredWith,omitempty"`
+	// Removed says the switch is no longer in spec.switches: its ports are being reset before
+	// the record goes.
+	// +optional
+	Removed bool `json:"removed,omitempty"`
 }
 
 // NetworkDeviceStatus is the state of each switch.
 type NetworkDeviceStatus struct {
-	// Switches, in the order of spec.switches.
+	// Switches, in the order of spec.switches, then the switches removed from spec.switches
+	// whose ports are still being reset (removed: true).
 	// +optional
 	Switches []SwitchStatus `json:"switches,omitempty"`
 

@@ -98,21 +98,58 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	}
 	desired := fabric.Desired(PortWants(nics.Items))
 
-	results := make([]netv1.SwitchStatus, len(nd.Spec.Switches))
-	hostKeys := make([]*fabric.HostKeyError, len(nd.Spec.Switches))
+	// The switches of spec, then those removed from it that still carry what the controller
+	// configured: they are reset to nothing wanted, through the spec they had.
+	work := make([]switchWork, 0, len(nd.Spec.Switches))
+	for _, sw := range nd.Spec.Switches {
+		work = append(work, switchWork{sw: sw, want: desired[sw.Name], prev: previousStatus(nd, sw.Name)})
+	}
+	work = append(work, removedSwitches(nd)...)
+	results := make([]netv1.SwitchStatus, len(work))
+	hostKeys := make([]*fabric.HostKeyError, len(work))
 	var wg sync.WaitGroup
-	for i := range nd.Spec.Switches {
-		sw := nd.Spec.Switches[i]
-		prev := previousStatus(nd, sw.Name)
+	for i, w := range work {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			results[i], hostKeys[i] = r.syncSwitch(ctx, nd, sw, desired[sw.Name], prev)
+			results[i], hostKeys[i] = r.syncSwitch(ctx, nd, w.sw, w.want, w.prev)
 		}()
 	}
 	wg.Wait()
-	nd.Status.Switches = results
+	nd.Status.Switches = nd.Status.Switches[:0]
+	for i, st := range results {
+		if i >= len(nd.Spec.Switches) {
+			if st.Reachable && len(st.Ports) == 0 && len(st.VLANs) == 0 {
+				continue // reset: the removed switch's record goes
+			}
+			st.Removed = true
+		}
+		nd.Status.Switches = append(nd.Status.Switches, st)
+	}
 	return r.setConditions(nd, hostKeys), nil
+}
+
+// switchWork is one switch to bring in line: how to reach it, what it should carry, and the
+// record of what the controller configured there.
+type switchWork struct {
+	sw   netv1.Switch
+	want fabric.State
+	prev netv1.SwitchStatus
+}
+
+// removedSwitches are the switches recorded in status but gone from spec.switches that still
+// carry ports or VLANs the controller configured; nothing is wanted of them any more. A record
+// without the spec it was configured with (written before configuredWith existed) cannot be
+// reached and is dropped.
+func removedSwitches(nd *netv1.NetworkDevice) []switchWork {
+	var out []switchWork
+	for _, prev := range nd.Status.Switches {
+		if nd.SwitchNamed(prev.Name) != nil || prev.ConfiguredWith == nil || (len(prev.Ports) == 0 && len(prev.VLANs) == 0) {
+			continue
+		}
+		out = append(out, switchWork{sw: *prev.ConfiguredWith, want: fabric.State{Ports: map[string]fabric.Port{}}, prev: prev})
+	}
+	return out
 }
 
 // PortWants lists the switch ports hosts need, from the NIC statuses the clusternetwork
@@ -175,7 +212,12 @@ func (r *Reconciler) syncSwitch(ctx context.Context, nd *netv1.NetworkDevice, sw
 		}
 		return out, nil
 	}
-	return netv1.SwitchStatus{Name: sw.Name, Reachable: true, Version: version, Ports: configuredPorts(want), VLANs: vlanIDs(want)}, nil
+	out := netv1.SwitchStatus{Name: sw.Name, Reachable: true, Version: version, Ports: configuredPorts(want), VLANs: vlanIDs(want)}
+	if len(out.Ports) > 0 || len(out.VLANs) > 0 {
+		// The connection it was configured through, to reset it should the switch leave spec.
+		out.ConfiguredWith = sw.DeepCopy()
+	}
+	return out, nil
 }
 
 func (r *Reconciler) apply(ctx context.Context, nd *netv1.NetworkDevice, sw netv1.Switch, want fabric.State, prev netv1.SwitchStatus) (string, error) {

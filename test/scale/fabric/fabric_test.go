@@ -14,7 +14,6 @@ import (
 	"time"
 
 	. "github.com/onsi/gomega"
-	"go.uber.org/zap/zapcore"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -24,7 +23,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	netv1 "github.com/metalwire/metalwire/api/network/v1alpha1"
@@ -167,7 +165,6 @@ func TestFabricScale(t *testing.T) {
 func startManager(ctx context.Context, t *testing.T, reg *switchdriver.Registry, fabricConcurrency int) {
 	t.Helper()
 	g := NewWithT(t)
-	ctrl.SetLogger(zap.New(zap.Level(zapcore.ErrorLevel)))
 	cfg := rest.CopyConfig(env.Config)
 	cfg.QPS, cfg.Burst = 1000, 2000
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{

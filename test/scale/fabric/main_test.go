@@ -5,8 +5,9 @@ import (
 	"os"
 	"testing"
 
-	"github.com/go-logr/logr"
+	"go.uber.org/zap/zapcore"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/metalwire/metalwire/internal/testenv"
 )
@@ -21,7 +22,7 @@ func TestMain(m *testing.M) {
 		fmt.Printf("fabric scale benchmark skipped: set %s=1 or run make bench-fabric\n", enableEnv)
 		os.Exit(0)
 	}
-	// The manager sets its own logger when the benchmark starts it; until then, quiet.
-	ctrl.SetLogger(logr.Discard())
+	// Errors only: a line per configured switch would bury the figures.
+	ctrl.SetLogger(zap.New(zap.Level(zapcore.ErrorLevel)))
 	testenv.Main(m, &env)
 }
