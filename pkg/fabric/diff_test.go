@@ -103,18 +103,38 @@ func TestPlace(t *testing.T) {
 		name  string
 		cards []Card
 		needs []NetworkNeed
-		want  []string
+		want  [][]string
 		err   string
 	}{{
 		name:  "the seed's control (2 cards) and data (smartNIC) networks",
 		cards: seed,
 		needs: []NetworkNeed{{Name: "control", Speed: 1000, Cards: 2}, {Name: "data", Speed: 1000, SmartNIC: true, Cards: 1}},
-		want:  []string{"control", "control", "", "data"},
+		want:  [][]string{{"control"}, {"control"}, nil, {"data"}},
 	}, {
 		name:  "the slowest card that meets the hint wins",
 		cards: []Card{{Speed: 25000}, {Speed: 10000}, {Speed: 1000}},
 		needs: []NetworkNeed{{Name: "n", Speed: 5000, Cards: 1}},
-		want:  []string{"", "n", ""},
+		want:  [][]string{nil, {"n"}, nil},
+	}, {
+		name:  "trunk networks share one card: a trunk port of both",
+		cards: []Card{{Speed: 10000}},
+		needs: []NetworkNeed{{Name: "control", Speed: 1000, Trunk: true}, {Name: "data", Speed: 1000, Trunk: true}},
+		want:  [][]string{{"control", "data"}},
+	}, {
+		name:  "an access network never shares a card",
+		cards: []Card{{Speed: 10000}},
+		needs: []NetworkNeed{{Name: "control", Speed: 1000, Trunk: true}, {Name: "data", Speed: 1000}},
+		err:   "network data needs 1 free card(s) of at least 1000 Mb/s with smartNIC=false; the host has 0",
+	}, {
+		name:  "a trunk network joins the trunk card that meets its hint, not the access card",
+		cards: []Card{{Speed: 1000}, {Speed: 10000}, {Speed: 25000}},
+		needs: []NetworkNeed{{Name: "pxe", Speed: 1000}, {Name: "a", Speed: 10000, Trunk: true}, {Name: "b", Speed: 1000, Trunk: true}},
+		want:  [][]string{{"pxe"}, {"a", "b"}, nil},
+	}, {
+		name:  "a trunk network of two cards takes the trunk card, then a free one",
+		cards: []Card{{Speed: 1000}, {Speed: 1000}, {Speed: 1000}},
+		needs: []NetworkNeed{{Name: "a", Speed: 1000, Trunk: true}, {Name: "b", Speed: 1000, Cards: 2, Trunk: true}},
+		want:  [][]string{{"a", "b"}, {"b"}, nil},
 	}, {
 		name:  "too few fitting cards",
 		cards: []Card{{Speed: 1000}},

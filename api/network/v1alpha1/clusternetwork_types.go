@@ -84,8 +84,10 @@ type Network struct {
 	// +kubebuilder:validation:MaxItems=0
 	// +optional
 	ACL []ACLRule `json:"acl,omitempty"`
-	// PortMode is how the switch ports carry the network: access (untagged, default) or trunk
-	// (tagged).
+	// PortMode is how the switch ports carry the network: access (untagged, default: the
+	// network has cards of its own) or trunk (tagged). Networks of portMode trunk share cards: a
+	// trunk network goes first on the host's cards already carrying trunk networks that meet its
+	// nicHint, then on free ones, so a host with one card carries every trunk network on it.
 	// +kubebuilder:default=access
 	// +optional
 	PortMode PortMode `json:"portMode,omitempty"`

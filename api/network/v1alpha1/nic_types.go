@@ -79,6 +79,11 @@ type NICAssignment struct {
 	// PortMode is how the switch port carries it (access or trunk).
 	// +optional
 	PortMode PortMode `json:"portMode,omitempty"`
+	// Networks lists every network a trunk port carries, tagged, with its VLAN, when it carries
+	// more than one (networks of portMode trunk share a host's cards); network and vlanID then
+	// name the first of them (the seed's shape).
+	// +optional
+	Networks []NetworkStatus `json:"networks,omitempty"`
 }
 
 // NICStatus says which ClusterNetwork uses the host and what each card carries.

@@ -15,8 +15,8 @@ type hostView struct {
 	nic *netv1.NIC
 	// cabling is why the NIC cannot be used ("" when it can).
 	cabling string
-	// placement is the network each card carries ("" none), nil when the host does not fit.
-	placement []string
+	// placement is the networks each card carries (nil: none); nil when the host does not fit.
+	placement [][]string
 	misfit    string
 }
 
@@ -40,7 +40,7 @@ func viewHost(nic *netv1.NIC, nd *netv1.NetworkDevice, cn *netv1.ClusterNetwork)
 	}
 	needs := make([]fabric.NetworkNeed, len(cn.Spec.Networks))
 	for i, n := range cn.Spec.Networks {
-		needs[i] = fabric.NetworkNeed{Name: n.Name, Speed: int(n.NICHint.Speed), SmartNIC: n.NICHint.SmartNIC, Cards: int(n.LinkAggregation)}
+		needs[i] = fabric.NetworkNeed{Name: n.Name, Speed: int(n.NICHint.Speed), SmartNIC: n.NICHint.SmartNIC, Cards: int(n.LinkAggregation), Trunk: n.PortMode == netv1.PortModeTrunk}
 	}
 	p, err := fabric.Place(cards, needs)
 	if err != nil {
@@ -51,20 +51,27 @@ func viewHost(nic *netv1.NIC, nd *netv1.NetworkDevice, cn *netv1.ClusterNetwork)
 	return v
 }
 
-// wantStatus is the NIC status of a selected host: per card its network and VLAN, or null.
-func wantStatus(cn *netv1.ClusterNetwork, placement []string, vlans map[string]int) netv1.NICStatus {
+// wantStatus is the NIC status of a selected host: per card its network and VLAN (every network
+// of a trunk carrying several), or null.
+func wantStatus(cn *netv1.ClusterNetwork, placement [][]string, vlans map[string]int) netv1.NICStatus {
 	st := netv1.NICStatus{ClusterNetwork: cn.Name, NICs: make([]*netv1.NICAssignment, len(placement))}
-	for i, network := range placement {
-		if network == "" {
+	for i, networks := range placement {
+		if len(networks) == 0 {
 			continue
 		}
 		mode := netv1.PortModeAccess
 		for _, n := range cn.Spec.Networks {
-			if n.Name == network && n.PortMode == netv1.PortModeTrunk {
+			if n.Name == networks[0] && n.PortMode == netv1.PortModeTrunk {
 				mode = netv1.PortModeTrunk
 			}
 		}
-		st.NICs[i] = &netv1.NICAssignment{Network: network, VLANID: vlan32(vlans[network]), PortMode: mode}
+		a := &netv1.NICAssignment{Network: networks[0], VLANID: vlan32(vlans[networks[0]]), PortMode: mode}
+		if len(networks) > 1 {
+			for _, n := range networks {
+				a.Networks = append(a.Networks, netv1.NetworkStatus{Name: n, VLANID: vlan32(vlans[n])})
+			}
+		}
+		st.NICs[i] = a
 	}
 	return st
 }
@@ -109,7 +116,12 @@ func carries(sw *netv1.SwitchStatus, port string, a *netv1.NICAssignment) bool {
 			continue
 		}
 		if a.PortMode == netv1.PortModeTrunk {
-			return p.Mode == netv1.PortModeTrunk && slices.Contains(p.Trunk, a.VLANID)
+			for _, id := range assignedVLANs(a) {
+				if p.Mode != netv1.PortModeTrunk || !slices.Contains(p.Trunk, id) {
+					return false
+				}
+			}
+			return true
 		}
 		return p.Mode == netv1.PortModeAccess && p.VLAN == a.VLANID
 	}
@@ -149,3 +161,15 @@ func sortedKeys[V any](m map[string]V) []string {
 
 // vlan32 narrows a VLAN id (1-4094) for the API's int32 fields.
 func vlan32(v int) int32 { return int32(v) } //nolint:gosec // VLAN ids are at most 4094
+
+// assignedVLANs are the VLANs a card carries: its network's, or every network's of a trunk.
+func assignedVLANs(a *netv1.NICAssignment) []int32 {
+	if len(a.Networks) == 0 {
+		return []int32{a.VLANID}
+	}
+	out := make([]int32, 0, len(a.Networks))
+	for _, n := range a.Networks {
+		out = append(out, n.VLANID)
+	}
+	return out
+}

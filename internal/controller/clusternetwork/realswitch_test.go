@@ -21,35 +21,38 @@ import (
 	"github.com/metalwire/metalwire/internal/switchdriver/ovstest"
 )
 
+// realLeaves are the ways to manage the test's Open vSwitch: one per shipped driver.
+var realLeaves = []struct {
+	name string
+	// leaf returns the NetworkDevice's switch for the fabric, and its credentials Secret (or nil).
+	leaf func(t *testing.T, f *ovstest.Fabric, ns string) (netv1.Switch, *corev1.Secret)
+}{
+	{"ovsdb", func(t *testing.T, f *ovstest.Fabric, _ string) (netv1.Switch, *corev1.Secret) {
+		host, port, err := net.SplitHostPort(f.Switch.TCPAddr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, _ := strconv.Atoi(port)
+		return netv1.Switch{Name: "leaf1", Address: host, Port: int32(p), NetworkOS: netv1.NetworkOSOpenvSwitch, Bridge: f.Bridge}, nil
+	}},
+	{"ssh", func(t *testing.T, f *ovstest.Fabric, ns string) (netv1.Switch, *corev1.Secret) {
+		srv := ovstest.StartSSHD(t, map[string]string{"OVS_RUNDIR": f.Switch.Dir})
+		secret := &corev1.Secret{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "leaf1-login"},
+			Type:       corev1.SecretTypeBasicAuth,
+			StringData: map[string]string{corev1.BasicAuthUsernameKey: srv.User, corev1.BasicAuthPasswordKey: srv.Password},
+		}
+		return netv1.Switch{Name: "leaf1", Address: srv.Host, Port: int32(srv.Port), NetworkOS: netv1.NetworkOSOpenvSwitchSSH,
+			Bridge: f.Bridge, HostKey: srv.HostKey, CredentialsRef: &netv1.SecretReference{Name: secret.Name}}, secret
+	}},
+}
+
 // The fabric controllers drive a real Open vSwitch (user space, hosts in network namespaces)
 // through each shipped driver: hosts of one cluster reach each other and nobody else, a host that
 // leaves reaches nobody, nothing is sent when nothing changed, and deleting the ClusterNetworks
 // leaves the switch as it was.
 func TestControllersDriveARealOpenvSwitch(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		// leaf returns the NetworkDevice's switch for the fabric, and its credentials Secret (or nil).
-		leaf func(t *testing.T, f *ovstest.Fabric, ns string) (netv1.Switch, *corev1.Secret)
-	}{
-		{"ovsdb", func(t *testing.T, f *ovstest.Fabric, _ string) (netv1.Switch, *corev1.Secret) {
-			host, port, err := net.SplitHostPort(f.Switch.TCPAddr)
-			if err != nil {
-				t.Fatal(err)
-			}
-			p, _ := strconv.Atoi(port)
-			return netv1.Switch{Name: "leaf1", Address: host, Port: int32(p), NetworkOS: netv1.NetworkOSOpenvSwitch, Bridge: f.Bridge}, nil
-		}},
-		{"ssh", func(t *testing.T, f *ovstest.Fabric, ns string) (netv1.Switch, *corev1.Secret) {
-			srv := ovstest.StartSSHD(t, map[string]string{"OVS_RUNDIR": f.Switch.Dir})
-			secret := &corev1.Secret{
-				ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "leaf1-login"},
-				Type:       corev1.SecretTypeBasicAuth,
-				StringData: map[string]string{corev1.BasicAuthUsernameKey: srv.User, corev1.BasicAuthPasswordKey: srv.Password},
-			}
-			return netv1.Switch{Name: "leaf1", Address: srv.Host, Port: int32(srv.Port), NetworkOS: netv1.NetworkOSOpenvSwitchSSH,
-				Bridge: f.Bridge, HostKey: srv.HostKey, CredentialsRef: &netv1.SecretReference{Name: secret.Name}}, secret
-		}},
-	} {
+	for _, tc := range realLeaves {
 		t.Run(tc.name, func(t *testing.T) {
 			ovstest.Require(t, "ovs-vswitchd", "ip", "ping")
 			g := NewWithT(t)
