@@ -170,6 +170,9 @@ func PortWants(nics []netv1.NIC) []fabric.PortWant {
 				mode = fabric.ModeTrunk
 			}
 			wants = append(wants, fabric.PortWant{Switch: sp.Name, Port: sp.Port.String(), Mode: mode, VLAN: int(a.VLANID)})
+			for _, n := range a.Networks { // a trunk of several networks: every VLAN tagged
+				wants = append(wants, fabric.PortWant{Switch: sp.Name, Port: sp.Port.String(), Mode: mode, VLAN: int(n.VLANID)})
+			}
 		}
 	}
 	return wants
