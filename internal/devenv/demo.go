@@ -172,10 +172,9 @@ func (s *syncWriter) Write(p []byte) (int, error) {
 // printFabric prints each host's cards on the simulated (stand-in) switch and their VLANs,
 // beside its addresses, once the ClusterNetworks have their VLANs.
 func printFabric(ctx context.Context, e *Env, opts DemoOptions, p *printer, hosts []HostRow) error {
+	// The Metal3Machine controller selected each machine's host in the ClusterNetwork and waited
+	// for its ports to be ready before provisioning it, so a provisioned host's ports are set.
 	waitForVLANs(ctx, e.Client, opts.Namespace, 20*time.Second)
-	if err := selectProvisionedHostsStandIn(ctx, e.Client, opts.Namespace, hosts, 20*time.Second); err != nil {
-		return err
-	}
 	lines, err := clusterNetworkVLANs(ctx, e.Client, opts.Namespace)
 	if err != nil {
 		return err
