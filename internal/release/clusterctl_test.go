@@ -151,6 +151,11 @@ func TestClusterctlGenerateCluster(t *testing.T) {
 	g.Expect(host).To(Equal("10.0.0.249"))
 	port, _, _ := unstructured.NestedFieldNoCopy(seen["Metal3Cluster/lab"].Object, "spec", "controlPlaneEndpoint", "port")
 	g.Expect(fmt.Sprint(port)).To(Equal("6443"))
+	// The example's cluster joins dev mode's simulated switch; a generated one joins none unless
+	// CLUSTER_NETWORK says so, or its machines would wait for a switch it does not have.
+	cn, found, _ := unstructured.NestedString(seen["Metal3Cluster/lab"].Object, "spec", "clusterNetwork")
+	g.Expect(found).To(BeTrue())
+	g.Expect(cn).To(BeEmpty())
 	// The label key of the host selector stays the example's: only names take the cluster's name.
 	out, err := tmpl.Yaml()
 	g.Expect(err).NotTo(HaveOccurred())

@@ -132,6 +132,9 @@ var templateVars = []struct{ from, to string }{
 	{"gateway: 192.168.111.1", "gateway: ${BAREMETAL_V4_GATEWAY:=192.168.111.1}"},
 	{"- 192.168.111.1", "- ${BAREMETAL_V4_DNS:=192.168.111.1}"},
 	{"prefix: 24", "prefix: ${BAREMETAL_V4_PREFIX:=24}"},
+	// The example's cluster uses dev mode's simulated switch; a generated cluster uses switches
+	// only when CLUSTER_NETWORK names a ClusterNetwork of its own (docs/fabric.md).
+	{"clusterNetwork: demo", `clusterNetwork: ${CLUSTER_NETWORK:=""}`},
 }
 
 // clusterName finds the example cluster's name where it is a whole value or a name's first part
