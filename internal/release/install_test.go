@@ -30,6 +30,9 @@ import (
 
 	"github.com/metalwire/metalwire/internal/devenv"
 	"github.com/metalwire/metalwire/internal/manager"
+	"github.com/metalwire/metalwire/internal/simulator"
+	"github.com/metalwire/metalwire/internal/switchdriver"
+	"github.com/metalwire/metalwire/internal/switchdriver/standin"
 	"github.com/metalwire/metalwire/test/e2e/framework"
 )
 
@@ -83,6 +86,13 @@ func TestInstall(t *testing.T) {
 	g.Expect(fs.Parse(args)).To(Succeed(), "the Deployment's arguments: %v", args)
 	groups, err := o.Groups()
 	g.Expect(err).NotTo(HaveOccurred())
+	// examples/cluster joins dev mode's simulated switch (a STAND-IN at an address that does not
+	// resolve); the installed manager reaches it as dev mode's does, through the stand-in driver
+	// answering for its networkOS, for this test only. Everything else is the shipped manager.
+	shipped, err := switchdriver.Default.For(string(simulator.SwitchNetworkOS))
+	g.Expect(err).NotTo(HaveOccurred())
+	switchdriver.Default.Register(standin.New(string(simulator.SwitchNetworkOS)))
+	t.Cleanup(func() { switchdriver.Default.Register(shipped) })
 	mgrCtx, stopManager := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { done <- manager.Run(mgrCtx, o, groups) }()
