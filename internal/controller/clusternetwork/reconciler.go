@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
@@ -25,7 +26,11 @@ import (
 	"github.com/metalwire/metalwire/internal/controller/fabricindex"
 )
 
-const defaultVLANRetry = 30 * time.Second
+const (
+	defaultVLANRetry = 30 * time.Second
+	// nicWriters bounds the NIC status writes one reconcile has in flight.
+	nicWriters = 16
+)
 
 // Reconciler owns ClusterNetwork status, the VLAN locks and the status of the NICs it uses.
 type Reconciler struct {
@@ -101,6 +106,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, cn *netv1.ClusterNetwo
 	available := map[string]string{}
 	states := map[string]netv1.HostNetworkState{}
 	var selected, miscabled []string
+	var joined []hostView
 	for i := range nics.Items {
 		nic := &nics.Items[i]
 		v := viewHost(nic, nd, cn)
@@ -111,7 +117,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, cn *netv1.ClusterNetwo
 		switch {
 		case isSelected:
 			selected = append(selected, nic.Spec.Node)
-			states[nic.Spec.Node] = r.selectedHost(ctx, cn, nd, v, vres.assigned, allVLANs)
+			joined = append(joined, v)
 		case nic.Status.ClusterNetwork == cn.Name:
 			// The host left: clear its status; the switch ports go back to idle.
 			if err := r.setNICStatus(ctx, nic, netv1.NICStatus{}); err != nil {
@@ -120,6 +126,23 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, cn *netv1.ClusterNetwo
 		case nic.Labels[netv1.SelectedForLabel] == "" && nic.Status.ClusterNetwork == "" && v.cabling == "" && v.placement != nil && nic.DeletionTimestamp.IsZero():
 			available[nic.Spec.Node] = nic.Name
 		}
+	}
+	// Each selected host's NIC status is a write of its own: a thousand hosts joining at once
+	// must not wait on each other's round trips.
+	hostStates := make([]netv1.HostNetworkState, len(joined))
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, nicWriters)
+	for i, v := range joined {
+		wg.Add(1)
+		slots <- struct{}{}
+		go func() {
+			defer func() { <-slots; wg.Done() }()
+			hostStates[i] = r.selectedHost(ctx, cn, nd, v, vres.assigned, allVLANs)
+		}()
+	}
+	wg.Wait()
+	for i, v := range joined {
+		states[v.nic.Spec.Node] = hostStates[i]
 	}
 	sort.Strings(selected)
 	cn.Status.Available, cn.Status.Selected, cn.Status.States = available, selected, states
