@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net/netip"
 
-
 	"github.com/metalwire/metalwire/pkg/render/osnetconfig"
 )
 
