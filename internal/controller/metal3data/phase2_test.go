@@ -8,10 +8,13 @@ import (
 	"testing"
 
 	. "github.com/onsi/gomega"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
+	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
 	ipamv1 "github.com/metalwire/metalwire/api/ipam/v1alpha1"
 	"github.com/metalwire/metalwire/internal/controller/metal3data"
 	"github.com/metalwire/metalwire/pkg/generate"
@@ -116,4 +119,43 @@ func addressOfClaim(t *testing.T, ns, claim string) netip.Addr {
 		g.Expect(list.Items).To(ContainElement(HaveField("Spec.Claim.Name", claim)))
 	}).WithTimeout(timeout).WithPolling(poll).Should(Succeed())
 	return out
+}
+
+// An os-net-config template is checked at admission (immutable, needs networkData) and, when
+// it does not render for a host, the Metal3Data says so naming the field instead of writing a
+// configuration the user did not ask for.
+func TestOSNetConfigTemplateErrors(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns := newNamespace(t)
+	startManager(t, ns, managerOptions{})
+	pool(t, ns, "prov", "192.168.0.10", "192.168.0.20", 24, "192.168.0.1")
+	nd := &infrav1.NetworkData{Links: infrav1.NetworkDataLinks{Ethernets: []infrav1.NetworkDataLinkEthernet{{
+		Type: "phy", ID: "nic1", MACAddress: &infrav1.NetworkLinkEthernetMac{FromHostInterface: ptr.To("eno1")},
+	}}}}
+	onc := &infrav1.OSNetConfigTemplate{
+		Template: "- type: interface\n  name: nic1\n  mtu: {{ config['prov'].mtu }}\n",
+		Networks: []infrav1.OSNetConfigNetwork{{Name: "prov", IPPool: "prov"}},
+	}
+
+	alone := &infrav1.Metal3DataTemplate{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "alone"}, Spec: infrav1.Metal3DataTemplateSpec{OSNetConfig: onc}}
+	g.Expect(env.Client.Create(ctx, alone)).To(MatchError(ContainSubstring("osNetConfig needs networkData")))
+
+	tmpl := template(t, ns, "typo", infrav1.Metal3DataTemplateSpec{NetworkData: nd, OSNetConfig: onc})
+	edited := tmpl.DeepCopy()
+	edited.Spec.OSNetConfig.Template = "- type: interface\n  name: nic1\n"
+	g.Expect(env.Client.Update(ctx, edited)).To(MatchError(ContainSubstring("osNetConfig is immutable")))
+
+	host(t, ns, "host-0", nil, nil, "", "eno1=52:54:00:00:00:01")
+	machine(t, ns, "m3m-0", "typo", machineOpts{host: "host-0"})
+	g.Eventually(func(g Gomega) {
+		c := getClaim(g, ns, "m3m-0")
+		g.Expect(c.Status.RenderedData).NotTo(BeNil())
+		data := getData(g, ns, c.Status.RenderedData.Name)
+		ready := condition(data.Status.Conditions, infrav1.DataReadyCondition)
+		g.Expect(ready.Reason).To(Equal(infrav1.DataRenderFailedReason))
+		g.Expect(data.Status.ErrorMessage).NotTo(BeNil())
+		g.Expect(*data.Status.ErrorMessage).To(And(ContainSubstring("osNetConfig.template: rendering for host host-0"), ContainSubstring("mtu")))
+		g.Expect(data.Spec.NetworkData).To(BeNil(), "no Secret is written")
+	}).WithTimeout(timeout).WithPolling(poll).Should(Succeed())
 }
