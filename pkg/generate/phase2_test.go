@@ -12,7 +12,7 @@ import (
 
 // Phase 2 renders, per host, exactly what phase 1 rendered for the node with the same addresses:
 // the Metal3DataTemplate of --templates goes through `metalwire render`'s code (the data
-// controller's: render.RenderOSNetConfig), for a host whose NICs carry the node's MACs. The
+// controller's: render.OSNetConfigFromTemplate), for a host whose NICs carry the node's MACs. The
 // envtest version, through the controllers, is in internal/controller/metal3data.
 func TestPhase2RendersTheSameOSNetConfigAsPhase1(t *testing.T) {
 	g := NewWithT(t)
@@ -60,6 +60,6 @@ func TestPhase2HostWithUnknownMACs(t *testing.T) {
 	tmpl, err := render.DecodeTemplate([]byte(strings.Split(string(out), "---\n")[len(f.Networks)]))
 	g.Expect(err).NotTo(HaveOccurred())
 	facts := &render.Facts{Host: render.Object{Name: "stranger"}, NICs: []render.NIC{{Name: "eno1", MAC: "52:54:00:00:00:01"}}}
-	_, err = render.RenderOSNetConfig(tmpl.OSNetConfig, facts)
+	_, err = render.OSNetConfigFromTemplate(tmpl.OSNetConfig, facts)
 	g.Expect(err).To(MatchError(ContainSubstring("osNetConfig.macMappings: host stranger (NICs eno1=52:54:00:00:00:01) has the MACs of none of node-0")))
 }

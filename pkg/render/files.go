@@ -52,7 +52,7 @@ func (t *Template) Pools(f *Facts) ([]PoolRef, error) {
 // the template's own osNetConfig when it has one, else from the rendered network data.
 func (t *Template) RenderOSNetConfig(net *NetworkData, f *Facts) (*OSNetConfig, error) {
 	if t.OSNetConfig != nil {
-		return RenderOSNetConfig(t.OSNetConfig, f)
+		return OSNetConfigFromTemplate(t.OSNetConfig, f)
 	}
 	return net.OSNetConfig(f.NICs)
 }

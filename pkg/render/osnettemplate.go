@@ -31,13 +31,13 @@ func OSNetConfigPools(t *infrav1.OSNetConfigTemplate, known []PoolRef) []PoolRef
 	return out
 }
 
-// RenderOSNetConfig renders a Metal3DataTemplate's osNetConfig for one host, as `metalwire
+// OSNetConfigFromTemplate renders a Metal3DataTemplate's osNetConfig for one host, as `metalwire
 // generate` renders the same template for a node (the same code: osnetconfig.Template):
 // ip['<network>'] is the host's address from the network's pool with the pool's prefix length,
 // config['<network>'] the pool's prefix, gateway and DNS servers. The mapping file is the
 // macMappings entry all of whose MACs the host has, else the interfaces list resolved against
 // the host's NICs. Both documents are checked with os-net-config's rules.
-func RenderOSNetConfig(t *infrav1.OSNetConfigTemplate, f *Facts) (*OSNetConfig, error) {
+func OSNetConfigFromTemplate(t *infrav1.OSNetConfigTemplate, f *Facts) (*OSNetConfig, error) {
 	values := osnetconfig.Values{IP: map[string]string{}, Config: map[string]osnetconfig.Network{}, Unit: t.Unit, Node: f.Host.Name}
 	mapping, node, err := osNetConfigMapping(t, f)
 	if err != nil {

@@ -36,7 +36,7 @@ func bondOSNetConfig() *infrav1.OSNetConfigTemplate {
 
 func TestRenderOSNetConfigTemplate(t *testing.T) {
 	g := NewWithT(t)
-	onc, err := render.RenderOSNetConfig(bondOSNetConfig(), hostFacts())
+	onc, err := render.OSNetConfigFromTemplate(bondOSNetConfig(), hostFacts())
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(string(onc.Config)).To(Equal(`network_config:
 - addresses:
@@ -68,7 +68,7 @@ func TestRenderOSNetConfigTemplateMACMappings(t *testing.T) {
 		{Name: "rack1-1", Interfaces: map[string]infrav1.MACAddress{"nic1": "52:54:00:00:00:09"}},
 		{Name: "rack1-0", Interfaces: map[string]infrav1.MACAddress{"nic1": "52:54:00:00:00:02", "nic2": "52:54:00:00:00:01"}},
 	}
-	onc, err := render.RenderOSNetConfig(tmpl, hostFacts())
+	onc, err := render.OSNetConfigFromTemplate(tmpl, hostFacts())
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(string(onc.Config)).To(ContainSubstring("use_dhcp: true"), "node is the matched entry's name")
 	g.Expect(string(onc.Mapping)).To(Equal("interface_mapping:\n  nic1: \"52:54:00:00:00:02\"\n  nic2: \"52:54:00:00:00:01\"\n"))
@@ -80,7 +80,7 @@ func TestRenderOSNetConfigTemplateMACMappings(t *testing.T) {
 	g.Expect(hostFacts().NICs).To(HaveLen(2), "the host's own facts are not changed")
 
 	tmpl.MACMappings = tmpl.MACMappings[:1]
-	_, err = render.RenderOSNetConfig(tmpl, hostFacts())
+	_, err = render.OSNetConfigFromTemplate(tmpl, hostFacts())
 	g.Expect(err).To(MatchError(`osNetConfig.macMappings: host host-a (NICs eno1=52:54:00:00:00:01, eno2=52:54:00:00:00:02) has the MACs of none of rack1-1; add an entry with the host's MACs, or map aliases to NIC names in osNetConfig.interfaces`))
 	g.Expect(render.IsRetryable(err)).To(BeFalse())
 }
@@ -117,7 +117,7 @@ func TestRenderOSNetConfigTemplateErrors(t *testing.T) {
 			g := NewWithT(t)
 			tmpl, facts := bondOSNetConfig(), hostFacts()
 			tc.change(tmpl, facts)
-			_, err := render.RenderOSNetConfig(tmpl, facts)
+			_, err := render.OSNetConfigFromTemplate(tmpl, facts)
 			g.Expect(err).To(HaveOccurred())
 			for _, want := range tc.wantErr {
 				g.Expect(err.Error()).To(ContainSubstring(want))

@@ -68,7 +68,7 @@ func renderOutput(tmpl *infrav1.Metal3DataTemplate, hostFacts *render.Facts) (ou
 	if t := tmpl.Spec.OSNetConfig; t != nil {
 		// The unit's own os-net-config template, as `metalwire generate` renders it: an error
 		// in it stops the rendering, since the user asked for exactly this configuration.
-		onc, err := render.RenderOSNetConfig(t, hostFacts)
+		onc, err := render.OSNetConfigFromTemplate(t, hostFacts)
 		if err != nil {
 			return output{}, err
 		}
