@@ -33,8 +33,10 @@ func newRenderCommand() *cobra.Command {
 BareMetalHost from files, with no cluster: the metaData map, network_data.json, cloud-init
 network config v2 (netplan), nmstate YAML, or os-net-config's config file (os-net-config) and
 mapping file (os-net-config-mapping: interface_mapping from link name to MAC, for links not named
-after their NIC's kernel name). Both os-net-config documents are checked with os-net-config's
-own schema and mapping rules before they are printed.
+after their NIC's kernel name). A template with its own os-net-config template (spec.osNetConfig,
+what metalwire generate --templates writes) is rendered from that, as the data controller does.
+Both os-net-config documents are checked with os-net-config's own schema and mapping rules
+before they are printed.
 
 Addresses from IP pools come from --pools, a YAML map from pool name to the address the pool
 gave the host (address, prefix, gateway, dnsServers). The Machine and Metal3Machine do not
@@ -132,7 +134,11 @@ func (o *renderOptions) run() ([]byte, error) {
 			return nil, o.explain(err)
 		}
 		facts.Pools = render.PoolsByName(byName, refs)
-		m, err := render.MetaData(tmpl.MetaData, facts)
+		mdFacts, err := render.WithOSNetConfigAliases(tmpl.OSNetConfig, facts)
+		if err != nil {
+			return nil, o.explain(err)
+		}
+		m, err := render.MetaData(tmpl.MetaData, mdFacts)
 		if err != nil {
 			return nil, o.explain(err)
 		}
@@ -145,7 +151,12 @@ func (o *renderOptions) run() ([]byte, error) {
 		return nil, o.explain(err)
 	}
 	facts.Pools = render.PoolsByName(byName, refs)
-	net, err := tmpl.Networking(facts)
+	// With an os-net-config template, its interface aliases name the host's NICs too.
+	netFacts, err := render.WithOSNetConfigAliases(tmpl.OSNetConfig, facts)
+	if err != nil {
+		return nil, o.explain(err)
+	}
+	net, err := tmpl.Networking(netFacts)
 	if err != nil {
 		return nil, o.explain(err)
 	}
@@ -155,9 +166,9 @@ func (o *renderOptions) run() ([]byte, error) {
 	case "nmstate":
 		return net.NMState()
 	case "os-net-config", "os-net-config-mapping":
-		onc, err := net.OSNetConfig(facts.NICs)
+		onc, err := tmpl.RenderOSNetConfig(net, facts)
 		if err != nil {
-			return nil, err
+			return nil, o.explain(err)
 		}
 		if o.format == "os-net-config-mapping" {
 			return onc.Mapping, nil

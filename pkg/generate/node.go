@@ -2,11 +2,7 @@ package generate
 
 import (
 	"fmt"
-	"maps"
 	"net/netip"
-	"slices"
-
-	"sigs.k8s.io/yaml"
 
 	"github.com/metalwire/metalwire/pkg/render/osnetconfig"
 )
@@ -51,41 +47,13 @@ func (f *File) NodeConfig(u *Unit, node *Node, state State) (*NodeConfig, error)
 	if err != nil {
 		return nil, err
 	}
-	list, err := interfaceList([]byte(text))
+	doc, list, err := osnetconfig.Config(text)
 	if err != nil {
-		return nil, fmt.Errorf("%s.networkConfig, rendered for %s: %w", u.Path, node.Name, err)
-	}
-	doc, err := yaml.Marshal(map[string]any{"network_config": list})
-	if err != nil {
-		return nil, err
-	}
-	if err := osnetconfig.Validate(doc); err != nil {
 		return nil, fmt.Errorf("%s.networkConfig, rendered for %s: %w; fix the template", u.Path, node.Name, err)
 	}
-	if err := osnetconfig.CheckMapping(node.Mapping); err != nil {
+	mapping, err := osnetconfig.MappingFile(node.Mapping)
+	if err != nil {
 		return nil, fmt.Errorf("%s.macMapping.%s: %w", u.Path, node.Key, err)
 	}
-	mapping, err := yaml.Marshal(map[string]any{"interface_mapping": node.Mapping})
-	if err != nil {
-		return nil, err
-	}
 	return &NodeConfig{Unit: u, Node: node, Addresses: addrs, OSNetConfig: doc, Mapping: mapping, Interfaces: list}, nil
-}
-
-// interfaceList reads a rendered template: a list, or `network_config:` holding one.
-func interfaceList(text []byte) ([]any, error) {
-	var doc any
-	if err := yaml.Unmarshal(text, &doc); err != nil {
-		return nil, fmt.Errorf("is not YAML: %w", err)
-	}
-	switch d := doc.(type) {
-	case []any:
-		return d, nil
-	case map[string]any:
-		if list, ok := d["network_config"].([]any); ok && len(d) == 1 {
-			return list, nil
-		}
-		return nil, fmt.Errorf("is a map with keys %v; os-net-config wants a list of interfaces, or network_config: holding one", slices.Sorted(maps.Keys(d)))
-	}
-	return nil, fmt.Errorf("is not a list of interfaces; os-net-config wants one")
 }

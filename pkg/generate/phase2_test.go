@@ -5,15 +5,15 @@ import (
 	"testing"
 
 	. "github.com/onsi/gomega"
-	"sigs.k8s.io/yaml"
 
 	"github.com/metalwire/metalwire/pkg/generate"
 	"github.com/metalwire/metalwire/pkg/render"
 )
 
-// Phase 2 renders, per host, what phase 1 rendered for the node with the same addresses: the
-// Metal3DataTemplate of --templates goes through pkg/render's os-net-config output, the code the
-// data controller runs for the networkData Secret's os-net-config keys.
+// Phase 2 renders, per host, exactly what phase 1 rendered for the node with the same addresses:
+// the Metal3DataTemplate of --templates goes through `metalwire render`'s code (the data
+// controller's: render.OSNetConfigFromTemplate), for a host whose NICs carry the node's MACs. The
+// envtest version, through the controllers, is in internal/controller/metal3data.
 func TestPhase2RendersTheSameOSNetConfigAsPhase1(t *testing.T) {
 	g := NewWithT(t)
 	f := readSeed(t)
@@ -22,12 +22,14 @@ func TestPhase2RendersTheSameOSNetConfigAsPhase1(t *testing.T) {
 	out, err := generate.Templates(f, seedOptions)
 	g.Expect(err).NotTo(HaveOccurred())
 	docs := strings.Split(string(out), "---\n")[len(f.Networks):]
+	g.Expect(docs).To(HaveLen(len(phase1.Nodes)), "one template per unit, one node per unit in the seed")
 	for i, node := range phase1.Nodes {
 		tmpl, err := render.DecodeTemplate([]byte(docs[i]))
 		g.Expect(err).NotTo(HaveOccurred())
-		facts := &render.Facts{Namespace: seedOptions.Namespace}
+		facts := &render.Facts{Namespace: seedOptions.Namespace, Host: render.Object{Name: "host-" + node.Node.Name}}
 		for alias, mac := range node.Node.Mapping {
-			facts.NICs = append(facts.NICs, render.NIC{Name: alias, MAC: mac})
+			// The host's kernel names are not the aliases: the mapping file is what links them.
+			facts.NICs = append(facts.NICs, render.NIC{Name: "eno" + strings.TrimPrefix(alias, "em"), MAC: mac})
 		}
 		refs, err := tmpl.Pools(facts)
 		g.Expect(err).NotTo(HaveOccurred())
@@ -37,55 +39,27 @@ func TestPhase2RendersTheSameOSNetConfigAsPhase1(t *testing.T) {
 			byName[generate.PoolName(seedOptions.Cluster, net)] = render.PoolAddress{Address: a.String(), Prefix: n.Netmask, Gateway: n.Gateway, DNSServers: n.DNSServers}
 		}
 		facts.Pools = render.PoolsByName(byName, refs)
-		nd, err := tmpl.Networking(facts)
+		netFacts, err := render.WithOSNetConfigAliases(tmpl.OSNetConfig, facts)
 		g.Expect(err).NotTo(HaveOccurred())
-		onc, err := nd.OSNetConfig(facts.NICs)
+		nd, err := tmpl.Networking(netFacts)
 		g.Expect(err).NotTo(HaveOccurred())
-		g.Expect(devices(t, onc.Config)).To(Equal(devices(t, node.OSNetConfig)),
-			"%s:\n--- phase 2\n%s\n--- phase 1\n%s", node.Node.Name, onc.Config, node.OSNetConfig)
+		onc, err := tmpl.RenderOSNetConfig(nd, facts)
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(string(onc.Config)).To(Equal(string(node.OSNetConfig)), "%s: os-net-config config", node.Node.Name)
+		g.Expect(string(onc.Mapping)).To(Equal(string(node.Mapping)), "%s: os-net-config mapping", node.Node.Name)
+		g.Expect(string(onc.Config)).To(ContainSubstring("type: ovs_bridge"), "Open vSwitch stays Open vSwitch")
 	}
 }
 
-// device is what a host ends up with for one os-net-config device. A Metal3DataTemplate cannot
-// say Open vSwitch, so ovs_bridge and linux_bridge are both a bridge (and bonds alike); the
-// defaults phase 2 writes out (mtu 1500, use_dhcp false, the DNS servers on each device that
-// has an address) are not compared.
-type device struct {
-	Kind      string
-	Addresses []any
-	Routes    []any
-	Members   []string
-}
-
-func devices(t *testing.T, config []byte) map[string]device {
-	t.Helper()
-	var doc struct {
-		NetworkConfig []map[string]any `json:"network_config"`
-	}
-	if err := yaml.Unmarshal(config, &doc); err != nil {
-		t.Fatal(err)
-	}
-	out := map[string]device{}
-	var walk func(objs []any)
-	add := func(o map[string]any) {
-		kind := strings.TrimPrefix(strings.TrimPrefix(o["type"].(string), "ovs_"), "linux_")
-		d := device{Kind: kind}
-		d.Addresses, _ = o["addresses"].([]any)
-		d.Routes, _ = o["routes"].([]any)
-		members, _ := o["members"].([]any)
-		for _, m := range members {
-			d.Members = append(d.Members, m.(map[string]any)["name"].(string))
-		}
-		out[o["name"].(string)] = d
-		walk(members)
-	}
-	walk = func(objs []any) {
-		for _, o := range objs {
-			add(o.(map[string]any))
-		}
-	}
-	for _, o := range doc.NetworkConfig {
-		add(o)
-	}
-	return out
+// A host that matches no node of the unit's macMapping is refused, naming the fix.
+func TestPhase2HostWithUnknownMACs(t *testing.T) {
+	g := NewWithT(t)
+	f := readSeed(t)
+	out, err := generate.Templates(f, seedOptions)
+	g.Expect(err).NotTo(HaveOccurred())
+	tmpl, err := render.DecodeTemplate([]byte(strings.Split(string(out), "---\n")[len(f.Networks)]))
+	g.Expect(err).NotTo(HaveOccurred())
+	facts := &render.Facts{Host: render.Object{Name: "stranger"}, NICs: []render.NIC{{Name: "eno1", MAC: "52:54:00:00:00:01"}}}
+	_, err = render.OSNetConfigFromTemplate(tmpl.OSNetConfig, facts)
+	g.Expect(err).To(MatchError(ContainSubstring("osNetConfig.macMappings: host stranger (NICs eno1=52:54:00:00:00:01) has the MACs of none of node-0")))
 }

@@ -2,22 +2,12 @@ package generate
 
 import (
 	"fmt"
-	"io"
 	"net/netip"
 	"regexp"
 	"slices"
-	"strings"
 
-	"github.com/nikolalohinski/gonja/v2"
-	"github.com/nikolalohinski/gonja/v2/config"
-	"github.com/nikolalohinski/gonja/v2/exec"
-	"github.com/nikolalohinski/gonja/v2/loaders"
+	"github.com/metalwire/metalwire/pkg/render/osnetconfig"
 )
-
-func init() {
-	// gonja logs through logrus to stderr; its errors come back as values here.
-	gonja.SetLoggerOutput(io.Discard)
-}
 
 // networkRef is a network a template names: ip['net0'], ip.net0, config['net0'] or config.net0.
 type networkRef struct {
@@ -58,51 +48,36 @@ func (u *Unit) Networks() []string {
 
 // Render renders the unit's template for one node: ip[<network>] is the node's address with
 // the network's prefix length (192.168.0.10/24), config[<network>] the network (gateway,
-// dnsServers, netmask). Undefined names are errors, so a typo does not render as nothing.
+// dnsServers, netmask, cidr). Undefined names are errors, so a typo does not render as nothing.
+// The data controller renders a Metal3DataTemplate's osNetConfig through the same code
+// (osnetconfig.Template), so phase 2 gives the same text for the same addresses.
 func (f *File) Render(u *Unit, node *Node, addrs map[string]netip.Addr) (string, error) {
-	ip := map[string]any{}
+	ip := map[string]string{}
 	for net, a := range addrs {
 		ip[net] = netip.PrefixFrom(a, f.Networks[net].Netmask).String()
 	}
 	return f.render(u, node, ip)
 }
 
-func (f *File) render(u *Unit, node *Node, ip map[string]any) (string, error) {
-	cfg := map[string]any{}
+// ConfigValues is what config[<network>] holds for each network of the file.
+func (f *File) ConfigValues() map[string]osnetconfig.Network {
+	cfg := map[string]osnetconfig.Network{}
 	for name, n := range f.Networks {
-		net := map[string]any{"netmask": n.Netmask, "name": name, "cidr": n.Prefix().String()}
-		if n.Gateway != "" {
-			net["gateway"] = n.Gateway
+		cfg[name] = osnetconfig.Network{
+			Name: name, Netmask: n.Netmask, CIDR: n.Prefix().String(), Gateway: n.Gateway, DNSServers: n.DNSServers,
 		}
-		if len(n.DNSServers) > 0 {
-			dns := make([]any, len(n.DNSServers))
-			for i, s := range n.DNSServers {
-				dns[i] = s
-			}
-			net["dnsServers"] = dns
-		}
-		cfg[name] = net
 	}
-	c := config.New()
-	c.StrictUndefined = true
-	c.KeepTrailingNewline = true
-	loader, err := loaders.NewMemoryLoader(map[string]string{"/" + u.Path: u.NetworkConfig})
-	if err != nil {
-		return "", err
-	}
-	tmpl, err := exec.NewTemplate("/"+u.Path, c, loader, gonja.DefaultEnvironment)
-	if err != nil {
-		return "", fmt.Errorf("%s.networkConfig is not a valid Jinja2 template: %s", u.Path, oneLine(err))
-	}
-	ctx := exec.NewContext(map[string]any{"ip": ip, "config": cfg, "node": node.Key, "unit": u.Name})
-	out, err := tmpl.ExecuteToString(ctx)
-	if err != nil {
-		return "", fmt.Errorf("%s.networkConfig, rendering for %s: %s; the template may use ip[<network>], config[<network>].gateway/.dnsServers/.netmask, node and unit",
-			u.Path, node.Name, oneLine(err))
-	}
-	return out, nil
+	return cfg
 }
 
-func oneLine(err error) string {
-	return strings.Join(strings.Fields(err.Error()), " ")
+func (f *File) render(u *Unit, node *Node, ip map[string]string) (string, error) {
+	tmpl, err := osnetconfig.ParseTemplate(u.Path, u.NetworkConfig)
+	if err != nil {
+		return "", fmt.Errorf("%s.networkConfig is %w", u.Path, err)
+	}
+	out, err := tmpl.Render(osnetconfig.Values{IP: ip, Config: f.ConfigValues(), Node: node.Key, Unit: u.Name})
+	if err != nil {
+		return "", fmt.Errorf("%s.networkConfig, rendering for %s: %w", u.Path, node.Name, err)
+	}
+	return out, nil
 }

@@ -91,7 +91,7 @@ type templateBuilder struct {
 }
 
 func dataTemplate(f *File, u *Unit, o Options) (map[string]any, error) {
-	ip := map[string]any{}
+	ip := map[string]string{}
 	for _, net := range u.Networks() {
 		ip[net] = poolMark + net
 	}
@@ -99,9 +99,15 @@ func dataTemplate(f *File, u *Unit, o Options) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	list, err := interfaceList([]byte(text))
-	if err != nil {
-		return nil, fmt.Errorf("%s.networkConfig, rendered for a template: %w", u.Path, err)
+	var list []any
+	if err := yaml.Unmarshal([]byte(text), &list); err != nil {
+		var doc struct {
+			NetworkConfig []any `json:"network_config"`
+		}
+		if err := yaml.Unmarshal([]byte(text), &doc); err != nil || doc.NetworkConfig == nil {
+			return nil, fmt.Errorf("%s.networkConfig, rendered for a template: is not a list of os-net-config objects, or network_config: holding one", u.Path)
+		}
+		list = doc.NetworkConfig
 	}
 	b := &templateBuilder{cluster: o.Cluster, place: u.Path + ".networkConfig"}
 	for i, item := range list {
@@ -129,8 +135,28 @@ func dataTemplate(f *File, u *Unit, o Options) (map[string]any, error) {
 	return map[string]any{
 		"apiVersion": "infrastructure.cluster.x-k8s.io/v1beta2", "kind": "Metal3DataTemplate",
 		"metadata": objectMeta(o.Cluster+"-"+u.Name, o),
-		"spec":     map[string]any{"clusterName": o.Cluster, "networkData": nd},
+		"spec":     map[string]any{"clusterName": o.Cluster, "networkData": nd, "osNetConfig": osNetConfigTemplate(u, o)},
 	}, nil
+}
+
+// osNetConfigTemplate is the unit's template itself, for the data controller to render per host
+// as phase 1 renders it per node: every network the template names gets its pool, and the
+// unit's macMapping carries over, so a host with a mapped node's MACs gets that node's mapping
+// file and name.
+func osNetConfigTemplate(u *Unit, o Options) map[string]any {
+	var networks []any
+	seen := map[string]bool{}
+	for _, r := range referencedNetworks(u.NetworkConfig) {
+		if !seen[r.network] {
+			seen[r.network] = true
+			networks = append(networks, map[string]any{"name": r.network, "ipPool": PoolName(o.Cluster, r.network)})
+		}
+	}
+	mappings := make([]any, 0, len(u.Nodes))
+	for _, n := range u.Nodes {
+		mappings = append(mappings, map[string]any{"name": n.Key, "interfaces": n.Mapping})
+	}
+	return map[string]any{"template": u.NetworkConfig, "unit": u.Name, "networks": networks, "macMappings": mappings}
 }
 
 // add maps one os-net-config object to links and networks and returns its link id.

@@ -23,6 +23,8 @@ type Template struct {
 
 	MetaData    *infrav1.MetaData
 	NetworkData *infrav1.NetworkData
+	// OSNetConfig is a Metal3DataTemplate's own os-net-config template (metalwire), or nil.
+	OSNetConfig *infrav1.OSNetConfigTemplate
 }
 
 // Template kinds DecodeTemplate reads.
@@ -39,7 +41,20 @@ func (t *Template) Pools(f *Facts) ([]PoolRef, error) {
 	if t.Preprovisioning() {
 		return PreprovisioningPools(t.NetworkData, f)
 	}
-	return Pools(t.MetaData, t.NetworkData, f)
+	refs, err := Pools(t.MetaData, t.NetworkData, f)
+	if err != nil {
+		return nil, err
+	}
+	return OSNetConfigPools(t.OSNetConfig, refs), nil
+}
+
+// RenderOSNetConfig writes the host's os-net-config files as the data controller does: from
+// the template's own osNetConfig when it has one, else from the rendered network data.
+func (t *Template) RenderOSNetConfig(net *NetworkData, f *Facts) (*OSNetConfig, error) {
+	if t.OSNetConfig != nil {
+		return OSNetConfigFromTemplate(t.OSNetConfig, f)
+	}
+	return net.OSNetConfig(f.NICs)
 }
 
 // Networking renders the template's network data, with messages naming its own fields.
@@ -78,7 +93,7 @@ func DecodeTemplate(data []byte) (*Template, error) {
 	if err := decodeStrict(data, d); err != nil {
 		return nil, fmt.Errorf("%s: %w", head.Kind, err)
 	}
-	return &Template{Kind: head.Kind, Name: d.Name, Namespace: d.Namespace, MetaData: d.Spec.MetaData, NetworkData: d.Spec.NetworkData}, nil
+	return &Template{Kind: head.Kind, Name: d.Name, Namespace: d.Namespace, MetaData: d.Spec.MetaData, NetworkData: d.Spec.NetworkData, OSNetConfig: d.Spec.OSNetConfig}, nil
 }
 
 // DecodeHost reads a BareMetalHost manifest. Fields metalwire does not model are ignored: a

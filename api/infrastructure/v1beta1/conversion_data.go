@@ -114,6 +114,8 @@ func (in *Metal3DataTemplate) ConvertTo(dstRaw conversion.Hub) error {
 			dst.Status.Indexes = restored.Status.Indexes
 		}
 		dst.Status.Conditions = restored.Status.Conditions
+		// metalwire's os-net-config template has no v1beta1 form.
+		dst.Spec.OSNetConfig = restored.Spec.OSNetConfig
 	}
 	only := &Metal3DataTemplate{Spec: Metal3DataTemplateSpec{TemplateReference: src.Spec.TemplateReference}}
 	return saveSpokeData(only, src.Spec.TemplateReference == "", dst)

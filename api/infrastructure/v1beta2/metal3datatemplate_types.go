@@ -15,6 +15,8 @@ const DataTemplateFinalizer = "metal3datatemplate.infrastructure.cluster.x-k8s.i
 // the old and the new object both have it, so removing or adding metaData would slip past.
 // +kubebuilder:validation:XValidation:rule="has(self.metaData) == has(oldSelf.metaData) && (!has(self.metaData) || self.metaData == oldSelf.metaData)",message="metaData is immutable: hosts already rendered keep their data; create a new Metal3DataTemplate and point the Metal3MachineTemplate at it",fieldPath=".metaData"
 // +kubebuilder:validation:XValidation:rule="has(self.networkData) == has(oldSelf.networkData) && (!has(self.networkData) || self.networkData == oldSelf.networkData)",message="networkData is immutable: hosts already rendered keep their data; create a new Metal3DataTemplate and point the Metal3MachineTemplate at it",fieldPath=".networkData"
+// +kubebuilder:validation:XValidation:rule="has(self.osNetConfig) == has(oldSelf.osNetConfig) && (!has(self.osNetConfig) || self.osNetConfig == oldSelf.osNetConfig)",message="osNetConfig is immutable: hosts already rendered keep their data; create a new Metal3DataTemplate and point the Metal3MachineTemplate at it",fieldPath=".osNetConfig"
+// +kubebuilder:validation:XValidation:rule="!has(self.osNetConfig) || has(self.networkData)",message="osNetConfig needs networkData: its files are written into the networkData Secret beside network_data.json; add networkData (metalwire generate --templates writes both)",fieldPath=".osNetConfig"
 type Metal3DataTemplateSpec struct {
 	// clusterName is the Cluster the template belongs to.
 	// +optional
@@ -27,6 +29,12 @@ type Metal3DataTemplateSpec struct {
 	// networkData is the template of the networkData Secret (network_data.json).
 	// +optional
 	NetworkData *NetworkData `json:"networkData,omitempty"`
+
+	// osNetConfig (a metalwire extension) is an os-net-config template rendered for each host
+	// into the networkData Secret's osNetConfig and osNetConfigMapping keys, in place of the
+	// os-net-config written from networkData. See OSNetConfigTemplate.
+	// +optional
+	OSNetConfig *OSNetConfigTemplate `json:"osNetConfig,omitempty"`
 }
 
 // IndexEntry records the index given to one claim.

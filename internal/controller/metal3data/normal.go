@@ -41,7 +41,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, data *infrav1.Metal3Da
 		return ctrl.Result{}, nil
 	}
 	facts := in.facts(data)
-	pools, err := render.Pools(in.template.Spec.MetaData, in.template.Spec.NetworkData, facts)
+	pools, err := templatePools(in.template, facts)
 	if err != nil {
 		r.notReady(data, renderBlocker(err))
 		return ctrl.Result{}, nil
@@ -155,7 +155,7 @@ func (r *Reconciler) recreateSecrets(ctx context.Context, data *infrav1.Metal3Da
 		return fail("%s", block.message)
 	}
 	facts := in.facts(data)
-	pools, err := render.Pools(in.template.Spec.MetaData, in.template.Spec.NetworkData, facts)
+	pools, err := templatePools(in.template, facts)
 	if err != nil {
 		return fail("%v", err)
 	}

@@ -30,14 +30,22 @@ type output struct {
 	metaData    []byte
 	networkData []byte
 	// osNetConfig holds the os-net-config keys written beside networkData: the config and
-	// mapping files, or the reason the network cannot be written for os-net-config. They are
-	// derived from networkData alone, so the rendered hash does not cover them.
-	osNetConfig map[string][]byte
+	// mapping files, or the reason the network cannot be written for os-net-config. Derived
+	// from networkData alone, the rendered hash does not cover them; rendered from the
+	// template's own osNetConfig (osNetConfigTemplated), it does.
+	osNetConfig          map[string][]byte
+	osNetConfigTemplated bool
 }
 
 // renderOutput renders the template's metaData and networkData for one host.
-func renderOutput(tmpl *infrav1.Metal3DataTemplate, facts *render.Facts) (output, error) {
+func renderOutput(tmpl *infrav1.Metal3DataTemplate, hostFacts *render.Facts) (output, error) {
 	var out output
+	// With an os-net-config template, its interface aliases name the host's NICs in
+	// metaData and networkData too.
+	facts, err := render.WithOSNetConfigAliases(tmpl.Spec.OSNetConfig, hostFacts)
+	if err != nil {
+		return output{}, err
+	}
 	if md := tmpl.Spec.MetaData; md != nil {
 		m, err := render.MetaData(md, facts)
 		if err != nil {
@@ -57,7 +65,26 @@ func renderOutput(tmpl *infrav1.Metal3DataTemplate, facts *render.Facts) (output
 		}
 		out.osNetConfig = osNetConfigKeys(n, facts)
 	}
+	if t := tmpl.Spec.OSNetConfig; t != nil {
+		// The unit's own os-net-config template, as `metalwire generate` renders it: an error
+		// in it stops the rendering, since the user asked for exactly this configuration.
+		onc, err := render.OSNetConfigFromTemplate(t, hostFacts)
+		if err != nil {
+			return output{}, err
+		}
+		out.osNetConfig = map[string][]byte{render.OSNetConfigKey: onc.Config, render.OSNetConfigMappingKey: onc.Mapping}
+		out.osNetConfigTemplated = true
+	}
 	return out, nil
+}
+
+// templatePools lists the pools a host of the template claims an address in.
+func templatePools(tmpl *infrav1.Metal3DataTemplate, facts *render.Facts) ([]render.PoolRef, error) {
+	refs, err := render.Pools(tmpl.Spec.MetaData, tmpl.Spec.NetworkData, facts)
+	if err != nil {
+		return nil, err
+	}
+	return render.OSNetConfigPools(tmpl.Spec.OSNetConfig, refs), nil
 }
 
 // osNetConfigKeys renders the network for os-net-config. A template os-net-config cannot express
@@ -73,7 +100,11 @@ func osNetConfigKeys(n *render.NetworkData, facts *render.Facts) map[string][]by
 // hash is the digest recorded in RenderedHashAnnotation.
 func (o output) hash() string {
 	h := sha256.New()
-	for _, part := range [][]byte{o.metaData, o.networkData} {
+	parts := [][]byte{o.metaData, o.networkData}
+	if o.osNetConfigTemplated {
+		parts = append(parts, o.osNetConfig[render.OSNetConfigKey], o.osNetConfig[render.OSNetConfigMappingKey])
+	}
+	for _, part := range parts {
 		// The length first, so that moving bytes from one part to the other changes the digest.
 		fmt.Fprintf(h, "%d:", len(part))
 		h.Write(part)
