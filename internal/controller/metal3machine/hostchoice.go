@@ -1,0 +1,178 @@
+package metal3machine
+
+import (
+	"context"
+	"slices"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/util/sets"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	bmov1 "github.com/metalwire/metalwire/api/baremetal/v1alpha1"
+	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
+	"github.com/metalwire/metalwire/pkg/hostmatch"
+)
+
+// hostChoice is the assignment of waiting machines to free hosts that every reconcile of the
+// manager shares, one per namespace: a maximum matching (pkg/hostmatch), so that a machine that
+// could take several hosts does not take the only one another machine accepts.
+//
+// It only guides the choice. The claim itself is still the host patch with the host's
+// resourceVersion (claimHost): two machines never take one host, whatever this memory says, and
+// a restart loses nothing but the assignment, which the next reconciles rebuild.
+//
+// The zero value is ready to use.
+type hostChoice struct {
+	mu   sync.Mutex
+	byNS map[string]*nsChoice
+}
+
+type nsChoice struct {
+	matcher *hostmatch.Matcher
+	// Machines and hosts this manager claimed, until the cache shows the claim: without them a
+	// lagging cache would offer the host again, or count the machine as still waiting.
+	claimedMachines sets.Set[string]
+	claimedHosts    sets.Set[string]
+}
+
+func (c *hostChoice) namespace(ns string) *nsChoice {
+	if c.byNS == nil {
+		c.byNS = map[string]*nsChoice{}
+	}
+	n, ok := c.byNS[ns]
+	if !ok {
+		n = &nsChoice{matcher: hostmatch.New(), claimedMachines: sets.New[string](), claimedHosts: sets.New[string]()}
+		c.byNS[ns] = n
+	}
+	return n
+}
+
+// assign returns the host of order (the machine's claimable hosts, most preferred first) that
+// the shared matching gives the machine, and pins it there until done is called. nil means every
+// host of order is needed by another waiting machine that has no other choice.
+func (c *hostChoice) assign(ctx context.Context, cl client.Reader, m3m *infrav1.Metal3Machine, order []*bmov1.BareMetalHost) (*bmov1.BareMetalHost, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := c.namespace(m3m.Namespace)
+	if err := n.sync(ctx, cl, m3m.Namespace); err != nil {
+		return nil, err
+	}
+	names := make([]string, 0, len(order))
+	for _, h := range order {
+		if !n.claimedHosts.Has(h.Name) {
+			names = append(names, h.Name)
+		}
+	}
+	n.matcher.Set(m3m.Name, names)
+	chosen := n.matcher.Assign(m3m.Name)
+	if chosen == "" {
+		return nil, nil
+	}
+	i := slices.IndexFunc(order, func(h *bmov1.BareMetalHost) bool { return h.Name == chosen })
+	if i < 0 {
+		return nil, nil
+	}
+	n.matcher.Pin(m3m.Name)
+	return order[i], nil
+}
+
+// claimOutcome is how a claim of an assigned host ended.
+type claimOutcome int
+
+const (
+	claimMade   claimOutcome = iota // the host is the machine's
+	claimLost                       // someone else has the host: it is no longer free
+	claimFailed                     // the claim failed for another reason: try again later
+)
+
+// done records how the machine's claim of host ended.
+func (c *hostChoice) done(m3m *infrav1.Metal3Machine, host string, outcome claimOutcome) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := c.namespace(m3m.Namespace)
+	switch outcome {
+	case claimMade:
+		n.matcher.Claimed(m3m.Name, host)
+		n.claimedMachines.Insert(m3m.Name)
+		n.claimedHosts.Insert(host)
+	case claimLost:
+		n.matcher.Unpin(m3m.Name)
+		n.matcher.RemoveHost(host)
+	default:
+		n.matcher.Unpin(m3m.Name)
+	}
+}
+
+// forget drops a machine from the matching (it is deleted, or has a host by other means).
+func (c *hostChoice) forget(m3m *infrav1.Metal3Machine) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if n, ok := c.byNS[m3m.Namespace]; ok {
+		n.matcher.Remove(m3m.Name)
+	}
+}
+
+// sync brings the matching's machines in line with those the cache says wait for a host: gone
+// ones are dropped, new ones added with the hosts their selector accepts, in their own
+// preference order (their failure domain from spec; their own reconcile refines the list with
+// what only it reads: the Machine's failure domain, a ClusterNetwork, node reuse).
+func (n *nsChoice) sync(ctx context.Context, cl client.Reader, ns string) error {
+	waiting := &infrav1.Metal3MachineList{}
+	if err := cl.List(ctx, waiting, client.InNamespace(ns), client.MatchingFields{waitingForHostIndex: "true"}, client.UnsafeDisableDeepCopy); err != nil {
+		return err
+	}
+	present := sets.New[string]()
+	stillClaimed := sets.New[string]()
+	var added []*infrav1.Metal3Machine
+	for i := range waiting.Items {
+		m := &waiting.Items[i]
+		if n.claimedMachines.Has(m.Name) {
+			stillClaimed.Insert(m.Name) // the cache has not seen the claim yet
+			continue
+		}
+		present.Insert(m.Name)
+		if !n.matcher.Has(m.Name) {
+			added = append(added, m)
+		}
+	}
+	n.claimedMachines = stillClaimed
+	for _, name := range n.matcher.Machines() {
+		if !present.Has(name) {
+			n.matcher.Remove(name)
+		}
+	}
+	if len(added) == 0 {
+		return nil
+	}
+	free := &bmov1.BareMetalHostList{}
+	if err := cl.List(ctx, free, client.InNamespace(ns), client.MatchingFields{hostConsumerIndex: noConsumer}, client.UnsafeDisableDeepCopy); err != nil {
+		return err
+	}
+	stillFree := sets.New[string]()
+	hosts := make([]bmov1.BareMetalHost, 0, len(free.Items))
+	for i := range free.Items {
+		h := free.Items[i]
+		if n.claimedHosts.Has(h.Name) {
+			stillFree.Insert(h.Name)
+			continue
+		}
+		if _, reserved := h.Labels[NodeReuseLabel]; reserved {
+			continue // only for machines of the owner it names
+		}
+		hosts = append(hosts, h)
+	}
+	n.claimedHosts = stillFree
+	for _, m := range added {
+		sel, err := m.Spec.HostSelector.Selector()
+		if err != nil {
+			continue // the machine's own reconcile reports it
+		}
+		order := preferred(m, m.Spec.FailureDomain, hosts, sel, refusedHosts(m.Annotations))
+		names := make([]string, len(order))
+		for i, h := range order {
+			names[i] = h.Name
+		}
+		n.matcher.Set(m.Name, names)
+	}
+	return nil
+}
