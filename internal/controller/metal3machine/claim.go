@@ -144,7 +144,7 @@ func (r *Reconciler) explainNoHost(ctx context.Context, m3m *infrav1.Metal3Machi
 	}
 	msg := noHostMessage(m3m.Namespace, sel, matching, skip)
 	if claimable > 0 {
-		msg = fmt.Sprintf("the %d free hosts this machine accepts are each the only choice of another waiting machine, so they go to those (the most machines served at once); %s",
+		msg = fmt.Sprintf("the %d free hosts this machine accepts are assigned to other waiting machines, and giving one to this machine would leave another without any (the most machines are served at once); %s",
 			claimable, msg)
 	}
 	return msg, nil

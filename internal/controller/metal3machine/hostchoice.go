@@ -3,6 +3,7 @@ package metal3machine
 import (
 	"context"
 	"slices"
+	"strings"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/util/sets"
@@ -103,15 +104,6 @@ func (c *hostChoice) done(m3m *infrav1.Metal3Machine, host string, outcome claim
 	}
 }
 
-// forget drops a machine from the matching (it is deleted, or has a host by other means).
-func (c *hostChoice) forget(m3m *infrav1.Metal3Machine) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if n, ok := c.byNS[m3m.Namespace]; ok {
-		n.matcher.Remove(m3m.Name)
-	}
-}
-
 // sync brings the matching's machines in line with those the cache says wait for a host: gone
 // ones are dropped, new ones added with the hosts their selector accepts, in their own
 // preference order (their failure domain from spec; their own reconcile refines the list with
@@ -173,6 +165,12 @@ func (n *nsChoice) sync(ctx context.Context, cl client.Reader, ns string) error 
 			names[i] = h.Name
 		}
 		n.matcher.Set(m.Name, names)
+	}
+	// Every known machine holds a host in the matching before any claims one: else the machine
+	// reconciling now would take a host another, not yet assigned, has no other choice for.
+	slices.SortFunc(added, func(a, b *infrav1.Metal3Machine) int { return strings.Compare(a.Name, b.Name) })
+	for _, m := range added {
+		n.matcher.Assign(m.Name)
 	}
 	return nil
 }

@@ -228,7 +228,48 @@ func TestNodeReuse(t *testing.T) {
 			g.Expect(h.Spec.ConsumerRef.Name).To(Equal(name))
 			g.Expect(h.Labels).NotTo(HaveKey(NodeReuseLabel), "the claim ends the reservation")
 			g.Expect(condition(getM3M(g, next), infrav1.AssociateBareMetalHostCondition).Status).To(Equal(metav1.ConditionTrue))
-
 		})
 	}
+}
+
+// Two machines wait while their Cluster's infrastructure is not ready: "wide" accepts h1 and h2
+// and prefers h1; "narrow" accepts h1 only. Each taking its own first choice, wide would take h1
+// and narrow wait for ever. Sharing one matching, both get a host.
+func TestOverlappingSelectorsServeEveryMachine(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns := newNamespace(t)
+	cluster := createCluster(t, ns, "c1", clusterOpts{unprovisioned: true})
+	createHost(t, ns, "h1", map[string]string{"rack": "r1"}, bmov1.StateAvailable)
+	createHost(t, ns, "h2", map[string]string{"rack": "r2"}, bmov1.StateAvailable)
+
+	// A name whose own first choice of the two is h1.
+	wideName := ""
+	for i := range 50 {
+		name := fmt.Sprintf("wide-%d", i)
+		m := &infrav1.Metal3Machine{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+		list := []bmov1.BareMetalHost{testHost("h1", nil), testHost("h2", nil)}
+		if preferred(m, "", list, labels.Everything(), sets.New[string]())[0].Name == "h1" {
+			wideName = name
+			break
+		}
+	}
+	g.Expect(wideName).NotTo(BeEmpty())
+	wide := createMachine(t, cluster, wideName, machineOpts{bootstrap: "b", selector: expr("rack", "in", "r1", "r2")})
+	narrow := createMachine(t, cluster, "narrow", machineOpts{bootstrap: "b", selector: expr("rack", "in", "r1")})
+	g.Eventually(func(g Gomega) {
+		for _, m := range []*infrav1.Metal3Machine{wide, narrow} {
+			g.Expect(condition(getM3M(g, m), infrav1.AssociateBareMetalHostCondition).Reason).To(Equal(infrav1.WaitingForClusterInfrastructureReadyReason))
+		}
+	}, eventually, poll).Should(Succeed())
+
+	c := &clusterv1.Cluster{}
+	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(cluster), c)).To(Succeed())
+	c.Status.Initialization.InfrastructureProvisioned = ptr.To(true)
+	g.Expect(env.Client.Status().Update(ctx, c)).To(Succeed())
+
+	g.Eventually(func(g Gomega) {
+		g.Expect(hostOf(g, narrow)).To(Equal(ns + "/h1"))
+		g.Expect(hostOf(g, wide)).To(Equal(ns + "/h2"))
+	}, eventually, poll).Should(Succeed())
 }
