@@ -6,7 +6,12 @@ import (
 	"strings"
 	"sync"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/utils/ptr"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/cluster-api/util/annotations"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	bmov1 "github.com/metalwire/metalwire/api/baremetal/v1alpha1"
@@ -114,6 +119,7 @@ func (n *nsChoice) sync(ctx context.Context, cl client.Reader, ns string) error 
 		return err
 	}
 	present := sets.New[string]()
+	clusters := map[string]*clusterv1.Cluster{}
 	stillClaimed := sets.New[string]()
 	var added []*infrav1.Metal3Machine
 	for i := range waiting.Items {
@@ -122,10 +128,17 @@ func (n *nsChoice) sync(ctx context.Context, cl client.Reader, ns string) error 
 			stillClaimed.Insert(m.Name) // the cache has not seen the claim yet
 			continue
 		}
-		present.Insert(m.Name)
 		if !n.matcher.Has(m.Name) {
+			ready, err := readyToClaim(ctx, cl, m, clusters)
+			if err != nil {
+				return err
+			}
+			if !ready {
+				continue
+			}
 			added = append(added, m)
 		}
+		present.Insert(m.Name)
 	}
 	n.claimedMachines = stillClaimed
 	for _, name := range n.matcher.Machines() {
@@ -173,4 +186,47 @@ func (n *nsChoice) sync(ctx context.Context, cl client.Reader, ns string) error 
 		n.matcher.Assign(m.Name)
 	}
 	return nil
+}
+
+// readyToClaim says whether a machine that waits for a host would claim one if it reconciled
+// now: its Machine has bootstrap data (or it has spec.userData), its Cluster's infrastructure is
+// provisioned, and neither is paused. Machines that are not take no place in the matching, so
+// that they hold no host another machine could claim now. clusters caches Clusters by name.
+func readyToClaim(ctx context.Context, cl client.Reader, m3m *infrav1.Metal3Machine, clusters map[string]*clusterv1.Cluster) (bool, error) {
+	machine, err := ownerMachine(ctx, cl, m3m)
+	if err != nil || machine == nil || userDataRef(m3m, machine) == nil {
+		return false, err
+	}
+	name := machine.Labels[clusterv1.ClusterNameLabel]
+	cluster, seen := clusters[name]
+	if !seen {
+		c := &clusterv1.Cluster{}
+		switch err := cl.Get(ctx, client.ObjectKey{Namespace: m3m.Namespace, Name: name}, c); {
+		case apierrors.IsNotFound(err):
+			c = nil
+		case err != nil:
+			return false, err
+		}
+		clusters[name], cluster = c, c
+	}
+	return cluster != nil && !annotations.IsPaused(cluster, m3m) &&
+		ptr.Deref(cluster.Status.Initialization.InfrastructureProvisioned, false), nil
+}
+
+// ownerMachine reads the Machine that owns m3m from the cache; nil if it has none or it is gone.
+func ownerMachine(ctx context.Context, cl client.Reader, m3m *infrav1.Metal3Machine) (*clusterv1.Machine, error) {
+	for _, ref := range m3m.OwnerReferences {
+		if ref.Kind != "Machine" {
+			continue
+		}
+		if gv, err := schema.ParseGroupVersion(ref.APIVersion); err != nil || gv.Group != clusterv1.GroupVersion.Group {
+			continue
+		}
+		machine := &clusterv1.Machine{}
+		if err := cl.Get(ctx, client.ObjectKey{Namespace: m3m.Namespace, Name: ref.Name}, machine); err != nil {
+			return nil, client.IgnoreNotFound(err)
+		}
+		return machine, nil
+	}
+	return nil, nil
 }

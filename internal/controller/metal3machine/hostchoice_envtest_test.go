@@ -273,3 +273,21 @@ func TestOverlappingSelectorsServeEveryMachine(t *testing.T) {
 		g.Expect(hostOf(g, wide)).To(Equal(ns + "/h2"))
 	}, eventually, poll).Should(Succeed())
 }
+
+// A machine that cannot claim yet (no bootstrap data) takes no place in the shared matching: a
+// machine that can claim gets the host both accept.
+func TestMachineNotReadyHoldsNoHost(t *testing.T) {
+	g := NewWithT(t)
+	ns := newNamespace(t)
+	cluster := createCluster(t, ns, "c1", clusterOpts{})
+	createHost(t, ns, "h1", map[string]string{"rack": "r1"}, bmov1.StateAvailable)
+	sel := expr("rack", "in", "r1")
+	early := createMachine(t, cluster, "a-early", machineOpts{selector: sel})
+	g.Eventually(func(g Gomega) {
+		g.Expect(condition(getM3M(g, early), infrav1.AssociateBareMetalHostCondition).Reason).To(Equal(infrav1.WaitingForBootstrapDataReason))
+	}, eventually, poll).Should(Succeed())
+	ready := createMachine(t, cluster, "b-ready", machineOpts{bootstrap: "b", selector: sel})
+	g.Eventually(func(g Gomega) {
+		g.Expect(hostOf(g, ready)).To(Equal(ns + "/h1"))
+	}, eventually, poll).Should(Succeed())
+}
