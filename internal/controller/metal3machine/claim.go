@@ -72,6 +72,7 @@ func (r *Reconciler) claimHost(ctx context.Context, m3m *infrav1.Metal3Machine, 
 		}
 		var host *bmov1.BareMetalHost
 		if len(order) > 0 {
+			// errCacheBehind while machines still arrive: the reconcile comes back in a second.
 			if host, err = r.choice.assign(ctx, r.Client, m3m, order); err != nil {
 				return nil, "", err
 			}

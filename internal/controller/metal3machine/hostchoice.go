@@ -2,9 +2,11 @@ package metal3machine
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -33,8 +35,19 @@ type hostChoice struct {
 	byNS map[string]*nsChoice
 }
 
+// Machines created together are matched together: a machine claims only once no new machine
+// has joined the namespace's waiting machines for settleAfterArrival, or it has waited
+// maxSettle since its creation. A host claimed is never taken back, so a claim made while
+// machines still arrive could take the only host of one that comes a moment later.
+const (
+	settleAfterArrival = time.Second
+	maxSettle          = 30 * time.Second
+)
+
 type nsChoice struct {
-	matcher *hostmatch.Matcher
+	// lastArrival is when a machine last joined the matching.
+	lastArrival time.Time
+	matcher     *hostmatch.Matcher
 	// Machines and hosts this manager claimed, until the cache shows the claim: without them a
 	// lagging cache would offer the host again, or count the machine as still waiting.
 	claimedMachines sets.Set[string]
@@ -62,6 +75,9 @@ func (c *hostChoice) assign(ctx context.Context, cl client.Reader, m3m *infrav1.
 	n := c.namespace(m3m.Namespace)
 	if err := n.sync(ctx, cl, m3m.Namespace); err != nil {
 		return nil, err
+	}
+	if quiet := time.Since(n.lastArrival); quiet < settleAfterArrival && time.Since(m3m.CreationTimestamp.Time) < maxSettle {
+		return nil, fmt.Errorf("%w: machines still arriving in namespace %s, claiming once they settle", errCacheBehind, m3m.Namespace)
 	}
 	names := make([]string, 0, len(order))
 	for _, h := range order {
@@ -181,6 +197,7 @@ func (n *nsChoice) sync(ctx context.Context, cl client.Reader, ns string) error 
 	}
 	// Every known machine holds a host in the matching before any claims one: else the machine
 	// reconciling now would take a host another, not yet assigned, has no other choice for.
+	n.lastArrival = time.Now()
 	slices.SortFunc(added, func(a, b *infrav1.Metal3Machine) int { return strings.Compare(a.Name, b.Name) })
 	for _, m := range added {
 		n.matcher.Assign(m.Name)
