@@ -128,6 +128,13 @@ bench-ipam: $(KUBE_APISERVER) $(ETCD) ## IPAM scale: time to serve 500, 2,000 an
 bench-data: $(KUBE_APISERVER) $(ETCD) ## Data templating at scale: BENCH_DATA_N claims (default 1000), one template, two pools, BENCH_DATA_CONCURRENCY (default 10); prints time, claims/s, API writes per claim.
 	METALWIRE_SCALE=1 go test ./test/scale/data -run 'TestDataScale$$' -count=1 -timeout 40m -v
 
+# Metal3Machines (and hosts) in make bench-machine.
+BENCH_MACHINE_N ?= 1000
+
+.PHONY: bench-machine
+bench-machine: $(KUBE_APISERVER) $(ETCD) ## Machine association at scale: BENCH_MACHINE_N (default 1000) Metal3Machines with overlapping selectors, beside its floor; prints time, machines served vs a maximum matching, writes/machine, manager CPU and memory, with default and generous client limits.
+	METALWIRE_SCALE=1 BENCH_MACHINE_N=$(BENCH_MACHINE_N) go test ./test/scale/machine -run 'TestMachineScale$$' -count=1 -timeout 60m -v
+
 .PHONY: bench-fabric-drivers
 bench-fabric-drivers: test-deps ## Switch driver alone: FABRIC_BENCH_SWITCHES (20) ovsdb-servers of FABRIC_BENCH_PORTS (100) ports, one batch each at once, then again; prints time and transactions per switch.
 	METALWIRE_BENCH=1 go test ./internal/switchdriver/openvswitch -run 'TestBenchFabricDrivers$$' -count=1 -timeout 20m -v

@@ -42,6 +42,10 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, m3m *infrav1.Metal3Mac
 				return ctrl.Result{}, err
 			}
 			release(desired)
+			if err := r.keepForReuse(ctx, m3m, desired); err != nil {
+				deleting(infrav1.Metal3MachineDeletingFailedReason, err.Error())
+				return ctrl.Result{}, err
+			}
 		}
 		if !equality.Semantic.DeepEqual(host.Spec, desired.Spec) || !equality.Semantic.DeepEqual(host.ObjectMeta, desired.ObjectMeta) {
 			if err := r.Client.Patch(ctx, desired, client.MergeFrom(host)); err != nil && !apierrors.IsNotFound(err) {

@@ -38,6 +38,24 @@ func hostError(host *bmov1.BareMetalHost) string {
 	return ""
 }
 
+// Annotations that mark a host unhealthy, as upstream CAPM3 spells them: set by a person, or by
+// remediation when its retries ran out. No machine is given such a host until it is removed.
+const (
+	UnhealthyAnnotation = "capm3.metal3.io/unhealthy"
+	// UnhealthyAnnotationDeprecated is upstream's older spelling, still honoured.
+	UnhealthyAnnotationDeprecated = "capi.metal3.io/unhealthy"
+)
+
+// unhealthyAnnotationOn returns the unhealthy annotation the host carries, or "".
+func unhealthyAnnotationOn(host *bmov1.BareMetalHost) string {
+	for _, a := range []string{UnhealthyAnnotation, UnhealthyAnnotationDeprecated} {
+		if hasAnnotation(host, a) {
+			return a
+		}
+	}
+	return ""
+}
+
 // unclaimableBecause says why a free-looking host cannot be claimed now, or "" if it can.
 func unclaimableBecause(host *bmov1.BareMetalHost) string {
 	switch {
@@ -45,6 +63,8 @@ func unclaimableBecause(host *bmov1.BareMetalHost) string {
 		return fmt.Sprintf("is claimed by %s %s", host.Spec.ConsumerRef.Kind, host.Spec.ConsumerRef.Name)
 	case !host.DeletionTimestamp.IsZero():
 		return "is being deleted"
+	case unhealthyAnnotationOn(host) != "":
+		return "is marked unhealthy (annotation " + unhealthyAnnotationOn(host) + ")"
 	case hasAnnotation(host, bmov1.PausedAnnotation):
 		return "is paused (annotation " + bmov1.PausedAnnotation + ")"
 	case hasAnnotation(host, bmov1.DetachedAnnotation) || host.Status.OperationalStatus == bmov1.OperationalStatusDetached:
@@ -80,38 +100,55 @@ func chooseHost(m3m *infrav1.Metal3Machine, failureDomain string, hosts []bmov1.
 			return &hosts[i], ""
 		}
 	}
+	if order := preferred(m3m, failureDomain, hosts, sel, skip); len(order) > 0 {
+		return order[0], ""
+	}
+	matching := make([]*bmov1.BareMetalHost, 0, len(hosts))
+	for i := range hosts {
+		if sel.Matches(labels.Set(hosts[i].Labels)) {
+			matching = append(matching, &hosts[i])
+		}
+	}
+	return nil, noHostMessage(m3m.Namespace, sel, matching, skip)
+}
 
-	var matching, claimable []*bmov1.BareMetalHost
+// preferred returns the hosts the machine may claim, most preferred first: those matching the
+// selector that are claimable and not in skip, the machine's failure domain first, then by the
+// machine's own hash order.
+func preferred(m3m *infrav1.Metal3Machine, failureDomain string, hosts []bmov1.BareMetalHost, sel labels.Selector, skip sets.Set[string]) []*bmov1.BareMetalHost {
+	var claimable []*bmov1.BareMetalHost
 	for i := range hosts {
 		h := &hosts[i]
-		if !sel.Matches(labels.Set(h.Labels)) {
-			continue
-		}
-		matching = append(matching, h)
-		if unclaimableBecause(h) == "" && !skip.Has(h.Name) {
+		if sel.Matches(labels.Set(h.Labels)) && unclaimableBecause(h) == "" && !skip.Has(h.Name) {
 			claimable = append(claimable, h)
 		}
 	}
-	if len(claimable) > 0 {
-		key := m3m.Namespace + "/" + m3m.Name
-		inDomain := func(h *bmov1.BareMetalHost) bool {
-			return failureDomain != "" && h.Labels[FailureDomainLabel] == failureDomain
-		}
-		slices.SortFunc(claimable, func(a, b *bmov1.BareMetalHost) int {
-			if da, db := inDomain(a), inDomain(b); da != db {
-				if da {
-					return -1
-				}
-				return 1
-			}
-			if c := compareUint(rank(key, a.Name), rank(key, b.Name)); c != 0 {
-				return c
-			}
-			return strings.Compare(a.Name, b.Name)
-		})
-		return claimable[0], ""
+	key := m3m.Namespace + "/" + m3m.Name
+	type ranked struct {
+		host     *bmov1.BareMetalHost
+		inDomain bool
+		rank     uint64
 	}
-	return nil, noHostMessage(m3m.Namespace, sel, matching, skip)
+	rs := make([]ranked, len(claimable))
+	for i, h := range claimable {
+		rs[i] = ranked{host: h, inDomain: failureDomain != "" && h.Labels[FailureDomainLabel] == failureDomain, rank: rank(key, h.Name)}
+	}
+	slices.SortFunc(rs, func(a, b ranked) int {
+		if a.inDomain != b.inDomain {
+			if a.inDomain {
+				return -1
+			}
+			return 1
+		}
+		if c := compareUint(a.rank, b.rank); c != 0 {
+			return c
+		}
+		return strings.Compare(a.host.Name, b.host.Name)
+	})
+	for i := range rs {
+		claimable[i] = rs[i].host
+	}
+	return claimable
 }
 
 func noHostMessage(namespace string, sel labels.Selector, matching []*bmov1.BareMetalHost, skip sets.Set[string]) string {
@@ -126,9 +163,29 @@ func noHostMessage(namespace string, sel labels.Selector, matching []*bmov1.Bare
 		return fmt.Sprintf("no host matches selector %s in namespace %s; label hosts to match or change spec.hostSelector", sel.String(), namespace)
 	}
 	slices.SortFunc(matching, func(a, b *bmov1.BareMetalHost) int { return strings.Compare(a.Name, b.Name) })
+	// Unhealthy hosts are named together: a person marked them, and a person must clear them.
+	var unhealthy []string
+	marks := sets.New[string]()
+	others := make([]*bmov1.BareMetalHost, 0, len(matching))
+	for _, h := range matching {
+		if a := unhealthyAnnotationOn(h); a != "" && h.Spec.ConsumerRef == nil && h.DeletionTimestamp.IsZero() {
+			unhealthy = append(unhealthy, h.Name)
+			marks.Insert(a)
+			continue
+		}
+		others = append(others, h)
+	}
 	const shown = 3
-	reasons := make([]string, 0, shown)
-	for _, h := range matching[:min(shown, len(matching))] {
+	reasons := make([]string, 0, shown+1)
+	if len(unhealthy) > 0 {
+		verb := "are"
+		if len(unhealthy) == 1 {
+			verb = "is"
+		}
+		reasons = append(reasons, fmt.Sprintf("%d %s marked unhealthy (annotation %s: %s; remove it once the host is repaired)",
+			len(unhealthy), verb, strings.Join(sets.List(marks), ", "), strings.Join(unhealthy[:min(5, len(unhealthy))], ", ")+moreOf(len(unhealthy), 5)))
+	}
+	for _, h := range others[:min(shown, len(others))] {
 		why := unclaimableBecause(h)
 		switch {
 		case why == "" && skip.Has(h.Name):
@@ -139,11 +196,19 @@ func noHostMessage(namespace string, sel labels.Selector, matching []*bmov1.Bare
 		reasons = append(reasons, h.Name+" "+why)
 	}
 	more := ""
-	if len(matching) > shown {
-		more = fmt.Sprintf(", and %d more", len(matching)-shown)
+	if len(others) > shown {
+		more = fmt.Sprintf(", and %d more", len(others)-shown)
 	}
 	return fmt.Sprintf("none of the %d hosts matching %s can be claimed: %s%s; wait for a host to become available or add hosts",
 		len(matching), what, strings.Join(reasons, "; "), more)
+}
+
+// moreOf says how many of n were left out of a list cut at shown.
+func moreOf(n, shown int) string {
+	if n <= shown {
+		return ""
+	}
+	return fmt.Sprintf(" and %d more", n-shown)
 }
 
 func rank(machine, host string) uint64 {

@@ -60,6 +60,8 @@ func fleet() []bmov1.BareMetalHost {
 		testHost("x-detached", map[string]string{"key1": "value1"}, annotated(bmov1.DetachedAnnotation, "")),
 		testHost("x-provisioning", map[string]string{"key1": "value1"}, inState(bmov1.StateProvisioning)),
 		testHost("x-inspecting", map[string]string{"key1": "value1"}, inState(bmov1.StateInspecting)),
+		testHost("x-unhealthy", map[string]string{"key1": "value1"}, annotated(UnhealthyAnnotation, "")),
+		testHost("x-unhealthy-old", map[string]string{"key1": "value1"}, annotated(UnhealthyAnnotationDeprecated, "")),
 	}
 }
 
@@ -168,6 +170,25 @@ func TestChooseHostSaysWhyNoneFits(t *testing.T) {
 				"h1 is in error: power on failed", "h2 is claimed by Metal3Machine m9",
 				`h3 is in state "provisioned", not available`, "and 1 more",
 			},
+		},
+		{
+			name:  "matching hosts are marked unhealthy",
+			given: infrav1.HostSelector{MatchLabels: map[string]string{"key1": "value1"}},
+			hosts: []bmov1.BareMetalHost{
+				testHost("h1", map[string]string{"key1": "value1"}, annotated(UnhealthyAnnotation, "")),
+				testHost("h2", map[string]string{"key1": "value1"}, annotated(UnhealthyAnnotation, "remediation gave up")),
+				testHost("h3", map[string]string{"key1": "value1"}, consumer("m9")),
+			},
+			want: []string{
+				"none of the 3 hosts matching hostSelector key1=value1 can be claimed: 2 are marked unhealthy (annotation capm3.metal3.io/unhealthy: h1, h2; remove it once the host is repaired)",
+				"h3 is claimed by Metal3Machine m9",
+			},
+		},
+		{
+			name:  "the older annotation is named as it is",
+			given: infrav1.HostSelector{},
+			hosts: []bmov1.BareMetalHost{testHost("h1", nil, annotated(UnhealthyAnnotationDeprecated, ""))},
+			want:  []string{"1 is marked unhealthy (annotation capi.metal3.io/unhealthy: h1;"},
 		},
 	}
 	for _, tt := range tests {

@@ -53,7 +53,7 @@ func (r *Reconciler) hostToMachines(ctx context.Context, o client.Object) []reco
 	if !ok {
 		return nil
 	}
-	if ref := host.Spec.ConsumerRef; ref != nil {
+	if ref := host.Spec.ConsumerRef; ref != nil && !reservedFor(host, host.Labels[NodeReuseLabel], ref.Name) {
 		if ref.Kind != metal3MachineKind {
 			return nil
 		}
@@ -63,7 +63,7 @@ func (r *Reconciler) hostToMachines(ctx context.Context, o client.Object) []reco
 		}
 		return []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: ns, Name: ref.Name}}}
 	}
-	if unclaimableBecause(host) != "" {
+	if reuseBlockedBecause(host) != "" {
 		return nil
 	}
 	waiting := &infrav1.Metal3MachineList{}

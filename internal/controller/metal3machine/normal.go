@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -12,8 +11,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/cluster-api/util/conditions"
@@ -22,7 +19,6 @@ import (
 
 	bmov1 "github.com/metalwire/metalwire/api/baremetal/v1alpha1"
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
-	netv1 "github.com/metalwire/metalwire/api/network/v1alpha1"
 	"github.com/metalwire/metalwire/internal/metrics"
 )
 
@@ -99,7 +95,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, m3m *infrav1.Metal3Mac
 
 	if host == nil {
 		var why string
-		host, why, err = r.claimHost(ctx, m3m, failureDomain(m3m, machine), cn, shape)
+		host, why, err = r.claimHost(ctx, m3m, machine, cn, shape)
 		switch {
 		case errors.Is(err, errCacheBehind):
 			return ctrl.Result{RequeueAfter: time.Second}, nil
@@ -278,94 +274,4 @@ func parseHostAnnotation(ann, defaultNamespace string) (client.ObjectKey, error)
 		return client.ObjectKey{}, fmt.Errorf("annotation %s: %q is not <namespace>/<name>; remove it to let the controller pick a host", infrav1.HostAnnotation, ann)
 	}
 	return client.ObjectKey{Namespace: ns, Name: name}, nil
-}
-
-// claimHost picks a host and claims it, shaped by shape, with a patch that carries the host's
-// resourceVersion: if
-// another machine claimed it first, or BMO changed it since the cache saw it, the API server
-// refuses, and the next candidate is tried. Two machines therefore never take one host, however
-// stale the cache.
-func (r *Reconciler) claimHost(ctx context.Context, m3m *infrav1.Metal3Machine, failureDomain string, cn *netv1.ClusterNetwork,
-	shape func(*bmov1.BareMetalHost) map[string]any,
-) (*bmov1.BareMetalHost, string, error) {
-	// A machine whose own claim has not reached the cache yet must not claim a second host.
-	live := &infrav1.Metal3Machine{}
-	if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(m3m), live); err != nil {
-		return nil, "", err
-	}
-	if live.Annotations[infrav1.HostAnnotation] != "" {
-		return nil, "", errCacheBehind
-	}
-
-	sel, err := m3m.Spec.HostSelector.Selector()
-	if err != nil {
-		return nil, "", fmt.Errorf("spec.%w; fix the selector", err)
-	}
-	ours := &bmov1.BareMetalHostList{}
-	if err := r.Client.List(ctx, ours, client.InNamespace(m3m.Namespace),
-		client.MatchingFields{hostConsumerIndex: metal3MachineKind + "/" + m3m.Name}); err != nil {
-		return nil, "", err
-	}
-	// Free hosts only, matched by the selector in the cache: the full list of a namespace's
-	// hosts is read only to explain a failure.
-	candidates := &bmov1.BareMetalHostList{}
-	if err := r.Client.List(ctx, candidates, client.InNamespace(m3m.Namespace),
-		client.MatchingFields{hostConsumerIndex: noConsumer}, client.MatchingLabelsSelector{Selector: sel}); err != nil {
-		return nil, "", err
-	}
-	free := candidates.Items
-	var refused sets.Set[string]
-	if cn != nil {
-		// Only the hosts the ClusterNetwork offers, less those whose ports failed for this
-		// machine (read live: the cache may not have the machine's last refusal yet).
-		refused = refusedHosts(live.Annotations)
-		allowed := networkHosts(cn, refused)
-		free = slices.DeleteFunc(slices.Clone(free), func(h bmov1.BareMetalHost) bool { return !allowed.Has(h.Name) })
-	}
-	hosts := slices.Concat(ours.Items, free)
-
-	skip := sets.New[string]()
-	for range maxClaimAttempts {
-		host, _ := chooseHost(m3m, failureDomain, hosts, sel, skip)
-		if host == nil {
-			why, err := r.explainNoHost(ctx, m3m, sel, skip)
-			if cn != nil {
-				why = noNetworkHostMessage(cn, refused, why)
-			}
-			return nil, why, err
-		}
-		if consumedBy(host, m3m) {
-			return host, "", nil
-		}
-		claimed := host.DeepCopy()
-		extra := shape(claimed)
-		err := r.Client.Patch(ctx, claimed, withUnmodelledSpec{
-			Patch: client.MergeFromWithOptions(host, client.MergeFromWithOptimisticLock{}),
-			spec:  extra,
-		})
-		switch {
-		case err == nil:
-			ctrl.LoggerFrom(ctx).Info("claimed host", "host", host.Name)
-			return claimed, "", nil
-		case apierrors.IsConflict(err) || apierrors.IsNotFound(err):
-			skip.Insert(host.Name)
-		default:
-			return nil, "", fmt.Errorf("claiming BareMetalHost %s: %w", host.Name, err)
-		}
-	}
-	return nil, "", errCacheBehind
-}
-
-// explainNoHost reads every host of the namespace matching the selector, claimed or not, to say
-// why none could be claimed. It runs only when the claim failed.
-func (r *Reconciler) explainNoHost(ctx context.Context, m3m *infrav1.Metal3Machine, sel labels.Selector, skip sets.Set[string]) (string, error) {
-	all := &bmov1.BareMetalHostList{}
-	if err := r.Client.List(ctx, all, client.InNamespace(m3m.Namespace), client.MatchingLabelsSelector{Selector: sel}); err != nil {
-		return "", err
-	}
-	matching := make([]*bmov1.BareMetalHost, 0, len(all.Items))
-	for i := range all.Items {
-		matching = append(matching, &all.Items[i])
-	}
-	return noHostMessage(m3m.Namespace, sel, matching, skip), nil
 }

@@ -53,6 +53,9 @@ type Reconciler struct {
 	// events); HostRecheck how often a machine without a host looks again. Zero means defaults.
 	NodeRecheck time.Duration
 	HostRecheck time.Duration
+
+	// choice is the assignment of waiting machines to free hosts shared by all reconciles.
+	choice hostChoice
 }
 
 // +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io,resources=metal3machines,verbs=get;list;watch;update;patch

@@ -1,0 +1,439 @@
+package machine
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	toolscache "k8s.io/client-go/tools/cache"
+	"k8s.io/utils/ptr"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	bmov1 "github.com/metalwire/metalwire/api/baremetal/v1alpha1"
+	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
+	"github.com/metalwire/metalwire/internal/testenv"
+	"github.com/metalwire/metalwire/pkg/hostmatch"
+	"github.com/metalwire/metalwire/test/scale/measure"
+)
+
+const (
+	ns      = "bench-machine"
+	cluster = "bench"
+	racks   = 10
+	// writers create Machines and Metal3Machines, as a MachineDeployment scaling up would;
+	// servers make the floor's writes, as many as the manager's workers would.
+	writers = 8
+	servers = 32
+)
+
+// groups whose writes are counted: hosts and Metal3Machines (Machines are Cluster API's).
+var groups = []string{"metal3.io", "infrastructure.cluster.x-k8s.io"}
+
+// workload is the benchmark's fleet: n hosts spread unevenly over racks (rack k has weight k+1),
+// and n machines, 70% accepting two neighbouring racks and 30% one rack, chosen uniformly, so
+// that the low racks are wanted by more machines than they hold and the machines' choices
+// overlap: a first-come choice serves fewer than a maximum matching.
+type workload struct {
+	hostRack []int
+	selector []infrav1.HostSelector
+	maximum  int
+	assigned map[string]string // a maximum matching, for the floor
+}
+
+func newWorkload(n int) workload {
+	rng := rand.New(rand.NewPCG(17, uint64(n)))
+	w := workload{hostRack: make([]int, n), selector: make([]infrav1.HostSelector, n)}
+	total := racks * (racks + 1) / 2
+	for i := range n {
+		x := rng.IntN(total)
+		k := 0
+		for x >= k+1 {
+			x -= k + 1
+			k++
+		}
+		w.hostRack[i] = k
+	}
+	accepts := map[string][]string{}
+	for i := range n {
+		k := rng.IntN(racks)
+		vals := []string{rackName(k)}
+		if rng.IntN(10) < 7 {
+			vals = append(vals, rackName((k+1)%racks))
+		}
+		w.selector[i] = infrav1.HostSelector{MatchExpressions: []infrav1.HostSelectorRequirement{{Key: "rack", Operator: "in", Values: vals}}}
+		sel, err := w.selector[i].Selector()
+		if err != nil {
+			panic(err)
+		}
+		for j, r := range w.hostRack {
+			if sel.Matches(labels.Set{"rack": rackName(r)}) {
+				accepts[machineName(i)] = append(accepts[machineName(i)], hostName(j))
+			}
+		}
+	}
+	w.assigned = hostmatch.MaximumMatching(accepts)
+	w.maximum = len(w.assigned)
+	return w
+}
+
+func rackName(k int) string    { return fmt.Sprintf("r%d", k) }
+func hostName(i int) string    { return fmt.Sprintf("host-%04d", i) }
+func machineName(i int) string { return fmt.Sprintf("m-%04d", i) }
+
+type result struct {
+	what          string
+	took          time.Duration
+	served        int
+	writes        int64
+	serverCPU     time.Duration
+	managerCPU    time.Duration
+	managerPeak   int64
+	load, loadEnd string
+}
+
+// TestMachineScale associates BENCH_MACHINE_N (default 1000) Metal3Machines with as many hosts,
+// three times on fresh API servers: the floor (the contract's writes made by plain goroutines
+// from a precomputed maximum matching), then the manager with its default client limits, then
+// with generous ones.
+func TestMachineScale(t *testing.T) {
+	n := 1000
+	if s := os.Getenv("BENCH_MACHINE_N"); s != "" {
+		v, err := strconv.Atoi(s)
+		if err != nil || v <= 0 {
+			t.Fatalf("BENCH_MACHINE_N: %q is not a positive number", s)
+		}
+		n = v
+	}
+	w := newWorkload(n)
+	fmt.Printf("\nmachine association at scale: %d Metal3Machines, %d hosts over %d racks, overlapping selectors; a maximum matching serves %d\n",
+		n, n, racks, w.maximum)
+	fmt.Printf("machines created by %d goroutines; the floor makes the contract's writes (host claim, Metal3Machine metadata and spec, its status) from %d goroutines, no controller\n", writers, servers)
+
+	var results []result
+	onFreshServer(t, func(e *testenv.Env) { results = append(results, floor(t, e, w, n)) })
+	onFreshServer(t, func(e *testenv.Env) { results = append(results, withManager(t, e, w, n, "default limits", nil)) })
+	onFreshServer(t, func(e *testenv.Env) {
+		results = append(results, withManager(t, e, w, n, "generous limits", []string{"--kube-api-qps=1000", "--kube-api-burst=2000"}))
+	})
+
+	fmt.Printf("\n%-16s %9s %14s %14s %9s %12s %12s %12s %13s\n", "run", "time", "served/max", "writes/mach", "x floor", "server CPU", "manager CPU", "manager peak", "load (1 min)")
+	for _, r := range results {
+		ratio := r.took.Seconds() / results[0].took.Seconds()
+		fmt.Printf("%-16s %8.2fs %8d/%-5d %14.2f %9.2f %11.2fs %11.2fs %8.0f MiB %6s->%s\n", r.what, r.took.Seconds(), r.served, w.maximum,
+			float64(r.writes)/float64(n), ratio, r.serverCPU.Seconds(), r.managerCPU.Seconds(), float64(r.managerPeak)/(1<<20), r.load, r.loadEnd)
+	}
+	fmt.Printf("server floor (API server and etcd CPU for the floor's writes, over %d cores): %.2fs\n", runtime.NumCPU(), results[0].serverCPU.Seconds()/float64(runtime.NumCPU()))
+	for _, r := range results[1:] {
+		if r.served < w.maximum {
+			t.Errorf("%s: served %d machines, a maximum matching serves %d", r.what, r.served, w.maximum)
+		}
+	}
+}
+
+// onFreshServer runs f against an API server and etcd started for it, warmed up first.
+func onFreshServer(t *testing.T, f func(e *testenv.Env)) {
+	t.Helper()
+	e, err := testenv.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := e.Stop(); err != nil {
+			t.Errorf("stopping the API server: %v", err)
+		}
+	}()
+	ctx := context.Background()
+	NewWithT(t).Expect(e.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "warm-up"}})).To(Succeed())
+	parallel(t, 300, writers, func(i int) error {
+		return e.Client.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "warm-up", Name: fmt.Sprintf("w-%d", i)}})
+	})
+	f(e)
+}
+
+// setup makes the namespace, the Cluster (infrastructure provisioned) and its Metal3Cluster,
+// and the hosts, registered and available as BMO leaves them after inspection.
+func setup(t *testing.T, e *testenv.Env, w workload) {
+	t.Helper()
+	g := NewWithT(t)
+	ctx := context.Background()
+	g.Expect(e.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})).To(Succeed())
+	c := &clusterv1.Cluster{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: cluster},
+		Spec: clusterv1.ClusterSpec{InfrastructureRef: clusterv1.ContractVersionedObjectReference{
+			APIGroup: infrav1.GroupVersion.Group, Kind: "Metal3Cluster", Name: cluster,
+		}},
+	}
+	g.Expect(e.Client.Create(ctx, c)).To(Succeed())
+	c.Status.Initialization.InfrastructureProvisioned = ptr.To(true)
+	g.Expect(e.Client.Status().Update(ctx, c)).To(Succeed())
+	g.Expect(e.Client.Create(ctx, &infrav1.Metal3Cluster{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: cluster, Labels: map[string]string{clusterv1.ClusterNameLabel: cluster}},
+		Spec:       infrav1.Metal3ClusterSpec{ControlPlaneEndpoint: infrav1.APIEndpoint{Host: "192.168.111.249", Port: 6443}},
+	})).To(Succeed())
+	parallel(t, len(w.hostRack), writers, func(i int) error {
+		h := &bmov1.BareMetalHost{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: hostName(i), Labels: map[string]string{"rack": rackName(w.hostRack[i])}}}
+		if err := e.Client.Create(ctx, h); err != nil {
+			return err
+		}
+		h.Status.OperationalStatus = bmov1.OperationalStatusOK
+		h.Status.Provisioning.State = bmov1.StateAvailable
+		return e.Client.Status().Update(ctx, h)
+	})
+}
+
+// createMachine makes machine i: a Machine with its bootstrap data, and its Metal3Machine.
+func createMachine(ctx context.Context, e *testenv.Env, w workload, i int) (*infrav1.Metal3Machine, error) {
+	name := machineName(i)
+	m := &clusterv1.Machine{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{clusterv1.ClusterNameLabel: cluster}},
+		Spec: clusterv1.MachineSpec{
+			ClusterName: cluster,
+			Bootstrap: clusterv1.Bootstrap{
+				ConfigRef:      clusterv1.ContractVersionedObjectReference{APIGroup: "bootstrap.cluster.x-k8s.io", Kind: "KubeadmConfig", Name: name},
+				DataSecretName: ptr.To(name + "-bootstrap"),
+			},
+			InfrastructureRef: clusterv1.ContractVersionedObjectReference{APIGroup: infrav1.GroupVersion.Group, Kind: "Metal3Machine", Name: name},
+		},
+	}
+	if err := e.Client.Create(ctx, m); err != nil {
+		return nil, err
+	}
+	m3m := &infrav1.Metal3Machine{
+		ObjectMeta: metav1.ObjectMeta{
+			Namespace: ns, Name: name, Labels: map[string]string{clusterv1.ClusterNameLabel: cluster},
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: clusterv1.GroupVersion.String(), Kind: "Machine", Name: name, UID: m.UID}},
+		},
+		Spec: infrav1.Metal3MachineSpec{
+			Image:        infrav1.Image{URL: "http://images.example.com/ubuntu.qcow2", Checksum: "0123456789abcdef"},
+			HostSelector: w.selector[i],
+		},
+	}
+	return m3m, e.Client.Create(ctx, m3m)
+}
+
+// parallel runs fn for 0..n-1 from k goroutines and fails the test on the first error.
+func parallel(t *testing.T, n, k int, fn func(i int) error) {
+	t.Helper()
+	var wg sync.WaitGroup
+	var failed atomic.Value
+	for w := range k {
+		wg.Go(func() {
+			for i := w; i < n; i += k {
+				if err := fn(i); err != nil {
+					failed.Store(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if err, _ := failed.Load().(error); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// floor makes what association requires with no controller: for each machine a maximum
+// matching serves, the host claim (consumerRef, image, user data, power, the cluster label; with
+// the host's resourceVersion), the Metal3Machine's host annotation, finalizer and providerID,
+// and its status; for a machine it cannot serve, its status saying so.
+func floor(t *testing.T, e *testenv.Env, w workload, n int) result {
+	t.Helper()
+	ctx := context.Background()
+	setup(t, e, w)
+	writesBefore, err := measure.Writes(ctx, e.Config, groups...)
+	NewWithT(t).Expect(err).NotTo(HaveOccurred())
+	serve := func(m3m *infrav1.Metal3Machine) error {
+		cond := func(typ string, st metav1.ConditionStatus, reason, msg string) metav1.Condition {
+			return metav1.Condition{Type: typ, Status: st, Reason: reason, Message: msg, LastTransitionTime: metav1.Now()}
+		}
+		host, ok := w.assigned[m3m.Name]
+		if ok {
+			h := &bmov1.BareMetalHost{}
+			if err := e.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: host}, h); err != nil {
+				return err
+			}
+			orig := h.DeepCopy()
+			h.Spec.ConsumerRef = &corev1.ObjectReference{APIVersion: infrav1.GroupVersion.String(), Kind: "Metal3Machine", Namespace: ns, Name: m3m.Name}
+			h.Spec.Image = &bmov1.Image{URL: m3m.Spec.Image.URL, Checksum: m3m.Spec.Image.Checksum}
+			h.Spec.UserData = &corev1.SecretReference{Namespace: ns, Name: m3m.Name + "-bootstrap"}
+			h.Spec.Online = true
+			h.Labels[clusterv1.ClusterNameLabel] = cluster
+			if err := e.Client.Patch(ctx, h, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
+				return err
+			}
+			orig3 := m3m.DeepCopy()
+			m3m.Annotations = map[string]string{infrav1.HostAnnotation: ns + "/" + host}
+			m3m.Finalizers = []string{infrav1.MachineFinalizer}
+			m3m.Spec.ProviderID = fmt.Sprintf("metal3://%s/%s/%s", ns, host, m3m.Name)
+			if err := e.Client.Patch(ctx, m3m, client.MergeFrom(orig3)); err != nil {
+				return err
+			}
+			m3m.Status.Conditions = []metav1.Condition{
+				cond(infrav1.AssociateBareMetalHostCondition, metav1.ConditionTrue, infrav1.AssociateBareMetalHostSuccessReason, ""),
+				cond(infrav1.Metal3MachineReadyCondition, metav1.ConditionFalse, "WaitingForProvisioning", "host "+host+" is provisioning"),
+			}
+		} else {
+			m3m.Status.Conditions = []metav1.Condition{
+				cond(infrav1.AssociateBareMetalHostCondition, metav1.ConditionFalse, infrav1.AssociateBareMetalHostFailedReason, "no host"),
+				cond(infrav1.Metal3MachineReadyCondition, metav1.ConditionFalse, infrav1.AssociateBareMetalHostFailedReason, "no host"),
+			}
+		}
+		return e.Client.Status().Update(ctx, m3m)
+	}
+	server := measure.ChildCPU("kube-apiserver", "etcd")
+	load := measure.LoadAverage()
+	start := time.Now()
+	created := make(chan *infrav1.Metal3Machine, n)
+	var wg sync.WaitGroup
+	var failed atomic.Value
+	for range servers {
+		wg.Go(func() {
+			for m := range created {
+				if err := serve(m); err != nil {
+					failed.Store(err)
+				}
+			}
+		})
+	}
+	parallel(t, n, writers, func(i int) error {
+		m, err := createMachine(ctx, e, w, i)
+		if err == nil {
+			created <- m
+		}
+		return err
+	})
+	close(created)
+	wg.Wait()
+	if err, _ := failed.Load().(error); err != nil {
+		t.Fatalf("floor writes: %v", err)
+	}
+	took := time.Since(start)
+	writes, err := measure.Writes(ctx, e.Config, groups...)
+	NewWithT(t).Expect(err).NotTo(HaveOccurred())
+	return result{what: "floor", took: took, served: w.maximum, writes: writes - writesBefore - int64(n),
+		serverCPU: server(), load: load, loadEnd: measure.LoadAverage()}
+}
+
+// withManager runs `metalwire manager --controllers=infrastructure` with extra flags, creates the
+// machines and waits until as many are served as a maximum matching serves, or nothing changes
+// for 30 s. It then checks that no host went to two machines.
+func withManager(t *testing.T, e *testenv.Env, w workload, n int, what string, flags []string) result {
+	t.Helper()
+	g := NewWithT(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	setup(t, e, w)
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	g.Expect(os.WriteFile(kubeconfig, e.KubeConfig, 0o600)).To(Succeed())
+	args := append([]string{"manager", "--kubeconfig", kubeconfig, "--controllers=infrastructure", "--namespace", ns,
+		"--leader-elect=false", "--metrics-bind-address=0", "--health-probe-bind-address=0"}, flags...)
+	mgr := exec.CommandContext(ctx, managerBinary, args...)
+	var logs bytes.Buffer
+	mgr.Stdout, mgr.Stderr = &logs, &logs
+	g.Expect(mgr.Start()).To(Succeed())
+	defer func() {
+		cancel()
+		_ = mgr.Wait()
+		if t.Failed() {
+			t.Logf("manager output (%s):\n%s", what, logs.String())
+		}
+	}()
+	g.Eventually(func() []string {
+		m3c := &infrav1.Metal3Cluster{}
+		_ = e.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: cluster}, m3c)
+		return m3c.Finalizers
+	}).WithTimeout(2*time.Minute).Should(ContainElement(infrav1.ClusterFinalizer), "the manager never picked up the Metal3Cluster")
+
+	served, last := watchServed(ctx, t, e)
+	writesBefore, err := measure.Writes(ctx, e.Config, groups...)
+	g.Expect(err).NotTo(HaveOccurred())
+	cpuBefore := measure.ProcessCPU(mgr.Process.Pid)
+	server := measure.ChildCPU("kube-apiserver", "etcd")
+	load := measure.LoadAverage()
+	start := time.Now()
+	parallel(t, n, writers, func(i int) error {
+		_, err := createMachine(ctx, e, w, i)
+		return err
+	})
+	for served.Load() < int64(w.maximum) {
+		if d := time.Since(time.Unix(0, last.Load())); d > 30*time.Second && time.Since(start) > 30*time.Second {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	took := time.Unix(0, last.Load()).Sub(start)
+	// The writes that follow the last claim count too (statuses of machines left waiting).
+	time.Sleep(3 * time.Second)
+	writes, err := measure.Writes(ctx, e.Config, groups...)
+	g.Expect(err).NotTo(HaveOccurred())
+	r := result{what: what, took: took, served: int(served.Load()), writes: writes - writesBefore - int64(n),
+		serverCPU: server(), managerCPU: measure.ProcessCPU(mgr.Process.Pid) - cpuBefore, managerPeak: measure.PeakRSS(mgr.Process.Pid),
+		load: load, loadEnd: measure.LoadAverage()}
+
+	hosts := &bmov1.BareMetalHostList{}
+	g.Expect(e.Client.List(ctx, hosts, client.InNamespace(ns))).To(Succeed())
+	byMachine := map[string]string{}
+	for _, h := range hosts.Items {
+		if ref := h.Spec.ConsumerRef; ref != nil {
+			g.Expect(byMachine).NotTo(HaveKey(ref.Name), "machine %s holds two hosts", ref.Name)
+			byMachine[ref.Name] = h.Name
+		}
+	}
+	machines := &infrav1.Metal3MachineList{}
+	g.Expect(e.Client.List(ctx, machines, client.InNamespace(ns))).To(Succeed())
+	for _, m := range machines.Items {
+		if ann := m.Annotations[infrav1.HostAnnotation]; ann != "" {
+			g.Expect(ns+"/"+byMachine[m.Name]).To(Equal(ann), "machine %s records a host that does not record it", m.Name)
+		}
+	}
+	return r
+}
+
+// watchServed counts the Metal3Machines that record a host; last is when the count last grew
+// (unix nanoseconds).
+func watchServed(ctx context.Context, t *testing.T, e *testenv.Env) (count, last *atomic.Int64) {
+	t.Helper()
+	g := NewWithT(t)
+	c, err := cache.New(e.Config, cache.Options{Scheme: e.Scheme, DefaultNamespaces: map[string]cache.Config{ns: {}}})
+	g.Expect(err).NotTo(HaveOccurred())
+	inf, err := c.GetInformer(ctx, &infrav1.Metal3Machine{})
+	g.Expect(err).NotTo(HaveOccurred())
+	count, last = &atomic.Int64{}, &atomic.Int64{}
+	last.Store(time.Now().UnixNano())
+	var mu sync.Mutex
+	seen := map[string]bool{}
+	note := func(o any) {
+		m, ok := o.(*infrav1.Metal3Machine)
+		if !ok || m.Annotations[infrav1.HostAnnotation] == "" {
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if !seen[m.Name] {
+			seen[m.Name] = true
+			count.Add(1)
+			last.Store(time.Now().UnixNano())
+		}
+	}
+	_, err = inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{AddFunc: note, UpdateFunc: func(_, o any) { note(o) }})
+	g.Expect(err).NotTo(HaveOccurred())
+	go func() { _ = c.Start(ctx) }()
+	g.Expect(c.WaitForCacheSync(ctx)).To(BeTrue())
+	return count, last
+}
