@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
+	"github.com/metalwire/metalwire/internal/controller/poolanswer"
 	"github.com/metalwire/metalwire/pkg/render"
 )
 
@@ -51,22 +52,22 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, data *infrav1.Metal3Da
 		r.notReady(data, failWith(infrav1.DataWaitingForIPAddressesReason, "%v", err))
 		return ctrl.Result{}, err
 	}
-	state, message := addressesSummary(answers)
+	state, message := poolanswer.Summary(answers)
 	switch state {
-	case poolExhausted:
+	case poolanswer.Exhausted:
 		setCondition(data, infrav1.DataIPAddressesReadyCondition, metav1.ConditionFalse, infrav1.DataPoolExhaustedReason, message)
 		r.notReady(data, failWith(infrav1.DataPoolExhaustedReason, "%s", message))
 		return ctrl.Result{}, nil
-	case poolWaiting:
+	case poolanswer.Waiting:
 		setCondition(data, infrav1.DataIPAddressesReadyCondition, metav1.ConditionFalse, infrav1.DataWaitingForIPAddressesReason, message)
 		r.notReady(data, waitFor(infrav1.DataWaitingForIPAddressesReason, "%s", message))
-		if strings.Contains(message, "not seen yet") {
+		if poolanswer.AnyNotSeen(answers) {
 			return ctrl.Result{RequeueAfter: notSeenRecheck}, nil
 		}
 		return ctrl.Result{}, nil
 	}
 	setCondition(data, infrav1.DataIPAddressesReadyCondition, metav1.ConditionTrue, infrav1.DataRenderedReason, "")
-	facts.Pools = poolAddresses(answers)
+	facts.Pools = poolanswer.Addresses(answers)
 
 	out, err := renderOutput(in.template, facts)
 	if err != nil {
@@ -163,10 +164,10 @@ func (r *Reconciler) recreateSecrets(ctx context.Context, data *infrav1.Metal3Da
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	if state, message := addressesSummary(answers); state != poolReady {
+	if state, message := poolanswer.Summary(answers); state != poolanswer.Ready {
 		return fail("%s", message)
 	}
-	facts.Pools = poolAddresses(answers)
+	facts.Pools = poolanswer.Addresses(answers)
 	out, err := renderOutput(in.template, facts)
 	if err != nil {
 		return fail("%v", err)

@@ -27,6 +27,7 @@ import (
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
 	ipamv1 "github.com/metalwire/metalwire/api/ipam/v1alpha1"
 	networkv1 "github.com/metalwire/metalwire/api/network/v1alpha1"
+	"github.com/metalwire/metalwire/internal/controller/dataindex"
 	"github.com/metalwire/metalwire/internal/controller/pause"
 	"github.com/metalwire/metalwire/internal/metrics"
 )
@@ -158,7 +159,7 @@ func setCondition(data *infrav1.Metal3Data, typ string, status metav1.ConditionS
 // Metal3Machines (a host associated), BareMetalHosts (inspected, annotated), templates
 // (created late), and the Secrets (deleted ones are re-created).
 func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, concurrency int) error {
-	if err := AddIndexes(ctx, mgr.GetFieldIndexer()); err != nil {
+	if err := dataindex.Setup(ctx, mgr.GetFieldIndexer()); err != nil {
 		return err
 	}
 	// Informers for the kinds only read, never watched, are made here so they start and sync
@@ -198,7 +199,7 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, con
 
 // claimToData maps an address claim to the Metal3Data that own it.
 func claimToData(_ context.Context, o client.Object) []reconcile.Request {
-	names := dataOwners(o)
+	names := dataindex.DataOwners(o)
 	reqs := make([]reconcile.Request, 0, len(names))
 	for _, n := range names {
 		reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKey{Namespace: o.GetNamespace(), Name: n}})
@@ -223,20 +224,20 @@ func (r *Reconciler) addressToData(ctx context.Context, o client.Object) []recon
 // that Metal3Data is not rendered: a rendered one does not read the machine again unless it
 // must re-create a Secret.
 func (r *Reconciler) machineToData(ctx context.Context, o client.Object) []reconcile.Request {
-	return r.dataMatching(ctx, o.GetNamespace(), DataByClaimIndex, o.GetName())
+	return r.dataMatching(ctx, o.GetNamespace(), dataindex.DataByClaim, o.GetName())
 }
 
 // hostToData maps a BareMetalHost to the Metal3Data of the machines holding it.
 func (r *Reconciler) hostToData(ctx context.Context, o client.Object) []reconcile.Request {
 	machines := &infrav1.Metal3MachineList{}
 	key := o.GetNamespace() + "/" + o.GetName()
-	if err := r.Client.List(ctx, machines, client.MatchingFields{MachineByHostIndex: key}, client.UnsafeDisableDeepCopy); err != nil {
+	if err := r.Client.List(ctx, machines, client.MatchingFields{dataindex.MachineByHost: key}, client.UnsafeDisableDeepCopy); err != nil {
 		ctrl.LoggerFrom(ctx).Error(err, "listing the Metal3Machines of a host", "host", key)
 		return nil
 	}
 	var reqs []reconcile.Request
 	for i := range machines.Items {
-		reqs = append(reqs, r.dataMatching(ctx, machines.Items[i].Namespace, DataByClaimIndex, machines.Items[i].Name)...)
+		reqs = append(reqs, r.dataMatching(ctx, machines.Items[i].Namespace, dataindex.DataByClaim, machines.Items[i].Name)...)
 	}
 	return reqs
 }
@@ -244,7 +245,7 @@ func (r *Reconciler) hostToData(ctx context.Context, o client.Object) []reconcil
 // templateToData maps a template to its Metal3Data that are not rendered yet (or whose deleted
 // Secrets could not be re-created).
 func (r *Reconciler) templateToData(ctx context.Context, o client.Object) []reconcile.Request {
-	return r.dataMatching(ctx, o.GetNamespace(), DataByTemplateIndex, o.GetName())
+	return r.dataMatching(ctx, o.GetNamespace(), dataindex.DataByTemplate, o.GetName())
 }
 
 func (r *Reconciler) dataMatching(ctx context.Context, namespace, index, value string) []reconcile.Request {

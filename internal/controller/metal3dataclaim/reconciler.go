@@ -23,7 +23,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
-	"github.com/metalwire/metalwire/internal/controller/metal3data"
+	"github.com/metalwire/metalwire/internal/controller/dataindex"
 	"github.com/metalwire/metalwire/internal/controller/pause"
 )
 
@@ -71,7 +71,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 // dataOf lists the Metal3Data serving the claim: normally one, none before an index is given.
 func (r *Reconciler) dataOf(ctx context.Context, claim *infrav1.Metal3DataClaim) ([]infrav1.Metal3Data, error) {
 	list := &infrav1.Metal3DataList{}
-	if err := r.Client.List(ctx, list, client.InNamespace(claim.Namespace), client.MatchingFields{metal3data.DataByClaimIndex: claim.Name}); err != nil {
+	if err := r.Client.List(ctx, list, client.InNamespace(claim.Namespace), client.MatchingFields{dataindex.DataByClaim: claim.Name}); err != nil {
 		return nil, err
 	}
 	out := list.Items[:0]
@@ -160,7 +160,7 @@ func fail(claim *infrav1.Metal3DataClaim, reason, message string) {
 // SetupWithManager watches the claim's Metal3Data (it owns them) and templates, so a claim
 // waiting for a template applied late is served as soon as it appears.
 func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, concurrency int) error {
-	if err := metal3data.AddIndexes(ctx, mgr.GetFieldIndexer()); err != nil {
+	if err := dataindex.Setup(ctx, mgr.GetFieldIndexer()); err != nil {
 		return err
 	}
 	return ctrl.NewControllerManagedBy(mgr).
@@ -194,7 +194,7 @@ var dataOutcomeChanged = predicate.Funcs{
 func (r *Reconciler) templateToClaims(ctx context.Context, o client.Object) []reconcile.Request {
 	list := &infrav1.Metal3DataClaimList{}
 	if err := r.Client.List(ctx, list, client.InNamespace(o.GetNamespace()),
-		client.MatchingFields{metal3data.ClaimByTemplateIndex: o.GetName()}, client.UnsafeDisableDeepCopy); err != nil {
+		client.MatchingFields{dataindex.ClaimByTemplate: o.GetName()}, client.UnsafeDisableDeepCopy); err != nil {
 		ctrl.LoggerFrom(ctx).Error(err, "listing the claims of a template", "template", o.GetName())
 		return nil
 	}

@@ -16,7 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
-	"github.com/metalwire/metalwire/internal/controller/metal3data"
+	"github.com/metalwire/metalwire/internal/controller/dataindex"
 )
 
 // createWorkers bounds the Metal3Data created at once for one template: enough to hide the
@@ -31,7 +31,7 @@ const collisionRecheck = time.Second
 func (r *Reconciler) reconcileNormal(ctx context.Context, tmpl *infrav1.Metal3DataTemplate, data []infrav1.Metal3Data) (ctrl.Result, error) {
 	claimList := &infrav1.Metal3DataClaimList{}
 	if err := r.Client.List(ctx, claimList, client.InNamespace(tmpl.Namespace),
-		client.MatchingFields{metal3data.ClaimByTemplateIndex: tmpl.Name}, client.UnsafeDisableDeepCopy); err != nil {
+		client.MatchingFields{dataindex.ClaimByTemplate: tmpl.Name}, client.UnsafeDisableDeepCopy); err != nil {
 		return ctrl.Result{}, err
 	}
 	claims := make(map[string]*infrav1.Metal3DataClaim, len(claimList.Items))
