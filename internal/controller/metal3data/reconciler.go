@@ -29,6 +29,7 @@ import (
 	networkv1 "github.com/metalwire/metalwire/api/network/v1alpha1"
 	"github.com/metalwire/metalwire/internal/controller/dataindex"
 	"github.com/metalwire/metalwire/internal/controller/pause"
+	"github.com/metalwire/metalwire/internal/controller/waits"
 	"github.com/metalwire/metalwire/internal/metrics"
 )
 
@@ -49,6 +50,10 @@ type Reconciler struct {
 	// stops it, so `kubectl get events` tells the story without reading every status.
 	Recorder events.EventRecorder
 
+	// QuietWaits is how long a new Metal3Data's wait stays unwritten (waits.Unwritten): zero
+	// means waits.DefaultQuiet, negative writes every wait at once.
+	QuietWaits time.Duration
+
 	recent recent
 }
 
@@ -66,7 +71,7 @@ type Reconciler struct {
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
 // Reconcile renders one Metal3Data, or cleans up after it.
-func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, reterr error) {
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.Result, reterr error) {
 	data := &infrav1.Metal3Data{}
 	if err := r.Client.Get(ctx, req.NamespacedName, data); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
@@ -80,6 +85,14 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	}
 	before := data.Status.DeepCopy()
 	defer func() {
+		if after := r.unwrittenWait(before, data); after > 0 {
+			// A new Metal3Data waiting for the next controller: the outcome is the one status
+			// write, unless the wait lasts.
+			data.Status = *before
+			if res.RequeueAfter == 0 || after < res.RequeueAfter {
+				res.RequeueAfter = after
+			}
+		}
 		if !statusEqual(before, &data.Status) {
 			now := metav1.Now()
 			data.Status.LastUpdated = &now
@@ -97,6 +110,16 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		return r.reconcileDelete(ctx, data)
 	}
 	return r.reconcileNormal(ctx, data)
+}
+
+// unwrittenWait says how much longer the status of a new Metal3Data that only waits may stay
+// unwritten (waits.Unwritten); zero when it is to be written now. Errors, success and deletion
+// are written at once.
+func (r *Reconciler) unwrittenWait(before *infrav1.Metal3DataStatus, data *infrav1.Metal3Data) time.Duration {
+	if data.Status.Ready || data.Status.ErrorMessage != nil || !data.DeletionTimestamp.IsZero() || statusEqual(before, &data.Status) {
+		return 0
+	}
+	return waits.Unwritten(data.CreationTimestamp.Time, len(before.Conditions) > 0, r.QuietWaits, time.Now())
 }
 
 // statusEqual compares what a person reads in the status, leaving out lastUpdated.
