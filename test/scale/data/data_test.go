@@ -87,8 +87,8 @@ type runResult struct {
 	created, took time.Duration
 	writes        measure.Writes // from the first claim to the last claim served
 	quiet         measure.Writes // in the quietFor after that
-	cpu           time.Duration // the manager's
-	server        time.Duration // the API server's and etcd's, over the cores
+	cpu           time.Duration  // the manager's
+	server        time.Duration  // the API server's and etcd's, over the cores
 	peakRSS       int64
 	load          string
 }

@@ -188,4 +188,3 @@ func parallelErr(n, workers int, fn func(i int) error) error {
 	err, _ := failed.Load().(error)
 	return err
 }
-
