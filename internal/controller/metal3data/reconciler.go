@@ -135,7 +135,8 @@ func statusEqual(a, b *infrav1.Metal3DataStatus) bool {
 }
 
 // recordChange emits an event for what a person watching events wants to know: the data is
-// rendered, or a new error stops it. Waits are not events: they are expected and pass.
+// rendered after its status said something else, or a new error stops it. Waits are not events:
+// they are expected and pass.
 func (r *Reconciler) recordChange(before *infrav1.Metal3DataStatus, data *infrav1.Metal3Data) {
 	ready := meta.FindStatusCondition(data.Status.Conditions, infrav1.DataReadyCondition)
 	switch {
@@ -149,6 +150,9 @@ func (r *Reconciler) recordChange(before *infrav1.Metal3DataStatus, data *infrav
 		return
 	}
 	switch {
+	case data.Status.Ready && !before.Ready && len(before.Conditions) == 0:
+		// Rendered straight away: the status says so, and in a scale-up an event per machine
+		// would be a write per machine that says nothing more.
 	case data.Status.Ready && !before.Ready:
 		r.Recorder.Eventf(data, nil, corev1.EventTypeNormal, infrav1.DataRenderedReason, "Render",
 			"rendered index %d into Secrets %s", data.Spec.Index, secretList(data))

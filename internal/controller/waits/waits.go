@@ -6,10 +6,10 @@ package waits
 
 import "time"
 
-// DefaultQuiet is how long a new object's first wait stays unwritten. A thousand machines'
-// data is rendered within it on one API server (docs/scale.md); a wait longer than that is
-// worth showing.
-const DefaultQuiet = 10 * time.Second
+// DefaultQuiet is how long a new object's first wait stays unwritten: about the time a thousand
+// machines' data takes on a small API server (docs/scale.md). A wait longer than that is worth
+// showing; in a larger scale-up the machines served last pay one more write each for it.
+const DefaultQuiet = 30 * time.Second
 
 // Unwritten returns how much longer the wait of an object created at created may stay
 // unwritten: zero when it is to be written now. reported says whether the object's status

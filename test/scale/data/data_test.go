@@ -103,7 +103,8 @@ func run(t *testing.T, e *testenv.Env, n int, flags []string) runResult {
 	}
 	m3ms := f.machines(t, n)
 	served := watchServed(ctx, t, e, f.ns)
-	mgr := startManager(t, e, f.ns, flags)
+	mgr, stop := startManager(t, e, f.ns, flags)
+	defer stop()
 	waitForManager(t, mgr)
 
 	before, err := measure.APIWrites(ctx, e.Config)
@@ -142,11 +143,13 @@ func run(t *testing.T, e *testenv.Env, n int, flags []string) runResult {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return runResult{
+	r := runResult{
 		created: created, took: took,
 		writes: atServed.Minus(before).Only(dataResources...), quiet: atEnd.Minus(atServed).Only(dataResources...),
 		cpu: measure.ProcessCPU(mgr.Process.Pid) - cpuBefore, server: used.Server() / time.Duration(numCPU()), peakRSS: measure.PeakRSS(mgr.Process.Pid), load: measure.LoadAverage(),
 	}
+	stop()
+	return r
 }
 
 // waitForManager waits until the manager has started its controllers: its process lives and

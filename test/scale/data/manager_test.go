@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 
@@ -38,29 +39,34 @@ var generousLimits = []string{"--kube-api-qps=1000", "--kube-api-burst=2000"}
 
 // startManager runs the IPAM and data-templating controllers in a process of their own (this
 // test binary, started again), so that their CPU and memory are measured apart from the
-// benchmark's. extra are `metalwire manager` flags; the rest are its defaults, as shipped.
-func startManager(t *testing.T, e *testenv.Env, ns string, extra []string) *exec.Cmd {
+// benchmark's. extra are `metalwire manager` flags; the rest are its defaults, as shipped. stop
+// ends it (before its API server stops); it is also called when the test ends.
+func startManager(t *testing.T, e *testenv.Env, ns string, extra []string) (cmd *exec.Cmd, stop func()) {
 	t.Helper()
 	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
 	if err := os.WriteFile(kubeconfig, e.KubeConfig, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	args := append([]string{"--kubeconfig=" + kubeconfig, "--namespace=" + ns}, extra...)
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd = exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), managerEnv+"="+strings.Join(args, " "))
 	var logs bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &logs, &logs
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("starting the manager: %v", err)
 	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		_ = cmd.Wait()
-		if t.Failed() {
-			t.Logf("manager output:\n%s", logs.String())
-		}
-	})
-	return cmd
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			_ = cmd.Process.Signal(syscall.SIGTERM)
+			_ = cmd.Wait()
+			if t.Failed() || logs.Len() > 0 {
+				t.Logf("manager output:\n%s", logs.String())
+			}
+		})
+	}
+	t.Cleanup(stop)
+	return cmd, stop
 }
 
 // runManager is the child process: the four controllers of a data-templating scale-up (IPPool,
