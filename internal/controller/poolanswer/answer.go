@@ -88,18 +88,19 @@ func AddressOf(a *ipamv1.IPAddress) render.PoolAddress {
 // the reader at most one status write.
 func Unanswered(pool render.PoolRef, kind, name string, conds []metav1.Condition, errorMessage *string) Answer {
 	a := WaitingFor(pool, fmt.Sprintf("%s %s has no address yet", kind, name))
-	if c := meta.FindStatusCondition(conds, ipamv1.ReadyCondition); c != nil && c.Status == metav1.ConditionFalse {
-		if c.Reason == ipamv1.PoolExhaustedReason {
-			a.State = Exhausted
-		}
-		if c.Message != "" {
-			a.Message = fmt.Sprintf("%s %s: %s", kind, name, c.Message)
-		}
+	c := meta.FindStatusCondition(conds, ipamv1.ReadyCondition)
+	if c == nil || c.Status != metav1.ConditionFalse {
+		return a
 	}
-	// Upstream's errorMessage may say more than the condition (an ip-address-manager claim has
-	// only that).
-	if errorMessage != nil && *errorMessage != "" && a.State == Exhausted && !strings.Contains(a.Message, *errorMessage) {
-		a.Message += " (" + *errorMessage + ")"
+	if c.Reason == ipamv1.PoolExhaustedReason {
+		a.State = Exhausted
+	}
+	switch {
+	case c.Message != "":
+		a.Message = fmt.Sprintf("%s %s: %s", kind, name, c.Message)
+	case errorMessage != nil && *errorMessage != "":
+		// A refusal with no words in its condition: upstream's errorMessage has them.
+		a.Message = fmt.Sprintf("%s %s: %s", kind, name, *errorMessage)
 	}
 	return a
 }

@@ -63,10 +63,16 @@ func TestUnanswered(t *testing.T) {
 			wantState: Exhausted, wantMsg: "IPClaim c: " + full,
 		},
 		{
-			name:         "exhausted, with upstream's errorMessage saying more",
+			name:         "exhausted, the condition's words win over upstream's errorMessage",
 			conds:        []metav1.Condition{{Type: "Ready", Status: metav1.ConditionFalse, Reason: "PoolExhausted", Message: full}},
 			errorMessage: &upstream,
-			wantState:    Exhausted, wantMsg: "IPClaim c: " + full + " (" + upstream + ")",
+			wantState:    Exhausted, wantMsg: "IPClaim c: " + full,
+		},
+		{
+			name:         "exhausted with no words in the condition: upstream's errorMessage",
+			conds:        []metav1.Condition{{Type: "Ready", Status: metav1.ConditionFalse, Reason: "PoolExhausted"}},
+			errorMessage: &upstream,
+			wantState:    Exhausted, wantMsg: "IPClaim c: " + upstream,
 		},
 		{
 			name:      "another refusal is a wait with the IPAM controller's words",
