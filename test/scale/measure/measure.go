@@ -158,7 +158,7 @@ func PeakRSS(pid int) int64 {
 }
 
 // Writes are the API server's counts of write requests (POST, PUT, PATCH, DELETE, APPLY), keyed
-// "<resource>[/<subresource>] <verb>".
+// "<resource>[/<subresource>] <verb>[ refused <code>]".
 type Writes map[string]int64
 
 var writeVerbs = map[string]bool{"POST": true, "PUT": true, "PATCH": true, "DELETE": true, "APPLY": true}
@@ -201,7 +201,13 @@ func APIWrites(ctx context.Context, cfg *rest.Config) (Writes, error) {
 		if labels["subresource"] != "" {
 			key += "/" + labels["subresource"]
 		}
-		out[key+" "+labels["verb"]] += int64(v)
+		key += " " + labels["verb"]
+		if code := labels["code"]; strings.HasPrefix(code, "4") || strings.HasPrefix(code, "5") {
+			// Refused (a conflict, AlreadyExists) or failed: counted apart, so that a write
+			// repeated because a cache lagged shows.
+			key += " refused " + code
+		}
+		out[key] += int64(v)
 	}
 	return out, sc.Err()
 }
