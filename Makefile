@@ -125,8 +125,8 @@ bench-ipam: $(KUBE_APISERVER) $(ETCD) ## IPAM scale: time to serve 500, 2,000 an
 	METALWIRE_SCALE=1 go test ./test/scale -run 'TestIPAMScale$$' -count=1 -v -timeout 60m
 
 .PHONY: bench-data
-bench-data: $(KUBE_APISERVER) $(ETCD) ## Data templating at scale: BENCH_DATA_N claims (default 1000), one template, two pools, BENCH_DATA_CONCURRENCY (default 10); prints time, claims/s, API writes per claim.
-	METALWIRE_SCALE=1 go test ./test/scale/data -run 'TestDataScale$$' -count=1 -timeout 40m -v
+bench-data: $(KUBE_APISERVER) $(ETCD) ## Data templating at scale: BENCH_DATA_SIZES machines (1000,5000), one template, two pools; the floor beside the manager with default and generous client limits (BENCH_DATA_LIMITS); prints time, ratio to the floor, writes per machine by resource, manager CPU and memory.
+	METALWIRE_SCALE=1 go test ./test/scale/data -run 'TestDataScale$$' -count=1 -timeout 120m -v
 
 # Metal3Machines (and hosts) in make bench-machine.
 BENCH_MACHINE_N ?= 1000

@@ -15,6 +15,7 @@ import (
 
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
 	ipamv1 "github.com/metalwire/metalwire/api/ipam/v1alpha1"
+	"github.com/metalwire/metalwire/internal/controller/dataindex"
 )
 
 // reconcileDelete releases the addresses and deletes the Secrets, then lets the Metal3Data go.
@@ -44,11 +45,11 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, data *infrav1.Metal3Da
 // holds it). It returns the claims still there.
 func (r *Reconciler) releaseClaims(ctx context.Context, data *infrav1.Metal3Data) ([]string, error) {
 	ipClaims := &ipamv1.IPClaimList{}
-	if err := r.Client.List(ctx, ipClaims, client.InNamespace(data.Namespace), client.MatchingFields{AddressClaimByDataIndex: data.Name}); err != nil {
+	if err := r.Client.List(ctx, ipClaims, client.InNamespace(data.Namespace), client.MatchingFields{dataindex.AddressClaimByData: data.Name}); err != nil {
 		return nil, err
 	}
 	capiClaims := &capiipamv1.IPAddressClaimList{}
-	if err := r.Client.List(ctx, capiClaims, client.InNamespace(data.Namespace), client.MatchingFields{AddressClaimByDataIndex: data.Name}); err != nil {
+	if err := r.Client.List(ctx, capiClaims, client.InNamespace(data.Namespace), client.MatchingFields{dataindex.AddressClaimByData: data.Name}); err != nil {
 		return nil, err
 	}
 	objs := make([]client.Object, 0, len(ipClaims.Items)+len(capiClaims.Items))

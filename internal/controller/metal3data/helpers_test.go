@@ -58,6 +58,8 @@ func (m *manager) stop() {
 
 type managerOptions struct {
 	ipReuse bool
+	// quietWaits is the claim and data controllers' QuietWaits; zero: their default.
+	quietWaits time.Duration
 }
 
 // startManager starts a manager reconciling namespace ns; it stops when the test ends (or
@@ -76,9 +78,10 @@ func startManager(t *testing.T, ns string, opts managerOptions) *manager {
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect((&ippool.Reconciler{StatusInterval: 100 * time.Millisecond}).SetupWithManager(ctx, mgr, 4)).To(Succeed())
 	g.Expect((&metal3datatemplate.Reconciler{Client: mgr.GetClient()}).SetupWithManager(ctx, mgr, 4)).To(Succeed())
-	g.Expect((&metal3dataclaim.Reconciler{Client: mgr.GetClient()}).SetupWithManager(ctx, mgr, 4)).To(Succeed())
+	g.Expect((&metal3dataclaim.Reconciler{Client: mgr.GetClient(), QuietWaits: opts.quietWaits}).SetupWithManager(ctx, mgr, 4)).To(Succeed())
 	g.Expect((&metal3data.Reconciler{
 		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), IPReuse: opts.ipReuse, Recorder: mgr.GetEventRecorder("metal3data"),
+		QuietWaits: opts.quietWaits,
 	}).SetupWithManager(ctx, mgr, 4)).To(Succeed())
 	m := &manager{cancel: cancel, done: make(chan struct{})}
 	go func() {

@@ -1,8 +1,6 @@
 package metal3data
 
 import (
-	"k8s.io/apimachinery/pkg/runtime/schema"
-
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
 	"github.com/metalwire/metalwire/pkg/render"
 )
@@ -13,11 +11,6 @@ const (
 	metal3MachineKind = "Metal3Machine"
 	machineKind       = "Machine"
 )
-
-func isInfraGroup(apiVersion string) bool {
-	gv, err := schema.ParseGroupVersion(apiVersion)
-	return err == nil && gv.Group == infrav1.GroupVersion.Group
-}
 
 // AddressClaimName is the name of the IPClaim (or Cluster API IPAddressClaim) a Metal3Data makes
 // in a pool: <metal3data>-<pool>, as CAPM3 names it. With IP reuse it is <host>-<pool>, so the

@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
+	"github.com/metalwire/metalwire/internal/controller/poolanswer"
 	"github.com/metalwire/metalwire/pkg/render"
 )
 
@@ -51,22 +52,22 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, data *infrav1.Metal3Da
 		r.notReady(data, failWith(infrav1.DataWaitingForIPAddressesReason, "%v", err))
 		return ctrl.Result{}, err
 	}
-	state, message := addressesSummary(answers)
+	state, message := poolanswer.Summary(answers)
 	switch state {
-	case poolExhausted:
+	case poolanswer.Exhausted:
 		setCondition(data, infrav1.DataIPAddressesReadyCondition, metav1.ConditionFalse, infrav1.DataPoolExhaustedReason, message)
 		r.notReady(data, failWith(infrav1.DataPoolExhaustedReason, "%s", message))
 		return ctrl.Result{}, nil
-	case poolWaiting:
+	case poolanswer.Waiting:
 		setCondition(data, infrav1.DataIPAddressesReadyCondition, metav1.ConditionFalse, infrav1.DataWaitingForIPAddressesReason, message)
 		r.notReady(data, waitFor(infrav1.DataWaitingForIPAddressesReason, "%s", message))
-		if strings.Contains(message, "not seen yet") {
+		if poolanswer.AnyNotSeen(answers) {
 			return ctrl.Result{RequeueAfter: notSeenRecheck}, nil
 		}
 		return ctrl.Result{}, nil
 	}
 	setCondition(data, infrav1.DataIPAddressesReadyCondition, metav1.ConditionTrue, infrav1.DataRenderedReason, "")
-	facts.Pools = poolAddresses(answers)
+	facts.Pools = poolanswer.Addresses(answers)
 
 	out, err := renderOutput(in.template, facts)
 	if err != nil {
@@ -83,7 +84,8 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, data *infrav1.Metal3Da
 	return ctrl.Result{}, nil
 }
 
-// rendered records success: the Secret references, the digest of their content, and Ready.
+// rendered records success: the Secret references (named at creation by the template
+// controller, so normally unchanged) and Ready.
 func (r *Reconciler) rendered(data *infrav1.Metal3Data, m3m string, out output) {
 	mdName, ndName := secretNames(data, m3m)
 	data.Spec.MetaData, data.Spec.NetworkData = nil, nil
@@ -93,10 +95,6 @@ func (r *Reconciler) rendered(data *infrav1.Metal3Data, m3m string, out output) 
 	if out.networkData != nil {
 		data.Spec.NetworkData = &corev1.SecretReference{Name: ndName, Namespace: data.Namespace}
 	}
-	if data.Annotations == nil {
-		data.Annotations = map[string]string{}
-	}
-	data.Annotations[RenderedHashAnnotation] = out.hash()
 	data.Status.Ready = true
 	data.Status.ErrorMessage = nil
 	setCondition(data, infrav1.DataSecretsReadyCondition, metav1.ConditionTrue, infrav1.DataRenderedReason, "")
@@ -133,12 +131,17 @@ func renderBlocker(err error) *blocker {
 }
 
 // recreateSecrets puts back a deleted Secret of a rendered Metal3Data. It renders again from
-// the same inputs and writes the result only if it is byte for byte what was written first;
-// otherwise it says which input changed rather than hand the host a different configuration.
+// the same inputs and writes the result only if its digest is the one the surviving Secret
+// records (RenderedHashAnnotation); otherwise it says which input changed rather than hand the
+// host a different configuration. With both Secrets deleted no record is left, and they are
+// written from the inputs as they are.
 func (r *Reconciler) recreateSecrets(ctx context.Context, data *infrav1.Metal3Data) (ctrl.Result, error) {
-	missing, err := r.missingSecrets(ctx, data)
+	missing, digest, err := r.missingSecrets(ctx, data)
 	if err != nil || len(missing) == 0 {
 		return ctrl.Result{}, err
+	}
+	if legacy := data.Annotations[RenderedHashAnnotation]; legacy != "" {
+		digest = legacy
 	}
 	which := strings.Join(missing, ", ")
 	fail := func(format string, args ...any) (ctrl.Result, error) {
@@ -163,15 +166,15 @@ func (r *Reconciler) recreateSecrets(ctx context.Context, data *infrav1.Metal3Da
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	if state, message := addressesSummary(answers); state != poolReady {
+	if state, message := poolanswer.Summary(answers); state != poolanswer.Ready {
 		return fail("%s", message)
 	}
-	facts.Pools = poolAddresses(answers)
+	facts.Pools = poolanswer.Addresses(answers)
 	out, err := renderOutput(in.template, facts)
 	if err != nil {
 		return fail("%v", err)
 	}
-	if want := data.Annotations[RenderedHashAnnotation]; want != "" && out.hash() != want {
+	if digest != "" && out.hash() != digest {
 		return fail("rendering again gives different content than was first written (the host's labels, annotations or NICs changed); " +
 			"restore them, or delete the Metal3DataClaim's machine to roll the node")
 	}

@@ -8,75 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
-	"github.com/metalwire/metalwire/pkg/render"
 )
-
-func TestAddressesSummary(t *testing.T) {
-	prov, ext := render.NewPoolRef("", "", "prov"), render.NewPoolRef("", "", "ext")
-	tests := []struct {
-		name      string
-		given     []poolAnswer
-		wantState poolState
-		wantMsg   string
-	}{
-		{name: "no pools", wantState: poolReady},
-		{name: "all given", given: []poolAnswer{{pool: prov, state: poolReady}, {pool: ext, state: poolReady}}, wantState: poolReady},
-		{
-			name:      "one still allocating",
-			given:     []poolAnswer{{pool: prov, state: poolReady}, {pool: ext, state: poolWaiting, message: "IPClaim d-ext has no address yet"}},
-			wantState: poolWaiting,
-			wantMsg:   "waiting for addresses: IPClaim d-ext has no address yet",
-		},
-		{
-			name: "an exhausted pool wins over a wait: someone must act",
-			given: []poolAnswer{
-				{pool: prov, state: poolWaiting, message: "IPClaim d-prov has no address yet"},
-				{pool: ext, state: poolExhausted, message: "IPClaim d-ext: pool ext is full"},
-			},
-			wantState: poolExhausted,
-			wantMsg:   "no free address: IPClaim d-ext: pool ext is full; add addresses to the pool or release some (retried as soon as the pool changes)",
-		},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			g := NewWithT(t)
-			state, msg := addressesSummary(tt.given)
-			g.Expect(state).To(Equal(tt.wantState))
-			g.Expect(msg).To(Equal(tt.wantMsg))
-		})
-	}
-}
-
-func TestUnanswered(t *testing.T) {
-	pool := render.NewPoolRef("", "", "prov")
-	full := "pool prov has 10 addresses, all in use"
-	tests := []struct {
-		name      string
-		conds     []metav1.Condition
-		wantState poolState
-		wantMsg   string
-	}{
-		{name: "not looked at yet", wantState: poolWaiting, wantMsg: "IPClaim c has no address yet"},
-		{
-			name:      "exhausted",
-			conds:     []metav1.Condition{{Type: "Ready", Status: metav1.ConditionFalse, Reason: "PoolExhausted", Message: full}},
-			wantState: poolExhausted, wantMsg: "IPClaim c: " + full,
-		},
-		{
-			name:      "another refusal is a wait with the IPAM controller's words",
-			conds:     []metav1.Condition{{Type: "Ready", Status: metav1.ConditionFalse, Reason: "PoolNotFound", Message: "IPPool prov not found"}},
-			wantState: poolWaiting, wantMsg: "IPClaim c: IPPool prov not found",
-		},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			g := NewWithT(t)
-			a := unanswered(pool, "IPClaim", "c", tt.conds, nil)
-			g.Expect(a.state).To(Equal(tt.wantState))
-			g.Expect(a.message).To(Equal(tt.wantMsg))
-		})
-	}
-}
 
 func TestSecrets(t *testing.T) {
 	data := &infrav1.Metal3Data{

@@ -27,7 +27,9 @@ import (
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
 	ipamv1 "github.com/metalwire/metalwire/api/ipam/v1alpha1"
 	networkv1 "github.com/metalwire/metalwire/api/network/v1alpha1"
+	"github.com/metalwire/metalwire/internal/controller/dataindex"
 	"github.com/metalwire/metalwire/internal/controller/pause"
+	"github.com/metalwire/metalwire/internal/controller/waits"
 	"github.com/metalwire/metalwire/internal/metrics"
 )
 
@@ -48,6 +50,10 @@ type Reconciler struct {
 	// stops it, so `kubectl get events` tells the story without reading every status.
 	Recorder events.EventRecorder
 
+	// QuietWaits is how long a new Metal3Data's wait stays unwritten (waits.Unwritten): zero
+	// means waits.DefaultQuiet, negative writes every wait at once.
+	QuietWaits time.Duration
+
 	recent recent
 }
 
@@ -65,7 +71,7 @@ type Reconciler struct {
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
 // Reconcile renders one Metal3Data, or cleans up after it.
-func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, reterr error) {
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.Result, reterr error) {
 	data := &infrav1.Metal3Data{}
 	if err := r.Client.Get(ctx, req.NamespacedName, data); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
@@ -79,6 +85,14 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	}
 	before := data.Status.DeepCopy()
 	defer func() {
+		if after := r.unwrittenWait(before, data); after > 0 {
+			// A new Metal3Data waiting for the next controller: the outcome is the one status
+			// write, unless the wait lasts.
+			data.Status = *before
+			if res.RequeueAfter == 0 || after < res.RequeueAfter {
+				res.RequeueAfter = after
+			}
+		}
 		if !statusEqual(before, &data.Status) {
 			now := metav1.Now()
 			data.Status.LastUpdated = &now
@@ -98,6 +112,16 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	return r.reconcileNormal(ctx, data)
 }
 
+// unwrittenWait says how much longer the status of a new Metal3Data that only waits may stay
+// unwritten (waits.Unwritten); zero when it is to be written now. Errors, success and deletion
+// are written at once.
+func (r *Reconciler) unwrittenWait(before *infrav1.Metal3DataStatus, data *infrav1.Metal3Data) time.Duration {
+	if data.Status.Ready || data.Status.ErrorMessage != nil || !data.DeletionTimestamp.IsZero() || statusEqual(before, &data.Status) {
+		return 0
+	}
+	return waits.Unwritten(data.CreationTimestamp.Time, len(before.Conditions) > 0, r.QuietWaits, time.Now())
+}
+
 // statusEqual compares what a person reads in the status, leaving out lastUpdated.
 func statusEqual(a, b *infrav1.Metal3DataStatus) bool {
 	x, y := a.DeepCopy(), b.DeepCopy()
@@ -111,7 +135,8 @@ func statusEqual(a, b *infrav1.Metal3DataStatus) bool {
 }
 
 // recordChange emits an event for what a person watching events wants to know: the data is
-// rendered, or a new error stops it. Waits are not events: they are expected and pass.
+// rendered after its status said something else, or a new error stops it. Waits are not events:
+// they are expected and pass.
 func (r *Reconciler) recordChange(before *infrav1.Metal3DataStatus, data *infrav1.Metal3Data) {
 	ready := meta.FindStatusCondition(data.Status.Conditions, infrav1.DataReadyCondition)
 	switch {
@@ -125,6 +150,9 @@ func (r *Reconciler) recordChange(before *infrav1.Metal3DataStatus, data *infrav
 		return
 	}
 	switch {
+	case data.Status.Ready && !before.Ready && len(before.Conditions) == 0:
+		// Rendered straight away: the status says so, and in a scale-up an event per machine
+		// would be a write per machine that says nothing more.
 	case data.Status.Ready && !before.Ready:
 		r.Recorder.Eventf(data, nil, corev1.EventTypeNormal, infrav1.DataRenderedReason, "Render",
 			"rendered index %d into Secrets %s", data.Spec.Index, secretList(data))
@@ -158,7 +186,7 @@ func setCondition(data *infrav1.Metal3Data, typ string, status metav1.ConditionS
 // Metal3Machines (a host associated), BareMetalHosts (inspected, annotated), templates
 // (created late), and the Secrets (deleted ones are re-created).
 func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, concurrency int) error {
-	if err := AddIndexes(ctx, mgr.GetFieldIndexer()); err != nil {
+	if err := dataindex.Setup(ctx, mgr.GetFieldIndexer()); err != nil {
 		return err
 	}
 	// Informers for the kinds only read, never watched, are made here so they start and sync
@@ -198,7 +226,7 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, con
 
 // claimToData maps an address claim to the Metal3Data that own it.
 func claimToData(_ context.Context, o client.Object) []reconcile.Request {
-	names := dataOwners(o)
+	names := dataindex.DataOwners(o)
 	reqs := make([]reconcile.Request, 0, len(names))
 	for _, n := range names {
 		reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKey{Namespace: o.GetNamespace(), Name: n}})
@@ -223,20 +251,20 @@ func (r *Reconciler) addressToData(ctx context.Context, o client.Object) []recon
 // that Metal3Data is not rendered: a rendered one does not read the machine again unless it
 // must re-create a Secret.
 func (r *Reconciler) machineToData(ctx context.Context, o client.Object) []reconcile.Request {
-	return r.dataMatching(ctx, o.GetNamespace(), DataByClaimIndex, o.GetName())
+	return r.dataMatching(ctx, o.GetNamespace(), dataindex.DataByClaim, o.GetName())
 }
 
 // hostToData maps a BareMetalHost to the Metal3Data of the machines holding it.
 func (r *Reconciler) hostToData(ctx context.Context, o client.Object) []reconcile.Request {
 	machines := &infrav1.Metal3MachineList{}
 	key := o.GetNamespace() + "/" + o.GetName()
-	if err := r.Client.List(ctx, machines, client.MatchingFields{MachineByHostIndex: key}, client.UnsafeDisableDeepCopy); err != nil {
+	if err := r.Client.List(ctx, machines, client.MatchingFields{dataindex.MachineByHost: key}, client.UnsafeDisableDeepCopy); err != nil {
 		ctrl.LoggerFrom(ctx).Error(err, "listing the Metal3Machines of a host", "host", key)
 		return nil
 	}
 	var reqs []reconcile.Request
 	for i := range machines.Items {
-		reqs = append(reqs, r.dataMatching(ctx, machines.Items[i].Namespace, DataByClaimIndex, machines.Items[i].Name)...)
+		reqs = append(reqs, r.dataMatching(ctx, machines.Items[i].Namespace, dataindex.DataByClaim, machines.Items[i].Name)...)
 	}
 	return reqs
 }
@@ -244,7 +272,7 @@ func (r *Reconciler) hostToData(ctx context.Context, o client.Object) []reconcil
 // templateToData maps a template to its Metal3Data that are not rendered yet (or whose deleted
 // Secrets could not be re-created).
 func (r *Reconciler) templateToData(ctx context.Context, o client.Object) []reconcile.Request {
-	return r.dataMatching(ctx, o.GetNamespace(), DataByTemplateIndex, o.GetName())
+	return r.dataMatching(ctx, o.GetNamespace(), dataindex.DataByTemplate, o.GetName())
 }
 
 func (r *Reconciler) dataMatching(ctx context.Context, namespace, index, value string) []reconcile.Request {

@@ -19,9 +19,12 @@ import (
 	"github.com/metalwire/metalwire/pkg/render"
 )
 
-// RenderedHashAnnotation on a Metal3Data holds a digest of what its Secrets were first written
-// with. A deleted Secret is re-created only when rendering again gives the same bytes, so a
-// host never silently gets a configuration different from the one it was provisioned with.
+// RenderedHashAnnotation on each rendered Secret holds a digest of what both Secrets were first
+// written with. A deleted Secret is re-created only when rendering again gives the same digest as
+// the surviving Secret records, so a host never silently gets a configuration different from the
+// one it was provisioned with. Metal3Data rendered by earlier versions carry it themselves, and
+// it is honoured there too. It lives on the Secrets so that rendering writes the Metal3Data once
+// (its status).
 const RenderedHashAnnotation = "metal3data.metalwire.io/rendered-sha256"
 
 // output is what a Metal3Data's Secrets hold; a nil field means the template has no such part
@@ -140,6 +143,7 @@ func secrets(data *infrav1.Metal3Data, m3m, cluster string, out output) []*corev
 				Namespace: data.Namespace,
 				// BMO's label: its cache, and the manager's, hold only Secrets carrying it.
 				Labels:          map[string]string{infrav1.BMOEnvironmentLabel: infrav1.BMOEnvironmentLabelValue},
+				Annotations:     map[string]string{RenderedHashAnnotation: out.hash()},
 				OwnerReferences: []metav1.OwnerReference{dataOwnerRef(data, true)},
 			},
 			Type: infrav1.DataSecretType,
@@ -227,20 +231,23 @@ func sameData(a, b map[string][]byte) bool {
 	return true
 }
 
-// missingSecrets lists the Secrets a rendered Metal3Data names that the cache does not have.
-func (r *Reconciler) missingSecrets(ctx context.Context, data *infrav1.Metal3Data) ([]string, error) {
-	var missing []string
+// missingSecrets lists the Secrets a rendered Metal3Data names that the cache does not have,
+// and the digest the surviving ones record ("" when none does).
+func (r *Reconciler) missingSecrets(ctx context.Context, data *infrav1.Metal3Data) (missing []string, digest string, err error) {
 	for _, ref := range []*corev1.SecretReference{data.Spec.MetaData, data.Spec.NetworkData} {
 		if ref == nil || ref.Name == "" {
 			continue
 		}
-		err := r.Client.Get(ctx, client.ObjectKey{Namespace: data.Namespace, Name: ref.Name}, &corev1.Secret{})
+		s := &corev1.Secret{}
+		err := r.Client.Get(ctx, client.ObjectKey{Namespace: data.Namespace, Name: ref.Name}, s)
 		switch {
 		case apierrors.IsNotFound(err):
 			missing = append(missing, ref.Name)
 		case err != nil:
-			return nil, err
+			return nil, "", err
+		case digest == "":
+			digest = s.Annotations[RenderedHashAnnotation]
 		}
 	}
-	return missing, nil
+	return missing, digest, nil
 }

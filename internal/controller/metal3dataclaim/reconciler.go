@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -23,14 +24,18 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
-	"github.com/metalwire/metalwire/internal/controller/metal3data"
+	"github.com/metalwire/metalwire/internal/controller/dataindex"
 	"github.com/metalwire/metalwire/internal/controller/pause"
+	"github.com/metalwire/metalwire/internal/controller/waits"
 )
 
-// Reconciler owns Metal3DataClaim status and finalizer.
+// Reconciler owns Metal3DataClaim status.
 type Reconciler struct {
 	// Client reads from the manager's cache and writes to the API server.
 	Client client.Client
+	// QuietWaits is how long a new claim's wait stays unwritten (waits.Unwritten): zero means
+	// waits.DefaultQuiet, negative writes every wait at once.
+	QuietWaits time.Duration
 }
 
 // +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io,resources=metal3dataclaims,verbs=get;list;watch;update;patch
@@ -60,18 +65,16 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	if !claim.DeletionTimestamp.IsZero() {
 		return ctrl.Result{}, r.reconcileDelete(ctx, claim, data)
 	}
-	if controllerutil.AddFinalizer(claim, infrav1.DataClaimFinalizer) {
-		// Persisted (by the deferred patch) before anything is created; its update event
-		// brings the claim back.
-		return ctrl.Result{}, nil
-	}
-	return ctrl.Result{}, r.reconcileNormal(ctx, claim, data)
+	// No finalizer: the claim's Metal3Data is deleted with it, by the template controller (a
+	// Metal3Data whose claim is gone) and, in a cluster, by the garbage collector through its
+	// owner reference; the Metal3Data's own finalizer releases the addresses and Secrets.
+	return r.reconcileNormal(ctx, claim, data)
 }
 
 // dataOf lists the Metal3Data serving the claim: normally one, none before an index is given.
 func (r *Reconciler) dataOf(ctx context.Context, claim *infrav1.Metal3DataClaim) ([]infrav1.Metal3Data, error) {
 	list := &infrav1.Metal3DataList{}
-	if err := r.Client.List(ctx, list, client.InNamespace(claim.Namespace), client.MatchingFields{metal3data.DataByClaimIndex: claim.Name}); err != nil {
+	if err := r.Client.List(ctx, list, client.InNamespace(claim.Namespace), client.MatchingFields{dataindex.DataByClaim: claim.Name}); err != nil {
 		return nil, err
 	}
 	out := list.Items[:0]
@@ -86,50 +89,61 @@ func (r *Reconciler) dataOf(ctx context.Context, claim *infrav1.Metal3DataClaim)
 	return out, nil
 }
 
-func (r *Reconciler) reconcileNormal(ctx context.Context, claim *infrav1.Metal3DataClaim, data []infrav1.Metal3Data) error {
+// reconcileNormal reports the claim's Metal3Data. In a scale-up the one status write is the
+// outcome: renderedData and Ready. Waits of a new claim are written only once they last
+// (waits.Unwritten); errors at once.
+func (r *Reconciler) reconcileNormal(ctx context.Context, claim *infrav1.Metal3DataClaim, data []infrav1.Metal3Data) (ctrl.Result, error) {
 	if len(data) == 0 {
-		claim.Status.RenderedData = nil
 		tmpl := &infrav1.Metal3DataTemplate{}
 		err := r.Client.Get(ctx, client.ObjectKey{Namespace: claim.Namespace, Name: claim.Spec.Template.Name}, tmpl)
 		switch {
 		case apierrors.IsNotFound(err):
+			claim.Status.RenderedData = nil
 			fail(claim, infrav1.DataClaimTemplateNotFoundReason, fmt.Sprintf(
 				"spec.template: Metal3DataTemplate %s not found in namespace %s; create it (the claim gets an index as soon as it exists)", claim.Spec.Template.Name, claim.Namespace))
-			return nil
+			return ctrl.Result{}, nil
 		case err != nil:
-			return err
+			return ctrl.Result{}, err
 		}
-		wait(claim, infrav1.DataClaimWaitingForIndexReason, fmt.Sprintf("waiting for an index in Metal3DataTemplate %s", tmpl.Name))
-		return nil
+		return r.wait(claim, nil, infrav1.DataClaimWaitingForIndexReason, fmt.Sprintf("waiting for an index in Metal3DataTemplate %s", tmpl.Name)), nil
 	}
 	d := &data[0]
-	claim.Status.RenderedData = &corev1.ObjectReference{
+	ref := &corev1.ObjectReference{
 		APIVersion: infrav1.GroupVersion.String(), Kind: "Metal3Data", Name: d.Name, Namespace: d.Namespace, UID: d.UID,
 	}
 	if d.Status.Ready {
+		claim.Status.RenderedData = ref
 		claim.Status.ErrorMessage = nil
 		setCondition(claim, metav1.ConditionTrue, infrav1.DataClaimDataReadyReason, "")
-		return nil
+		return ctrl.Result{}, nil
+	}
+	if d.Status.ErrorMessage != nil {
+		claim.Status.RenderedData = ref
+		fail(claim, infrav1.DataClaimWaitingForDataReason, fmt.Sprintf("Metal3Data %s: %s", d.Name, *d.Status.ErrorMessage))
+		return ctrl.Result{}, nil
 	}
 	// A wait is told without details (the Metal3Data's conditions have them): the details
 	// change as the rendering progresses, and each change would be a write here.
-	msg := fmt.Sprintf("waiting for Metal3Data %s to be rendered; its conditions say what it waits for", d.Name)
-	if d.Status.ErrorMessage != nil {
-		fail(claim, infrav1.DataClaimWaitingForDataReason, fmt.Sprintf("Metal3Data %s: %s", d.Name, *d.Status.ErrorMessage))
-		return nil
-	}
-	wait(claim, infrav1.DataClaimWaitingForDataReason, msg)
-	return nil
+	return r.wait(claim, ref, infrav1.DataClaimWaitingForDataReason,
+		fmt.Sprintf("waiting for Metal3Data %s to be rendered; its conditions say what it waits for", d.Name)), nil
 }
 
-// reconcileDelete deletes the claim's Metal3Data and keeps the claim until they are gone: the
-// Metal3Data's own finalizer releases the addresses and Secrets, and only then is the index
-// free for another claim.
-func (r *Reconciler) reconcileDelete(ctx context.Context, claim *infrav1.Metal3DataClaim, data []infrav1.Metal3Data) error {
-	if len(data) == 0 {
-		controllerutil.RemoveFinalizer(claim, infrav1.DataClaimFinalizer)
-		return nil
+// wait reports a wait, unless the claim is new and has said nothing yet: then it is written only
+// if it lasts, and the claim is looked at again when it would be.
+func (r *Reconciler) wait(claim *infrav1.Metal3DataClaim, ref *corev1.ObjectReference, reason, message string) ctrl.Result {
+	reported := meta.FindStatusCondition(claim.Status.Conditions, infrav1.DataClaimReadyCondition) != nil
+	if after := waits.Unwritten(claim.CreationTimestamp.Time, reported, r.QuietWaits, time.Now()); after > 0 {
+		return ctrl.Result{RequeueAfter: after}
 	}
+	claim.Status.RenderedData = ref
+	waitWith(claim, reason, message)
+	return ctrl.Result{}
+}
+
+// reconcileDelete deletes the claim's Metal3Data; their own finalizer releases the addresses and
+// Secrets. A claim made by an earlier version (or CAPM3) still carries the claim finalizer,
+// which is removed once its Metal3Data are gone.
+func (r *Reconciler) reconcileDelete(ctx context.Context, claim *infrav1.Metal3DataClaim, data []infrav1.Metal3Data) error {
 	for i := range data {
 		if data[i].DeletionTimestamp.IsZero() {
 			if err := r.Client.Delete(ctx, &data[i]); err != nil && !apierrors.IsNotFound(err) {
@@ -137,7 +151,14 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, claim *infrav1.Metal3D
 			}
 		}
 	}
-	wait(claim, infrav1.DataClaimDeletingReason, fmt.Sprintf("waiting for Metal3Data %s to release its addresses and Secrets", data[0].Name))
+	if !controllerutil.ContainsFinalizer(claim, infrav1.DataClaimFinalizer) {
+		return nil
+	}
+	if len(data) == 0 {
+		controllerutil.RemoveFinalizer(claim, infrav1.DataClaimFinalizer)
+		return nil
+	}
+	waitWith(claim, infrav1.DataClaimDeletingReason, fmt.Sprintf("waiting for Metal3Data %s to release its addresses and Secrets", data[0].Name))
 	return nil
 }
 
@@ -147,7 +168,7 @@ func setCondition(claim *infrav1.Metal3DataClaim, status metav1.ConditionStatus,
 	})
 }
 
-func wait(claim *infrav1.Metal3DataClaim, reason, message string) {
+func waitWith(claim *infrav1.Metal3DataClaim, reason, message string) {
 	claim.Status.ErrorMessage = nil
 	setCondition(claim, metav1.ConditionFalse, reason, message)
 }
@@ -160,7 +181,7 @@ func fail(claim *infrav1.Metal3DataClaim, reason, message string) {
 // SetupWithManager watches the claim's Metal3Data (it owns them) and templates, so a claim
 // waiting for a template applied late is served as soon as it appears.
 func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, concurrency int) error {
-	if err := metal3data.AddIndexes(ctx, mgr.GetFieldIndexer()); err != nil {
+	if err := dataindex.Setup(ctx, mgr.GetFieldIndexer()); err != nil {
 		return err
 	}
 	return ctrl.NewControllerManagedBy(mgr).
@@ -194,7 +215,7 @@ var dataOutcomeChanged = predicate.Funcs{
 func (r *Reconciler) templateToClaims(ctx context.Context, o client.Object) []reconcile.Request {
 	list := &infrav1.Metal3DataClaimList{}
 	if err := r.Client.List(ctx, list, client.InNamespace(o.GetNamespace()),
-		client.MatchingFields{metal3data.ClaimByTemplateIndex: o.GetName()}, client.UnsafeDisableDeepCopy); err != nil {
+		client.MatchingFields{dataindex.ClaimByTemplate: o.GetName()}, client.UnsafeDisableDeepCopy); err != nil {
 		ctrl.LoggerFrom(ctx).Error(err, "listing the claims of a template", "template", o.GetName())
 		return nil
 	}

@@ -16,7 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
-	"github.com/metalwire/metalwire/internal/controller/metal3data"
+	"github.com/metalwire/metalwire/internal/controller/dataindex"
 )
 
 // createWorkers bounds the Metal3Data created at once for one template: enough to hide the
@@ -31,7 +31,7 @@ const collisionRecheck = time.Second
 func (r *Reconciler) reconcileNormal(ctx context.Context, tmpl *infrav1.Metal3DataTemplate, data []infrav1.Metal3Data) (ctrl.Result, error) {
 	claimList := &infrav1.Metal3DataClaimList{}
 	if err := r.Client.List(ctx, claimList, client.InNamespace(tmpl.Namespace),
-		client.MatchingFields{metal3data.ClaimByTemplateIndex: tmpl.Name}, client.UnsafeDisableDeepCopy); err != nil {
+		client.MatchingFields{dataindex.ClaimByTemplate: tmpl.Name}, client.UnsafeDisableDeepCopy); err != nil {
 		return ctrl.Result{}, err
 	}
 	claims := make(map[string]*infrav1.Metal3DataClaim, len(claimList.Items))
@@ -138,9 +138,11 @@ func newData(tmpl *infrav1.Metal3DataTemplate, claim *infrav1.Metal3DataClaim, i
 		APIVersion: infrav1.GroupVersion.String(), Kind: "Metal3DataClaim",
 		Name: claim.Name, UID: claim.UID, Controller: &yes, BlockOwnerDeletion: &yes,
 	}}
+	machine := ""
 	for _, ref := range claim.OwnerReferences {
 		if ref.Kind == "Metal3Machine" && ref.APIVersion == infrav1.GroupVersion.String() {
 			owners = append(owners, metav1.OwnerReference{APIVersion: ref.APIVersion, Kind: ref.Kind, Name: ref.Name, UID: ref.UID, Controller: &no})
+			machine = ref.Name
 		}
 	}
 	d := &infrav1.Metal3Data{
@@ -155,6 +157,15 @@ func newData(tmpl *infrav1.Metal3DataTemplate, claim *infrav1.Metal3DataClaim, i
 			Claim:    corev1.ObjectReference{Name: claim.Name, Namespace: claim.Namespace},
 			Template: corev1.ObjectReference{Name: tmpl.Name, Namespace: tmpl.Namespace},
 		},
+	}
+	// The Secrets' names are known now: naming them at creation spares the data controller a
+	// second write of the Metal3Data (besides its status) when it renders them. They exist
+	// once status.ready is true.
+	if machine != "" && tmpl.Spec.MetaData != nil {
+		d.Spec.MetaData = &corev1.SecretReference{Name: infrav1.MetaDataSecretName(machine, index), Namespace: tmpl.Namespace}
+	}
+	if machine != "" && tmpl.Spec.NetworkData != nil {
+		d.Spec.NetworkData = &corev1.SecretReference{Name: infrav1.NetworkDataSecretName(machine, index), Namespace: tmpl.Namespace}
 	}
 	if cluster := clusterOf(tmpl, claim); cluster != "" {
 		d.Labels = map[string]string{clusterv1.ClusterNameLabel: cluster}

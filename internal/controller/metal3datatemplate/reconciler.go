@@ -24,7 +24,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
-	"github.com/metalwire/metalwire/internal/controller/metal3data"
+	"github.com/metalwire/metalwire/internal/controller/dataindex"
 	"github.com/metalwire/metalwire/internal/controller/pause"
 )
 
@@ -98,7 +98,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 func (r *Reconciler) dataOf(ctx context.Context, tmpl *infrav1.Metal3DataTemplate) ([]infrav1.Metal3Data, error) {
 	list := &infrav1.Metal3DataList{}
 	err := r.Client.List(ctx, list, client.InNamespace(tmpl.Namespace),
-		client.MatchingFields{metal3data.DataByTemplateIndex: tmpl.Name}, client.UnsafeDisableDeepCopy)
+		client.MatchingFields{dataindex.DataByTemplate: tmpl.Name}, client.UnsafeDisableDeepCopy)
 	return list.Items, err
 }
 
@@ -124,7 +124,7 @@ func setCondition(tmpl *infrav1.Metal3DataTemplate, status metav1.ConditionStatu
 // allocation (anything but creation and deletion) are filtered out, so a template is reconciled once per batch of
 // new or deleted claims rather than once per status write.
 func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, concurrency int) error {
-	if err := metal3data.AddIndexes(ctx, mgr.GetFieldIndexer()); err != nil {
+	if err := dataindex.Setup(ctx, mgr.GetFieldIndexer()); err != nil {
 		return err
 	}
 	allocationChanged := predicate.Funcs{

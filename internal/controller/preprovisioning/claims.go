@@ -7,7 +7,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -15,6 +14,7 @@ import (
 	bmov1 "github.com/metalwire/metalwire/api/baremetal/v1alpha1"
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
 	ipamv1 "github.com/metalwire/metalwire/api/ipam/v1alpha1"
+	"github.com/metalwire/metalwire/internal/controller/poolanswer"
 	"github.com/metalwire/metalwire/pkg/render"
 )
 
@@ -46,7 +46,7 @@ func isTemplateRef(ref metav1.OwnerReference) bool {
 
 // claimAddress makes sure the host has a claim in the pool, owned by the template, and reads the
 // address given so far.
-func (r *HostReconciler) claimAddress(ctx context.Context, host *bmov1.BareMetalHost, tmpl *infrav1.Metal3PreprovisioningDataTemplate, pool render.PoolRef) (poolAnswer, error) {
+func (r *HostReconciler) claimAddress(ctx context.Context, host *bmov1.BareMetalHost, tmpl *infrav1.Metal3PreprovisioningDataTemplate, pool render.PoolRef) (poolanswer.Answer, error) {
 	name := infrav1.HostClaimName(host.Name, pool.Name)
 	claim := &ipamv1.IPClaim{}
 	err := r.Client.Get(ctx, client.ObjectKey{Namespace: host.Namespace, Name: name}, claim)
@@ -63,41 +63,23 @@ func (r *HostReconciler) claimAddress(ctx context.Context, host *bmov1.BareMetal
 			}},
 		}
 		if err := r.Client.Create(ctx, claim); err != nil && !apierrors.IsAlreadyExists(err) {
-			return poolAnswer{}, fmt.Errorf("creating IPClaim %s: %w", name, err)
+			return poolanswer.Answer{}, fmt.Errorf("creating IPClaim %s: %w", name, err)
 		}
 		// New, or made by someone the cache has not shown us yet: its event brings us back.
-		return poolAnswer{pool: pool, state: poolWaiting, message: fmt.Sprintf("IPClaim %s created", name)}, nil
+		return poolanswer.WaitingFor(pool, fmt.Sprintf("IPClaim %s created", name)), nil
 	}
 	if err != nil {
-		return poolAnswer{}, fmt.Errorf("reading IPClaim %s: %w", name, err)
+		return poolanswer.Answer{}, fmt.Errorf("reading IPClaim %s: %w", name, err)
 	}
 	if claim.Spec.Pool.Name != pool.Name {
-		return poolAnswer{}, fmt.Errorf("IPClaim %s already exists for pool %s; delete it so that a claim on pool %s can be made", name, claim.Spec.Pool.Name, pool.Name)
+		return poolanswer.Answer{}, fmt.Errorf("IPClaim %s already exists for pool %s; delete it so that a claim on pool %s can be made", name, claim.Spec.Pool.Name, pool.Name)
 	}
-	if !claim.DeletionTimestamp.IsZero() {
-		return poolAnswer{pool: pool, state: poolWaiting, message: fmt.Sprintf("IPClaim %s is being deleted; a new one is made once it is gone", name)}, nil
-	}
-	if err := r.adopt(ctx, claim, host, tmpl); err != nil {
-		return poolAnswer{}, err
-	}
-	if claim.Status.Address == nil || claim.Status.Address.Name == "" {
-		return unanswered(pool, claim), nil
-	}
-	addr := &ipamv1.IPAddress{}
-	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: claim.Namespace, Name: claim.Status.Address.Name}, addr); err != nil {
-		if apierrors.IsNotFound(err) {
-			return poolAnswer{pool: pool, state: poolWaiting, message: fmt.Sprintf("IPAddress %s of IPClaim %s not seen yet", claim.Status.Address.Name, name)}, nil
+	if claim.DeletionTimestamp.IsZero() {
+		if err := r.adopt(ctx, claim, host, tmpl); err != nil {
+			return poolanswer.Answer{}, err
 		}
-		return poolAnswer{}, fmt.Errorf("reading IPAddress %s: %w", claim.Status.Address.Name, err)
 	}
-	out := render.PoolAddress{Address: string(addr.Spec.Address), Prefix: addr.Spec.Prefix}
-	if addr.Spec.Gateway != nil {
-		out.Gateway = string(*addr.Spec.Gateway)
-	}
-	for _, d := range addr.Spec.DNSServers {
-		out.DNSServers = append(out.DNSServers, string(d))
-	}
-	return poolAnswer{pool: pool, state: poolReady, address: out}, nil
+	return poolanswer.OfIPClaim(ctx, r.Client, pool, claim)
 }
 
 // adopt makes an existing claim the template's too: made by a Metal3Data (IP reuse) or by an
@@ -119,20 +101,6 @@ func (r *HostReconciler) adopt(ctx context.Context, claim *ipamv1.IPClaim, host 
 		return fmt.Errorf("sharing IPClaim %s with template %s: %w", claim.Name, tmpl.Name, err)
 	}
 	return nil
-}
-
-// unanswered reads why a claim has no address from its Ready condition.
-func unanswered(pool render.PoolRef, claim *ipamv1.IPClaim) poolAnswer {
-	a := poolAnswer{pool: pool, state: poolWaiting, message: fmt.Sprintf("IPClaim %s has no address yet", claim.Name)}
-	if c := meta.FindStatusCondition(claim.Status.Conditions, ipamv1.ReadyCondition); c != nil && c.Status == metav1.ConditionFalse {
-		if c.Reason == ipamv1.PoolExhaustedReason {
-			a.state = poolExhausted
-		}
-		if c.Message != "" {
-			a.message = fmt.Sprintf("IPClaim %s: %s", claim.Name, c.Message)
-		}
-	}
-	return a
 }
 
 // hostClaims lists the claims this controller made or shares for a host.

@@ -4,10 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 
 	bmov1 "github.com/metalwire/metalwire/api/baremetal/v1alpha1"
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
+	"github.com/metalwire/metalwire/internal/controller/poolanswer"
 	"github.com/metalwire/metalwire/internal/metrics"
 	"github.com/metalwire/metalwire/pkg/render"
 )
@@ -137,55 +137,16 @@ func isWaitingForPool(err error) bool {
 	return ok
 }
 
-// poolState is where one pool's address for a host stands.
-type poolState int
-
-const (
-	poolReady     poolState = iota // the address is known
-	poolWaiting                    // claimed, not given yet
-	poolExhausted                  // the pool has no free address; the claim is retried by IPAM
-)
-
-// poolAnswer is one pool's answer to a host's claim.
-type poolAnswer struct {
-	pool    render.PoolRef
-	state   poolState
-	address render.PoolAddress
-	// message says why there is no address yet.
-	message string
-}
-
 // addressesOutcome sums up the pools' answers: nil when every address is known, else the reason
 // (an exhausted pool first: someone must act) and a message naming each pool.
-func addressesOutcome(answers []poolAnswer) *outcome {
-	var exhausted, waiting []string
-	for _, a := range answers {
-		switch a.state {
-		case poolExhausted:
-			exhausted = append(exhausted, a.message)
-		case poolWaiting:
-			waiting = append(waiting, a.message)
-		}
-	}
-	switch {
-	case len(exhausted) > 0:
-		return &outcome{Reason: infrav1.PreprovisioningPoolExhaustedReason, Message: "no free address: " + strings.Join(exhausted, "; ") +
-			"; add addresses to the pool or release some (retried as soon as the pool has room)"}
-	case len(waiting) > 0:
-		return &outcome{Reason: infrav1.PreprovisioningWaitingForIPAddressesReason, Message: "waiting for addresses: " + strings.Join(waiting, "; ")}
+func addressesOutcome(answers []poolanswer.Answer) *outcome {
+	switch state, message := poolanswer.Summary(answers); state {
+	case poolanswer.Exhausted:
+		return &outcome{Reason: infrav1.PreprovisioningPoolExhaustedReason, Message: message}
+	case poolanswer.Waiting:
+		return &outcome{Reason: infrav1.PreprovisioningWaitingForIPAddressesReason, Message: message}
 	}
 	return nil
-}
-
-// poolAddresses is the render input: the address of every pool that gave one.
-func poolAddresses(answers []poolAnswer) map[render.PoolRef]render.PoolAddress {
-	out := make(map[render.PoolRef]render.PoolAddress, len(answers))
-	for _, a := range answers {
-		if a.state == poolReady {
-			out[a.pool] = a.address
-		}
-	}
-	return out
 }
 
 // unsupportedPools lists the pools that are not ipam.metal3.io IPPools: pre-provisioning claims

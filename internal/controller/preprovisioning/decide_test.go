@@ -10,6 +10,7 @@ import (
 
 	bmov1 "github.com/metalwire/metalwire/api/baremetal/v1alpha1"
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
+	"github.com/metalwire/metalwire/internal/controller/poolanswer"
 	"github.com/metalwire/metalwire/pkg/render"
 )
 
@@ -158,15 +159,15 @@ func TestAddressesOutcome(t *testing.T) {
 	p1, p2 := render.NewPoolRef("", "", "p1"), render.NewPoolRef("", "", "p2")
 	tests := []struct {
 		name        string
-		given       []poolAnswer
+		given       []poolanswer.Answer
 		wantReason  string
 		wantMessage string
 	}{
-		{name: "every address known", given: []poolAnswer{{pool: p1, state: poolReady}, {pool: p2, state: poolReady}}},
+		{name: "every address known", given: []poolanswer.Answer{{Pool: p1, State: poolanswer.Ready}, {Pool: p2, State: poolanswer.Ready}}},
 		{name: "no pools", given: nil},
-		{name: "one waiting", given: []poolAnswer{{pool: p1, state: poolReady}, {pool: p2, state: poolWaiting, message: "IPClaim h-p2 created"}},
+		{name: "one waiting", given: []poolanswer.Answer{{Pool: p1, State: poolanswer.Ready}, {Pool: p2, State: poolanswer.Waiting, Message: "IPClaim h-p2 created"}},
 			wantReason: infrav1.PreprovisioningWaitingForIPAddressesReason, wantMessage: "waiting for addresses: IPClaim h-p2 created"},
-		{name: "exhausted wins over waiting", given: []poolAnswer{{pool: p1, state: poolWaiting, message: "a"}, {pool: p2, state: poolExhausted, message: "IPClaim h-p2: pool p2 is full"}},
+		{name: "exhausted wins over waiting", given: []poolanswer.Answer{{Pool: p1, State: poolanswer.Waiting, Message: "a"}, {Pool: p2, State: poolanswer.Exhausted, Message: "IPClaim h-p2: pool p2 is full"}},
 			wantReason: infrav1.PreprovisioningPoolExhaustedReason, wantMessage: "no free address: IPClaim h-p2: pool p2 is full; add addresses to the pool"},
 	}
 	for _, tt := range tests {

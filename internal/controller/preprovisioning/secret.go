@@ -10,6 +10,7 @@ import (
 
 	bmov1 "github.com/metalwire/metalwire/api/baremetal/v1alpha1"
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
+	"github.com/metalwire/metalwire/internal/controller/poolanswer"
 	"github.com/metalwire/metalwire/pkg/render"
 )
 
@@ -37,7 +38,7 @@ func (r *HostReconciler) render(ctx context.Context, host *bmov1.BareMetalHost, 
 		return &outcome{Reason: infrav1.PreprovisioningRenderFailedReason, Message: fmt.Sprintf(
 			"pools %s are not ipam.metal3.io IPPools: pre-provisioning claims addresses with IPClaims only; use ipAddressFromIPPool with an IPPool", strings.Join(bad, ", "))}, nil
 	}
-	answers := make([]poolAnswer, 0, len(pools))
+	answers := make([]poolanswer.Answer, 0, len(pools))
 	for _, pool := range pools {
 		a, err := r.claimAddress(ctx, host, tmpl, pool)
 		if err != nil {
@@ -49,7 +50,7 @@ func (r *HostReconciler) render(ctx context.Context, host *bmov1.BareMetalHost, 
 		// The claims' events bring the host back once IPAM answers.
 		return o, nil
 	}
-	facts.Pools = poolAddresses(answers)
+	facts.Pools = poolanswer.Addresses(answers)
 	out, err := render.PreprovisioningNetworking(nd, facts)
 	if err != nil {
 		reason, message := renderFailure(host.Name, err)

@@ -19,6 +19,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/rest"
 	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
@@ -42,8 +43,15 @@ const (
 	servers = 32
 )
 
-// groups whose writes are counted: hosts and Metal3Machines (Machines are Cluster API's).
-var groups = []string{"metal3.io", "infrastructure.cluster.x-k8s.io"}
+// counted are the resources whose writes count: hosts and the infrastructure kinds (Machines are
+// Cluster API's).
+var counted = []string{"baremetalhosts", "metal3machines", "metal3clusters", "metal3dataclaims", "metal3datas"}
+
+// writesSoFar is the API server's count of writes to the counted resources so far.
+func writesSoFar(ctx context.Context, cfg *rest.Config) (int64, error) {
+	w, err := measure.APIWrites(ctx, cfg)
+	return w.Only(counted...).Total(), err
+}
 
 // workload is the benchmark's fleet: n hosts spread unevenly over racks (rack k has weight k+1),
 // and n machines, 70% accepting two neighbouring racks and 30% one rack, chosen uniformly, so
@@ -256,7 +264,7 @@ func floor(t *testing.T, e *testenv.Env, w workload, n int) result {
 	t.Helper()
 	ctx := context.Background()
 	setup(t, e, w)
-	writesBefore, err := measure.Writes(ctx, e.Config, groups...)
+	writesBefore, err := writesSoFar(ctx, e.Config)
 	NewWithT(t).Expect(err).NotTo(HaveOccurred())
 	serve := func(m3m *infrav1.Metal3Machine) error {
 		cond := func(typ string, st metav1.ConditionStatus, reason, msg string) metav1.Condition {
@@ -296,7 +304,7 @@ func floor(t *testing.T, e *testenv.Env, w workload, n int) result {
 		}
 		return e.Client.Status().Update(ctx, m3m)
 	}
-	server := measure.ChildCPU("kube-apiserver", "etcd")
+	server := measure.CPUSplit(0)
 	load := measure.LoadAverage()
 	start := time.Now()
 	created := make(chan *infrav1.Metal3Machine, n)
@@ -324,10 +332,10 @@ func floor(t *testing.T, e *testenv.Env, w workload, n int) result {
 		t.Fatalf("floor writes: %v", err)
 	}
 	took := time.Since(start)
-	writes, err := measure.Writes(ctx, e.Config, groups...)
+	writes, err := writesSoFar(ctx, e.Config)
 	NewWithT(t).Expect(err).NotTo(HaveOccurred())
 	return result{what: "floor", took: took, served: w.maximum, writes: writes - writesBefore - int64(n),
-		serverCPU: server(), load: load, loadEnd: measure.LoadAverage()}
+		serverCPU: server().Server(), load: load, loadEnd: measure.LoadAverage()}
 }
 
 // withManager runs `metalwire manager --controllers=infrastructure` with extra flags, creates the
@@ -361,10 +369,10 @@ func withManager(t *testing.T, e *testenv.Env, w workload, n int, what string, f
 	}).WithTimeout(2*time.Minute).Should(ContainElement(infrav1.ClusterFinalizer), "the manager never picked up the Metal3Cluster")
 
 	served, last := watchServed(ctx, t, e)
-	writesBefore, err := measure.Writes(ctx, e.Config, groups...)
+	writesBefore, err := writesSoFar(ctx, e.Config)
 	g.Expect(err).NotTo(HaveOccurred())
 	cpuBefore := measure.ProcessCPU(mgr.Process.Pid)
-	server := measure.ChildCPU("kube-apiserver", "etcd")
+	server := measure.CPUSplit(0)
 	load := measure.LoadAverage()
 	start := time.Now()
 	parallel(t, n, writers, func(i int) error {
@@ -380,10 +388,10 @@ func withManager(t *testing.T, e *testenv.Env, w workload, n int, what string, f
 	took := time.Unix(0, last.Load()).Sub(start)
 	// The writes that follow the last claim count too (statuses of machines left waiting).
 	time.Sleep(3 * time.Second)
-	writes, err := measure.Writes(ctx, e.Config, groups...)
+	writes, err := writesSoFar(ctx, e.Config)
 	g.Expect(err).NotTo(HaveOccurred())
 	r := result{what: what, took: took, served: int(served.Load()), writes: writes - writesBefore - int64(n),
-		serverCPU: server(), managerCPU: measure.ProcessCPU(mgr.Process.Pid) - cpuBefore, managerPeak: measure.PeakRSS(mgr.Process.Pid),
+		serverCPU: server().Server(), managerCPU: measure.ProcessCPU(mgr.Process.Pid) - cpuBefore, managerPeak: measure.PeakRSS(mgr.Process.Pid),
 		load: load, loadEnd: measure.LoadAverage()}
 
 	hosts := &bmov1.BareMetalHostList{}

@@ -1,5 +1,6 @@
-// Package measure reads what the scale benchmarks report about processes: CPU time, peak
-// memory, how busy the machine was, and the API server's count of writes by group.
+// Package measure holds what the scale benchmarks measure besides time: the CPU each process of
+// a run used (API server, etcd, manager, the benchmark), a process's peak memory, how busy the
+// machine was, its load average, and the API server's own count of writes by resource.
 package measure
 
 import (
@@ -8,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -17,42 +19,72 @@ import (
 	"k8s.io/client-go/rest"
 )
 
-// ProcessCPU is the CPU time (user + system) the process has used so far.
-func ProcessCPU(pid int) time.Duration {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0
+// MachineBusy starts measuring how busy the machine's CPUs are; the function it returns gives the
+// share of CPU time spent busy since, in percent.
+func MachineBusy() func() float64 {
+	read := func() (busy, total int64) {
+		data, err := os.ReadFile("/proc/stat")
+		if err != nil {
+			return 0, 0
+		}
+		line, _, _ := strings.Cut(string(data), "\n")
+		for i, f := range strings.Fields(line)[1:] {
+			v, _ := strconv.ParseInt(f, 10, 64)
+			total += v
+			if i != 3 && i != 4 { // idle, iowait
+				busy += v
+			}
+		}
+		return busy, total
 	}
-	// Fields after the command name, which is in parentheses and may hold spaces.
-	fields := strings.Fields(string(data[bytes.LastIndexByte(data, ')')+1:]))
-	if len(fields) < 13 {
-		return 0
+	b0, t0 := read()
+	return func() float64 {
+		b1, t1 := read()
+		if t1 == t0 {
+			return 0
+		}
+		return 100 * float64(b1-b0) / float64(t1-t0)
 	}
-	utime, _ := strconv.ParseInt(fields[11], 10, 64)
-	stime, _ := strconv.ParseInt(fields[12], 10, 64)
-	const ticksPerSecond = 100 // USER_HZ on Linux
-	return time.Duration(utime+stime) * time.Second / ticksPerSecond
 }
 
-// PeakRSS is the process's peak resident memory (VmHWM), in bytes.
-func PeakRSS(pid int) int64 {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+// LoadAverage is the machine's 1-minute load average as /proc/loadavg says it, "?" if unknown.
+// The benchmarks print it beside every figure: on a shared machine it says how much else ran.
+func LoadAverage() string {
+	data, err := os.ReadFile("/proc/loadavg")
 	if err != nil {
-		return 0
+		return "?"
 	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmHWM:" {
-			kb, _ := strconv.ParseInt(f[1], 10, 64)
-			return kb << 10
+	f := strings.Fields(string(data))
+	if len(f) == 0 {
+		return "?"
+	}
+	return f[0]
+}
+
+// CPUUse is the CPU time each process used, by name: kube-apiserver, etcd, manager, benchmark.
+type CPUUse map[string]time.Duration
+
+// ProcessNames are the processes CPUSplit measures.
+var ProcessNames = []string{"kube-apiserver", "etcd", "manager", "benchmark"}
+
+func (u CPUUse) String() string {
+	var parts []string
+	for _, name := range ProcessNames {
+		if d, ok := u[name]; ok {
+			parts = append(parts, fmt.Sprintf("%s %.2fs", name, d.Seconds()))
 		}
 	}
-	return 0
+	return strings.Join(parts, ", ")
 }
 
-// ChildCPU starts measuring the CPU time of this process's children named name (kube-apiserver,
-// etcd); the function it returns gives the sum used since.
-func ChildCPU(names ...string) func() time.Duration {
-	var pids []int
+// Server is the CPU the API server and etcd used.
+func (u CPUUse) Server() time.Duration { return u["kube-apiserver"] + u["etcd"] }
+
+// CPUSplit starts measuring the CPU time used by the API server and etcd (children of this
+// process), the manager (pid; 0 for none) and this process itself; the function it returns says
+// how much each has used since.
+func CPUSplit(manager int) func() CPUUse {
+	pids := map[string]int{"kube-apiserver": 0, "etcd": 0, "manager": manager, "benchmark": os.Getpid()}
 	entries, _ := os.ReadDir("/proc")
 	for _, e := range entries {
 		pid, err := strconv.Atoi(e.Name())
@@ -68,71 +100,170 @@ func ChildCPU(names ...string) func() time.Duration {
 			continue
 		}
 		fields := strings.Fields(string(data[end+1:]))
-		if len(fields) < 2 || fields[1] != strconv.Itoa(os.Getpid()) {
-			continue
-		}
-		for _, n := range names {
-			if string(data[open+1:end]) == n {
-				pids = append(pids, pid)
+		if name := string(data[open+1 : end]); len(fields) > 1 && fields[1] == strconv.Itoa(os.Getpid()) {
+			if _, ok := pids[name]; ok && pid != manager {
+				pids[name] = pid
 			}
 		}
 	}
-	sum := func() time.Duration {
-		var d time.Duration
-		for _, p := range pids {
-			d += ProcessCPU(p)
+	before := CPUUse{}
+	for _, name := range ProcessNames {
+		before[name] = ProcessCPU(pids[name])
+	}
+	return func() CPUUse {
+		used := CPUUse{}
+		for _, name := range ProcessNames {
+			if pids[name] != 0 {
+				used[name] = ProcessCPU(pids[name]) - before[name]
+			}
 		}
-		return d
+		return used
 	}
-	before := sum()
-	return func() time.Duration { return sum() - before }
 }
 
-// LoadAverage is the one-minute load average, as a string.
-func LoadAverage() string {
-	data, err := os.ReadFile("/proc/loadavg")
+// ProcessCPU is the CPU time (user + system) the process has used: a controller's own cost,
+// which unlike wall time does not depend on what else the machine runs.
+func ProcessCPU(pid int) time.Duration {
+	if pid == 0 {
+		return 0
+	}
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
-		return "?"
+		return 0
 	}
-	return strings.Fields(string(data))[0]
+	// Fields after the command name, which is in parentheses and may hold spaces.
+	fields := strings.Fields(string(data[bytes.LastIndexByte(data, ')')+1:]))
+	if len(fields) < 13 {
+		return 0
+	}
+	utime, _ := strconv.ParseInt(fields[11], 10, 64)
+	stime, _ := strconv.ParseInt(fields[12], 10, 64)
+	const ticksPerSecond = 100 // USER_HZ on Linux
+	return time.Duration(utime+stime) * time.Second / ticksPerSecond
 }
 
-// Writes is the API server's count, so far, of write requests (POST, PATCH, PUT, DELETE) to
-// each of groups, summed.
-func Writes(ctx context.Context, cfg *rest.Config, groups ...string) (int64, error) {
+// PeakRSS is the process's peak resident memory (VmHWM), 0 if unknown.
+func PeakRSS(pid int) int64 {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmHWM:" {
+			kb, _ := strconv.ParseInt(f[1], 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
+}
+
+// Writes are the API server's counts of write requests (POST, PUT, PATCH, DELETE, APPLY), keyed
+// "<resource>[/<subresource>] <verb>[ refused <code>]".
+type Writes map[string]int64
+
+var writeVerbs = map[string]bool{"POST": true, "PUT": true, "PATCH": true, "DELETE": true, "APPLY": true}
+
+// APIWrites reads the API server's apiserver_request_total counters of writes so far.
+func APIWrites(ctx context.Context, cfg *rest.Config) (Writes, error) {
 	c := rest.CopyConfig(cfg)
 	c.GroupVersion = &schema.GroupVersion{}
 	c.NegotiatedSerializer = clientgoscheme.Codecs.WithoutConversion()
-	rc, err := rest.RESTClientFor(c)
+	rc, err := rest.UnversionedRESTClientFor(c)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	body, err := rc.Get().AbsPath("/metrics").DoRaw(ctx)
 	if err != nil {
-		return 0, err
+		return nil, fmt.Errorf("reading the API server's metrics: %w", err)
 	}
-	var total int64
+	out := Writes{}
 	sc := bufio.NewScanner(bytes.NewReader(body))
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	const prefix = "apiserver_request_total{"
 	for sc.Scan() {
 		line := sc.Text()
-		if !strings.HasPrefix(line, "apiserver_request_total{") {
+		if !strings.HasPrefix(line, prefix) {
 			continue
 		}
-		inGroup := false
-		for _, g := range groups {
-			inGroup = inGroup || strings.Contains(line, `group="`+g+`"`)
-		}
-		write := false
-		for _, verb := range []string{"POST", "PATCH", "PUT", "DELETE"} {
-			write = write || strings.Contains(line, `verb="`+verb+`"`)
-		}
-		if !inGroup || !write {
+		end := strings.LastIndex(line, "}")
+		if end < len(prefix) {
 			continue
 		}
-		if v, err := strconv.ParseFloat(line[strings.LastIndex(line, " ")+1:], 64); err == nil {
-			total += int64(v)
+		labels := parseLabels(line[len(prefix):end])
+		if !writeVerbs[labels["verb"]] {
+			continue
+		}
+		v, err := strconv.ParseFloat(strings.TrimSpace(line[end+1:]), 64)
+		if err != nil {
+			continue
+		}
+		key := labels["resource"]
+		if labels["subresource"] != "" {
+			key += "/" + labels["subresource"]
+		}
+		key += " " + labels["verb"]
+		if code := labels["code"]; strings.HasPrefix(code, "4") || strings.HasPrefix(code, "5") {
+			// Refused (a conflict, AlreadyExists) or failed: counted apart, so that a write
+			// repeated because a cache lagged shows.
+			key += " refused " + code
+		}
+		out[key] += int64(v)
+	}
+	return out, sc.Err()
+}
+
+func parseLabels(s string) map[string]string {
+	out := map[string]string{}
+	for _, kv := range strings.Split(s, ",") {
+		k, v, ok := strings.Cut(kv, "=")
+		if ok {
+			out[k] = strings.Trim(v, `"`)
 		}
 	}
-	return total, sc.Err()
+	return out
+}
+
+// Minus is what was written since before.
+func (w Writes) Minus(before Writes) Writes {
+	out := Writes{}
+	for k, v := range w {
+		if d := v - before[k]; d > 0 {
+			out[k] = d
+		}
+	}
+	return out
+}
+
+// Only keeps the writes to the given resources (by resource name, any subresource or verb).
+func (w Writes) Only(resources ...string) Writes {
+	out := Writes{}
+	for k, v := range w {
+		res, _, _ := strings.Cut(k, " ")
+		res, _, _ = strings.Cut(res, "/")
+		for _, r := range resources {
+			if res == r {
+				out[k] = v
+			}
+		}
+	}
+	return out
+}
+
+// Total is the number of writes.
+func (w Writes) Total() int64 {
+	var sum int64
+	for _, v := range w {
+		sum += v
+	}
+	return sum
+}
+
+// Keys are the keys in order.
+func (w Writes) Keys() []string {
+	keys := make([]string, 0, len(w))
+	for k := range w {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }

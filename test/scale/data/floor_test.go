@@ -1,0 +1,159 @@
+package data
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
+	ipamv1 "github.com/metalwire/metalwire/api/ipam/v1alpha1"
+	"github.com/metalwire/metalwire/internal/testenv"
+	"github.com/metalwire/metalwire/test/scale/measure"
+)
+
+// floorWorkers is how many goroutines make a machine's writes once its claim exists: more than
+// the manager's controllers run at once, so that the floor is the API server's, not ours.
+const floorWorkers = 32
+
+// floorResult is the floor of a size: the writes the contract requires, made with no controller.
+type floorResult struct {
+	took   time.Duration
+	server time.Duration // the API server's and etcd's CPU over the machine's cores
+	writes measure.Writes
+	load   string
+}
+
+// floor makes, for n machines, exactly the writes data templating requires and nothing else:
+// the writers create the claims (the machine controller's part); as each is created, one of
+// floorWorkers goroutines creates its Metal3Data, two IPClaims, their two IPAddresses and
+// statuses, the two Secrets, and writes the Metal3Data's and the claim's status. No cache, no
+// watch, no reconcile: no controller making the same writes on this machine can be faster than
+// this, and the API server's CPU for them is the floor of any controller's.
+func floor(t *testing.T, e *testenv.Env, n int) floorResult {
+	t.Helper()
+	ctx := context.Background()
+	f := fixture{c: e.Client, ns: fmt.Sprintf("floor-%d", n)}
+	tmpl, err := f.base(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m3ms := f.machines(t, n)
+	before, err := measure.APIWrites(ctx, e.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var next atomic.Int32
+	work := make(chan *infrav1.Metal3DataClaim, n)
+	done := make(chan error, 1)
+	busy := measure.MachineBusy()
+	split := measure.CPUSplit(0)
+	start := time.Now()
+	go func() {
+		done <- parallelErr(n, floorWorkers, func(int) error {
+			return f.renderByHand(ctx, tmpl, <-work, next.Add(1)-1)
+		})
+	}()
+	parallel(t, n, func(i int) error {
+		c, err := f.claim(ctx, m3ms[i])
+		work <- c
+		return err
+	})
+	if err := <-done; err != nil {
+		t.Fatalf("making the required writes: %v", err)
+	}
+	took := time.Since(start)
+	used := split()
+	after, err := measure.APIWrites(ctx, e.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Printf("  (floor, %d machines: machine CPU %.0f%% busy, load %s; CPU used: %s)\n", n, busy(), measure.LoadAverage(), used)
+	return floorResult{took: took, server: used.Server() / time.Duration(numCPU()), writes: after.Minus(before), load: measure.LoadAverage()}
+}
+
+// renderByHand makes the eleven writes that follow a claim's creation, as the controllers'
+// objects look (names, owners, labels, sizes).
+func (f fixture) renderByHand(ctx context.Context, tmpl *infrav1.Metal3DataTemplate, claim *infrav1.Metal3DataClaim, index int32) error {
+	machine := claim.Name
+	data := &infrav1.Metal3Data{
+		ObjectMeta: metav1.ObjectMeta{
+			Namespace: f.ns, Name: infrav1.DataName(tmpl.Name, index),
+			Finalizers: []string{infrav1.DataFinalizer},
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: infrav1.GroupVersion.String(), Kind: "Metal3DataClaim", Name: claim.Name, UID: claim.UID,
+				Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true)}},
+		},
+		Spec: infrav1.Metal3DataSpec{
+			Index:       index,
+			Claim:       corev1.ObjectReference{Name: claim.Name, Namespace: f.ns},
+			Template:    corev1.ObjectReference{Name: tmpl.Name, Namespace: f.ns},
+			MetaData:    &corev1.SecretReference{Name: infrav1.MetaDataSecretName(machine, index), Namespace: f.ns},
+			NetworkData: &corev1.SecretReference{Name: infrav1.NetworkDataSecretName(machine, index), Namespace: f.ns},
+		},
+	}
+	if err := f.c.Create(ctx, data); err != nil {
+		return err
+	}
+	owner := []metav1.OwnerReference{{APIVersion: infrav1.GroupVersion.String(), Kind: "Metal3Data", Name: data.Name, UID: data.UID,
+		Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true)}}
+	for p, pool := range []string{"prov", "ext"} {
+		c := &ipamv1.IPClaim{
+			ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: data.Name + "-" + pool, OwnerReferences: owner},
+			Spec:       ipamv1.IPClaimSpec{Pool: corev1.ObjectReference{APIVersion: ipamv1.GroupVersion.String(), Kind: "IPPool", Name: pool, Namespace: f.ns}},
+		}
+		if err := f.c.Create(ctx, c); err != nil {
+			return err
+		}
+		ip := fmt.Sprintf("10.%d.%d.%d", 10*(p+1), (index+2)/256, (index+2)%256)
+		a := &ipamv1.IPAddress{
+			ObjectMeta: metav1.ObjectMeta{
+				Namespace: f.ns, Name: ipamv1.IPAddressName(pool, ip),
+				OwnerReferences: []metav1.OwnerReference{{APIVersion: ipamv1.GroupVersion.String(), Kind: "IPClaim", Name: c.Name, UID: c.UID,
+					Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true)}},
+			},
+			Spec: ipamv1.IPAddressSpec{
+				Claim: corev1.ObjectReference{Name: c.Name, Namespace: f.ns}, Pool: corev1.ObjectReference{Name: pool, Namespace: f.ns},
+				Address: ipamv1.IPAddressStr(ip), Prefix: 16,
+			},
+		}
+		if err := f.c.Create(ctx, a); err != nil {
+			return err
+		}
+		c.Status.Address = &corev1.ObjectReference{Name: a.Name, Namespace: f.ns}
+		c.Status.Conditions = []metav1.Condition{{Type: ipamv1.ReadyCondition, Status: metav1.ConditionTrue, Reason: ipamv1.AllocatedReason,
+			Message: "holds IPAddress " + a.Name, LastTransitionTime: metav1.Now()}}
+		if err := f.c.Status().Update(ctx, c); err != nil {
+			return err
+		}
+	}
+	for _, s := range []struct{ name, key string }{
+		{data.Spec.MetaData.Name, infrav1.DataSecretMetaDataKey},
+		{data.Spec.NetworkData.Name, infrav1.DataSecretNetworkDataKey},
+	} {
+		secret := &corev1.Secret{
+			ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: s.name, OwnerReferences: owner,
+				Labels: map[string]string{infrav1.BMOEnvironmentLabel: infrav1.BMOEnvironmentLabelValue}},
+			Type: infrav1.DataSecretType,
+			// About the size of what the template renders.
+			Data: map[string][]byte{s.key: []byte(strings.Repeat("x", 600))},
+		}
+		if err := f.c.Create(ctx, secret); err != nil {
+			return err
+		}
+	}
+	ready := []metav1.Condition{{Type: infrav1.DataReadyCondition, Status: metav1.ConditionTrue, Reason: infrav1.DataRenderedReason, LastTransitionTime: metav1.Now()}}
+	data.Status.Ready = true
+	data.Status.Conditions = ready
+	if err := f.c.Status().Update(ctx, data); err != nil {
+		return err
+	}
+	claim.Status.RenderedData = &corev1.ObjectReference{APIVersion: infrav1.GroupVersion.String(), Kind: "Metal3Data", Name: data.Name, Namespace: f.ns, UID: data.UID}
+	claim.Status.Conditions = []metav1.Condition{{Type: infrav1.DataClaimReadyCondition, Status: metav1.ConditionTrue, Reason: infrav1.DataClaimDataReadyReason, LastTransitionTime: metav1.Now()}}
+	return f.c.Status().Update(ctx, claim)
+}
