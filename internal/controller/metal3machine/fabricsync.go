@@ -89,7 +89,7 @@ func (r *Reconciler) giveBack(ctx context.Context, m3m *infrav1.Metal3Machine, h
 		return err
 	}
 	released := host.DeepCopy()
-	release(released)
+	release(released, r.FastTrack)
 	if err := r.Client.Patch(ctx, released, client.MergeFromWithOptions(host, client.MergeFromWithOptimisticLock{})); err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("giving back BareMetalHost %s: %w", host.Name, err)
 	}

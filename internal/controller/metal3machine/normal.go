@@ -93,8 +93,8 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, m3m *infrav1.Metal3Mac
 	}
 	// One function shapes the host for the claim and for every later reconcile, so that a
 	// machine whose data is known claims and provisions its host in a single write.
-	shape := func(h *bmov1.BareMetalHost) map[string]any {
-		return shapeHost(h, m3m, cluster.Name, data, waitingFor == "")
+	shape := func(h *bmov1.BareMetalHost) {
+		shapeHost(h, m3m, cluster.Name, data, waitingFor == "")
 	}
 
 	if host == nil {
@@ -147,9 +147,9 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, m3m *infrav1.Metal3Mac
 	}
 
 	desired := host.DeepCopy()
-	extra := shape(desired)
+	shape(desired)
 	if !equality.Semantic.DeepEqual(host.Spec, desired.Spec) || !equality.Semantic.DeepEqual(host.ObjectMeta, desired.ObjectMeta) {
-		if err := r.Client.Patch(ctx, desired, withUnmodelledSpec{Patch: client.MergeFrom(host), spec: extra}); err != nil {
+		if err := r.Client.Patch(ctx, desired, client.MergeFrom(host)); err != nil {
 			return ctrl.Result{}, fmt.Errorf("updating BareMetalHost %s: %w", host.Name, err)
 		}
 		host = desired
@@ -286,7 +286,7 @@ func parseHostAnnotation(ann, defaultNamespace string) (client.ObjectKey, error)
 // refuses, and the next candidate is tried. Two machines therefore never take one host, however
 // stale the cache.
 func (r *Reconciler) claimHost(ctx context.Context, m3m *infrav1.Metal3Machine, failureDomain string, cn *netv1.ClusterNetwork,
-	shape func(*bmov1.BareMetalHost) map[string]any,
+	shape func(*bmov1.BareMetalHost),
 ) (*bmov1.BareMetalHost, string, error) {
 	// A machine whose own claim has not reached the cache yet must not claim a second host.
 	live := &infrav1.Metal3Machine{}
@@ -338,11 +338,8 @@ func (r *Reconciler) claimHost(ctx context.Context, m3m *infrav1.Metal3Machine, 
 			return host, "", nil
 		}
 		claimed := host.DeepCopy()
-		extra := shape(claimed)
-		err := r.Client.Patch(ctx, claimed, withUnmodelledSpec{
-			Patch: client.MergeFromWithOptions(host, client.MergeFromWithOptimisticLock{}),
-			spec:  extra,
-		})
+		shape(claimed)
+		err := r.Client.Patch(ctx, claimed, client.MergeFromWithOptions(host, client.MergeFromWithOptimisticLock{}))
 		switch {
 		case err == nil:
 			ctrl.LoggerFrom(ctx).Info("claimed host", "host", host.Name)

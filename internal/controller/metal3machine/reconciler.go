@@ -49,6 +49,10 @@ type Reconciler struct {
 	// Secret.
 	WorkloadClient func(ctx context.Context, cluster client.ObjectKey) (client.Client, error)
 
+	// FastTrack keeps a deprovisioned host powered on (unless its cleaning is disabled), as
+	// CAPM3_FAST_TRACK=true does upstream: the next machine provisions it without a reboot.
+	FastTrack bool
+
 	// NodeRecheck is how often to look again for the workload Node (its API server sends us no
 	// events); HostRecheck how often a machine without a host looks again. Zero means defaults.
 	NodeRecheck time.Duration
