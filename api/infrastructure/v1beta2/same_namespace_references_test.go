@@ -32,11 +32,11 @@ func installSameNamespacePolicy(t *testing.T) {
 	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
 	for {
 		obj := &unstructured.Unstructured{}
-		if err := dec.Decode(&obj.Object); errors.Is(err, io.EOF) {
+		err := dec.Decode(&obj.Object)
+		if errors.Is(err, io.EOF) {
 			break
-		} else {
-			g.Expect(err).NotTo(HaveOccurred())
 		}
+		g.Expect(err).NotTo(HaveOccurred())
 		if len(obj.Object) == 0 {
 			continue
 		}

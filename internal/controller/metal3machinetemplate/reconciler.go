@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/cluster-api/util/annotations"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -65,7 +66,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		}
 		orig := m3m.DeepCopy()
 		m3m.Spec.AutomatedCleaningMode = mode
-		if err := r.Client.Patch(ctx, m3m, client.MergeFrom(orig)); client.IgnoreNotFound(err) != nil {
+		if err := r.Client.Patch(ctx, m3m, client.MergeFrom(orig)); err != nil && !apierrors.IsNotFound(err) {
 			errs = append(errs, fmt.Errorf("setting spec.automatedCleaningMode of Metal3Machine %s to %s: %w", m3m.Name, *mode, err))
 			continue
 		}
