@@ -11,11 +11,13 @@ import (
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
 	"github.com/metalwire/metalwire/internal/controller/clusternetwork"
 	"github.com/metalwire/metalwire/internal/controller/ippool"
+	"github.com/metalwire/metalwire/internal/controller/labelsync"
 	"github.com/metalwire/metalwire/internal/controller/metal3cluster"
 	"github.com/metalwire/metalwire/internal/controller/metal3data"
 	"github.com/metalwire/metalwire/internal/controller/metal3dataclaim"
 	"github.com/metalwire/metalwire/internal/controller/metal3datatemplate"
 	"github.com/metalwire/metalwire/internal/controller/metal3machine"
+	"github.com/metalwire/metalwire/internal/controller/metal3machinetemplate"
 	"github.com/metalwire/metalwire/internal/controller/networkdevice"
 	"github.com/metalwire/metalwire/internal/controller/preprovisioning"
 	"github.com/metalwire/metalwire/internal/switchdriver"
@@ -54,6 +56,15 @@ type Options struct {
 	IPReuse bool
 	// FabricConcurrency bounds how many switches are configured at once (--fabric-concurrency).
 	FabricConcurrency int
+	// ControllerConcurrency overrides Concurrency for the controllers it names (CAPM3's
+	// --<controller>-concurrency flags); a missing or zero entry means Concurrency.
+	ControllerConcurrency map[string]int
+	// WatchFilter is Cluster API's --watch-filter: with a value, the Metal3Cluster,
+	// Metal3Machine, Metal3MachineTemplate and label sync controllers act only on objects
+	// labelled cluster.x-k8s.io/watch-filter=<value>.
+	WatchFilter string
+	// FastTrack keeps deprovisioned hosts powered on (CAPM3_FAST_TRACK).
+	FastTrack bool
 	// SwitchDrivers maps networkOS to switch drivers; nil uses switchdriver.Default, where the
 	// driver packages register themselves.
 	SwitchDrivers *switchdriver.Registry
@@ -71,6 +82,8 @@ var registry = map[Group][]namedSetup{
 		{"metal3datatemplate", setupMetal3DataTemplate},
 		{"metal3dataclaim", setupMetal3DataClaim},
 		{"metal3data", setupMetal3Data},
+		{metal3machinetemplate.ControllerName, setupMetal3MachineTemplate},
+		{labelsync.ControllerName, setupLabelSync},
 	},
 	IPAM: {
 		{ippool.ControllerName, setupIPPool},
@@ -103,7 +116,7 @@ func setupIPPool(ctx context.Context, mgr ctrl.Manager, opts Options) error {
 }
 
 func setupMetal3Cluster(ctx context.Context, mgr ctrl.Manager, opts Options) error {
-	r := &metal3cluster.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder("metal3cluster")}
+	r := &metal3cluster.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder("metal3cluster"), WatchFilter: opts.WatchFilter}
 	return r.SetupWithManager(ctx, mgr, opts.Concurrency)
 }
 
@@ -115,6 +128,9 @@ func setupMetal3Machine(ctx context.Context, mgr ctrl.Manager, opts Options) err
 		APIReader: mgr.GetAPIReader(),
 		Recorder:  mgr.GetEventRecorder("metal3machine"),
 		Data:      dataClaimer{&metal3dataclaim.Claimer{Client: mgr.GetClient()}},
+		// CAPM3 parity (issue 16): --watch-filter and fast track.
+		WatchFilter: opts.WatchFilter,
+		FastTrack:   opts.FastTrack,
 	}
 	return r.SetupWithManager(ctx, mgr, opts.Concurrency)
 }
@@ -133,6 +149,22 @@ func (d dataClaimer) Claim(ctx context.Context, m3m *infrav1.Metal3Machine) (*me
 
 func (d dataClaimer) Release(ctx context.Context, m3m *infrav1.Metal3Machine) (bool, error) {
 	return d.c.Release(ctx, m3m)
+}
+
+func setupMetal3MachineTemplate(ctx context.Context, mgr ctrl.Manager, opts Options) error {
+	r := &metal3machinetemplate.Reconciler{Client: mgr.GetClient(), WatchFilter: opts.WatchFilter}
+	return r.SetupWithManager(ctx, mgr, opts.Concurrency)
+}
+
+// setupLabelSync reaches workload clusters through their kubeconfig Secrets, read uncached.
+func setupLabelSync(ctx context.Context, mgr ctrl.Manager, opts Options) error {
+	r := &labelsync.Reconciler{
+		Client:         mgr.GetClient(),
+		Recorder:       mgr.GetEventRecorder(labelsync.ControllerName),
+		WorkloadClient: labelsync.KubeconfigClient(mgr.GetAPIReader()),
+		WatchFilter:    opts.WatchFilter,
+	}
+	return r.SetupWithManager(ctx, mgr, opts.Concurrency)
 }
 
 func setupMetal3DataTemplate(ctx context.Context, mgr ctrl.Manager, opts Options) error {
@@ -192,7 +224,11 @@ func Setup(ctx context.Context, mgr ctrl.Manager, groups []Group, opts Options) 
 			continue
 		}
 		for _, s := range registry[g] {
-			if err := s.setup(ctx, mgr, opts); err != nil {
+			o := opts
+			if n := opts.ControllerConcurrency[s.name]; n > 0 {
+				o.Concurrency = n
+			}
+			if err := s.setup(ctx, mgr, o); err != nil {
 				return added, fmt.Errorf("setting up the %s controller (%s group): %w", s.name, g, err)
 			}
 			added = append(added, s.name)

@@ -2,11 +2,13 @@ package manager
 
 import (
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/spf13/pflag"
 	"k8s.io/component-base/logs"
 	logsv1 "k8s.io/component-base/logs/api/v1"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/metalwire/metalwire/internal/controller"
@@ -36,6 +38,11 @@ type Options struct {
 	Burst                   int
 	WebhookPort             int
 	WebhookCertDir          string
+	// CAPM3's flags (issue 16): --watch-filter, --fast-track (CAPM3_FAST_TRACK),
+	// --<controller>-concurrency; see capm3Flags.
+	WatchFilter         string
+	FastTrack           bool
+	controllerFlagValue map[string]*int
 	// Logs are Cluster API's logging flags (--v, --logging-format, ...), from component-base.
 	Logs *logsv1.LoggingConfiguration
 
@@ -65,8 +72,44 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.Burst, "kube-api-burst", 800, "burst of queries the manager may send to the API server")
 	fs.IntVar(&o.WebhookPort, "webhook-port", 9443, "port the webhook server listens on")
 	fs.StringVar(&o.WebhookCertDir, "webhook-cert-dir", "/tmp/k8s-webhook-server/serving-certs", "folder holding the webhook server's tls.crt and tls.key")
+	o.addCAPM3Flags(fs)
 	o.Logs = logs.NewOptions()
 	logsv1.AddFlags(o.Logs, fs)
+}
+
+// capm3ConcurrencyFlags maps CAPM3's per-controller concurrency flags to metalwire's controller
+// names; metal3dataclaim has no upstream flag (upstream has no such controller) but gets one.
+var capm3ConcurrencyFlags = map[string]string{
+	"metal3machine-concurrency":         "metal3machine",
+	"metal3cluster-concurrency":         "metal3cluster",
+	"metal3datatemplate-concurrency":    "metal3datatemplate",
+	"metal3dataclaim-concurrency":       "metal3dataclaim",
+	"metal3data-concurrency":            "metal3data",
+	"metal3labelsync-concurrency":       "metal3labelsync",
+	"metal3machinetemplate-concurrency": "metal3machinetemplate",
+	"metal3remediation-concurrency":     "metal3remediation",
+}
+
+// addCAPM3Flags adds the flags CAPM3 users pass, so that a deployment's arguments carry over.
+func (o *Options) addCAPM3Flags(fs *pflag.FlagSet) {
+	fs.StringVar(&o.WatchFilter, "watch-filter", "", "Cluster API's watch filter: act only on Metal3Clusters, Metal3Machines and Metal3MachineTemplates (and the hosts of such machines, for label sync) labelled "+clusterv1.WatchLabel+"=<value>; default: all")
+	fs.BoolVar(&o.IPReuse, "enable-bmh-name-based-preallocation", false, "CAPM3's name for --ip-reuse; either turns it on")
+	fs.BoolVar(&o.FastTrack, "fast-track", os.Getenv("CAPM3_FAST_TRACK") == "true", "keep a deprovisioned host powered on (unless its automatedCleaningMode is disabled) so the next machine provisions it without a reboot; default: true when the environment variable CAPM3_FAST_TRACK is \"true\", as upstream")
+	o.controllerFlagValue = map[string]*int{}
+	for flag, name := range capm3ConcurrencyFlags {
+		o.controllerFlagValue[name] = fs.Int(flag, 0, "objects the "+name+" controller reconciles at once; 0: --concurrency")
+	}
+}
+
+// ControllerConcurrency is what the --<controller>-concurrency flags set, by controller name.
+func (o *Options) ControllerConcurrency() map[string]int {
+	out := map[string]int{}
+	for name, v := range o.controllerFlagValue {
+		if v != nil && *v > 0 {
+			out[name] = *v
+		}
+	}
+	return out
 }
 
 // Groups parses --controllers; its error is a usage mistake.

@@ -124,7 +124,10 @@ func Run(ctx context.Context, o *Options, groups []controller.Group) error {
 		}
 	}
 
-	added, err := controller.Setup(ctx, mgr, groups, controller.Options{Concurrency: o.Concurrency, IPReuse: o.IPReuse, FabricConcurrency: o.FabricConcurrency})
+	added, err := controller.Setup(ctx, mgr, groups, controller.Options{
+		Concurrency: o.Concurrency, IPReuse: o.IPReuse, FabricConcurrency: o.FabricConcurrency,
+		ControllerConcurrency: o.ControllerConcurrency(), WatchFilter: o.WatchFilter, FastTrack: o.FastTrack,
+	})
 	if err != nil {
 		return err
 	}

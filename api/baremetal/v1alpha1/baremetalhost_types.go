@@ -115,6 +115,16 @@ type BareMetalHostSpec struct {
 	// CustomDeploy replaces image deployment with a custom deploy step.
 	// +optional
 	CustomDeploy *CustomDeploy `json:"customDeploy,omitempty"`
+
+	// AutomatedCleaningMode is metadata (BMO's default: wipe disk metadata around provisioning)
+	// or disabled. Empty here means not set by us; BMO defaults it.
+	// +optional
+	AutomatedCleaningMode string `json:"automatedCleaningMode,omitempty"`
+
+	// DisablePowerOff says the host must never be powered off (it cannot be powered on again
+	// remotely, for example); BMO refuses online: false on it.
+	// +optional
+	DisablePowerOff bool `json:"disablePowerOff,omitempty"`
 }
 
 // VLANID is an 802.1Q VLAN identifier.

@@ -34,6 +34,8 @@ const DiskFormatLiveISO = "live-iso"
 // method makes the image optional.
 // +kubebuilder:validation:XValidation:rule=`!has(self.url) || size(self.url) == 0 || isURL(self.url)`,message=`must be an absolute URL such as http://images.example.com/ubuntu.qcow2`,fieldPath=`.url`,reason=FieldValueInvalid
 // +kubebuilder:validation:XValidation:rule=`!has(self.checksum) || !(self.checksum.startsWith('http://') || self.checksum.startsWith('https://')) || isURL(self.checksum)`,message=`a checksum that starts with http:// or https:// must be a valid URL of a checksum file`,fieldPath=`.checksum`,reason=FieldValueInvalid
+// +kubebuilder:validation:XValidation:rule=`!has(self.url) || !self.url.lowerAscii().startsWith('oci://') || !has(self.checksum) || size(self.checksum) == 0`,message=`must be empty for an oci:// image: the registry's digest verifies it; remove checksum, or pin the image by digest (oci://registry/image@sha256:...)`,fieldPath=`.checksum`,reason=FieldValueForbidden
+// +kubebuilder:validation:XValidation:rule=`!has(self.url) || !self.url.lowerAscii().startsWith('oci://') || !has(self.checksumType)`,message=`must be empty for an oci:// image, which has no checksum; remove checksumType`,fieldPath=`.checksumType`,reason=FieldValueForbidden
 type Image struct {
 	// URL of the image to deploy.
 	// +optional
@@ -41,7 +43,7 @@ type Image struct {
 	URL string `json:"url,omitempty"`
 
 	// Checksum is the image's md5, sha256 or sha512 sum, or the URL of a file holding it.
-	// Required unless diskFormat is live-iso.
+	// Required unless diskFormat is live-iso or url is oci:// (an OCI image takes none).
 	// +optional
 	// +kubebuilder:validation:MaxLength=2048
 	Checksum string `json:"checksum,omitempty"`

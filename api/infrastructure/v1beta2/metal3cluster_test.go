@@ -21,7 +21,7 @@ func TestCloudProviderEnabledResolvesBothFields(t *testing.T) {
 		noCloudProvider      *bool
 		want                 bool
 	}{
-		{"neither set: upstream default", nil, nil, true},
+		{"neither set: upstream default, false", nil, nil, false},
 		{"cloudProviderEnabled false", ptr.To(false), nil, false},
 		{"cloudProviderEnabled true", ptr.To(true), nil, true},
 		{"seed-era noCloudProvider true", nil, ptr.To(true), false},

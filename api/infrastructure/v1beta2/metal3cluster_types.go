@@ -49,7 +49,8 @@ type Metal3ClusterSpec struct {
 
 	// CloudProviderEnabled says whether an external cloud provider sets spec.providerID on the
 	// workload cluster's Nodes. When false, metalwire sets it itself, finding each Node by its
-	// metal3.io/uuid label. Unset (and noCloudProvider unset) means true, as upstream.
+	// metal3.io/uuid label. Unset (and noCloudProvider unset) means false, as upstream, whose
+	// admission webhook stores false for an unset field.
 	// +optional
 	CloudProviderEnabled *bool `json:"cloudProviderEnabled,omitempty"`
 
@@ -128,7 +129,9 @@ type Metal3Cluster struct {
 
 // CloudProviderEnabled resolves spec.cloudProviderEnabled and the deprecated
 // spec.noCloudProvider: cloudProviderEnabled wins when set (admission refuses a contradiction),
-// then the inverse of noCloudProvider, then true, upstream's default.
+// then the inverse of noCloudProvider, then false, upstream's default: CAPM3's webhook stores
+// false for an unset field, so a Metal3Cluster written without it (by a user, or stored by CAPM3
+// before its webhook ran) gets its Nodes' providerID from the controller.
 func (c *Metal3Cluster) CloudProviderEnabled() bool {
 	switch {
 	case c.Spec.CloudProviderEnabled != nil:
@@ -136,7 +139,7 @@ func (c *Metal3Cluster) CloudProviderEnabled() bool {
 	case c.Spec.NoCloudProvider != nil:
 		return !*c.Spec.NoCloudProvider
 	default:
-		return true
+		return false
 	}
 }
 

@@ -44,6 +44,26 @@ spec:
 spec:
   image: {url: http://images.example.com/ubuntu.qcow2, diskFormat: qcow2}
 `, want: []string{"spec.image.checksum: Required value: required unless image.diskFormat is live-iso"}},
+	{name: "oci:// image needs no checksum", given: `
+spec:
+  image: {url: "oci://quay.io/example/ubuntu:24.04"}
+`},
+	{name: "OCI:// in capitals is an OCI image too", given: `
+spec:
+  image: {url: "OCI://quay.io/example/ubuntu@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef", diskFormat: raw}
+`},
+	{name: "oci:// image with a checksum", given: `
+spec:
+  image: {url: "oci://quay.io/example/ubuntu:24.04", checksum: 0123abcd}
+`, want: []string{"spec.image.checksum: Forbidden: must be empty for an oci:// image"}},
+	{name: "oci:// image with a checksumType", given: `
+spec:
+  image: {url: "oci://quay.io/example/ubuntu:24.04", checksumType: sha256}
+`, want: []string{"spec.image.checksumType: Forbidden: must be empty for an oci:// image"}},
+	{name: "http image without checksum names the oci:// exception", given: `
+spec:
+  image: {url: http://images.example.com/ubuntu.qcow2}
+`, want: []string{"spec.image.checksum: Required value", "or image.url is an oci:// image"}},
 	{name: "live-iso still needs its url", given: `
 spec:
   image: {diskFormat: live-iso}

@@ -106,7 +106,7 @@ const (
 // Metal3MachineSpec is the desired state of a Metal3Machine: which host to pick and what to
 // put on it.
 // +kubebuilder:validation:XValidation:rule=`(has(self.customDeploy) && size(self.customDeploy.method) > 0) || (has(self.image) && has(self.image.url) && size(self.image.url) > 0)`,message=`required unless customDeploy is set: the URL of the image to write to the host's disk, such as http://images.example.com/ubuntu.qcow2`,fieldPath=`.image.url`,reason=FieldValueRequired
-// +kubebuilder:validation:XValidation:rule=`(has(self.customDeploy) && size(self.customDeploy.method) > 0) || (has(self.image) && has(self.image.diskFormat) && self.image.diskFormat == 'live-iso') || (has(self.image) && has(self.image.checksum) && size(self.image.checksum) > 0)`,message=`required unless image.diskFormat is live-iso (or customDeploy is set): the image's md5/sha256/sha512 sum, or the URL of a file holding it`,fieldPath=`.image.checksum`,reason=FieldValueRequired
+// +kubebuilder:validation:XValidation:rule=`(has(self.customDeploy) && size(self.customDeploy.method) > 0) || (has(self.image) && has(self.image.diskFormat) && self.image.diskFormat == 'live-iso') || (has(self.image) && has(self.image.url) && self.image.url.lowerAscii().startsWith('oci://')) || (has(self.image) && has(self.image.checksum) && size(self.image.checksum) > 0)`,message=`required unless image.diskFormat is live-iso or image.url is an oci:// image (or customDeploy is set): the image's md5/sha256/sha512 sum, or the URL of a file holding it`,fieldPath=`.image.checksum`,reason=FieldValueRequired
 type Metal3MachineSpec struct {
 	// ProviderID is the machine's ID for Cluster API, metal3://<namespace>/<host>/<metal3machine>,
 	// set by the controller once a host is claimed.
@@ -115,7 +115,8 @@ type Metal3MachineSpec struct {
 	ProviderID string `json:"providerID,omitempty"`
 
 	// Image to deploy. Required (url and checksum) unless customDeploy is set; checksum is not
-	// needed for diskFormat live-iso.
+	// needed for diskFormat live-iso, and must be left out for an oci:// image (its registry
+	// digest verifies it), as upstream.
 	// +optional
 	Image Image `json:"image,omitempty,omitzero"`
 

@@ -26,6 +26,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
+	"github.com/metalwire/metalwire/internal/controller/watchfilter"
 )
 
 // WaitingForOwnerClusterReason: no Cluster names this Metal3Cluster in its infrastructureRef yet,
@@ -44,6 +45,9 @@ type Reconciler struct {
 	// and letting the Metal3Cluster go under it cannot be undone. Nil reads through Client.
 	APIReader client.Reader
 	Recorder  events.EventRecorder
+	// WatchFilter is --watch-filter: with a value, only Metal3Clusters labelled
+	// cluster.x-k8s.io/watch-filter=<value> are reconciled.
+	WatchFilter string
 }
 
 // +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io,resources=metal3clusters,verbs=get;list;watch;update;patch
@@ -57,6 +61,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	m3c := &infrav1.Metal3Cluster{}
 	if err := r.Client.Get(ctx, req.NamespacedName, m3c); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !watchfilter.Matches(m3c, r.WatchFilter) {
+		return ctrl.Result{}, nil
 	}
 
 	cluster, err := util.GetOwnerCluster(ctx, r.Client, m3c.ObjectMeta)
@@ -156,7 +163,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, m3c *infrav1.Metal3Clu
 // a deleted Metal3Cluster goes as soon as its last machine has.
 func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, concurrency int) error {
 	return ctrl.NewControllerManagedBy(mgr).
-		For(&infrav1.Metal3Cluster{}).
+		For(&infrav1.Metal3Cluster{}, builder.WithPredicates(watchfilter.Predicate(r.WatchFilter))).
 		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(
 			util.ClusterToInfrastructureMapFunc(ctx, infrav1.GroupVersion.WithKind("Metal3Cluster"), mgr.GetClient(), &infrav1.Metal3Cluster{}))).
 		Watches(&infrav1.Metal3Machine{}, handler.EnqueueRequestsFromMapFunc(r.machineToCluster),

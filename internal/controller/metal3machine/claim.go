@@ -28,7 +28,7 @@ import (
 // claiming together serve as many as a perfect assignment would. Alone, a machine gets its first
 // preference: its failure domain's hosts first, then its own hash order (chooseHost).
 func (r *Reconciler) claimHost(ctx context.Context, m3m *infrav1.Metal3Machine, machine *clusterv1.Machine, cn *netv1.ClusterNetwork,
-	shape func(*bmov1.BareMetalHost) map[string]any,
+	shape func(*bmov1.BareMetalHost),
 ) (*bmov1.BareMetalHost, string, error) {
 	// A machine whose own claim has not reached the cache yet must not claim a second host.
 	live := &infrav1.Metal3Machine{}
@@ -85,12 +85,9 @@ func (r *Reconciler) claimHost(ctx context.Context, m3m *infrav1.Metal3Machine, 
 			return nil, why, err
 		}
 		claimed := host.DeepCopy()
-		extra := shape(claimed)
+		shape(claimed)
 		delete(claimed.Labels, NodeReuseLabel) // the reservation ends with the claim, as upstream
-		err = r.Client.Patch(ctx, claimed, withUnmodelledSpec{
-			Patch: client.MergeFromWithOptions(host, client.MergeFromWithOptimisticLock{}),
-			spec:  extra,
-		})
+		err = r.Client.Patch(ctx, claimed, client.MergeFromWithOptions(host, client.MergeFromWithOptimisticLock{}))
 		switch {
 		case err == nil:
 			r.choice.done(m3m, host.Name, claimMade)

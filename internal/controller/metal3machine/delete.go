@@ -30,7 +30,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, m3m *infrav1.Metal3Mac
 	}
 	if host != nil {
 		desired := host.DeepCopy()
-		deprovision(desired)
+		deprovision(desired, r.FastTrack)
 		unpause(desired) // BMO must run to deprovision
 		waiting := deprovisioning(host)
 		if !waiting {
@@ -41,7 +41,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, m3m *infrav1.Metal3Mac
 				deleting(infrav1.Metal3MachineDeletingFailedReason, err.Error())
 				return ctrl.Result{}, err
 			}
-			release(desired)
+			release(desired, r.FastTrack)
 			if err := r.keepForReuse(ctx, m3m, desired); err != nil {
 				deleting(infrav1.Metal3MachineDeletingFailedReason, err.Error())
 				return ctrl.Result{}, err

@@ -89,7 +89,9 @@ func (r *Reconciler) giveBack(ctx context.Context, m3m *infrav1.Metal3Machine, h
 		return err
 	}
 	released := host.DeepCopy()
-	release(released)
+	// Never provisioned: fast track has no ramdisk to keep running, so only disablePowerOff
+	// keeps the host on.
+	release(released, false)
 	if err := r.Client.Patch(ctx, released, client.MergeFromWithOptions(host, client.MergeFromWithOptimisticLock{})); err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("giving back BareMetalHost %s: %w", host.Name, err)
 	}

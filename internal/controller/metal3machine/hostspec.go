@@ -68,36 +68,52 @@ func provision(host *bmov1.BareMetalHost, m3m *infrav1.Metal3Machine, data hostD
 }
 
 // shapeHost makes the host what the machine needs now: claimed, unpaused (the machine is not
-// paused, or this would not run), and, once its data is known, provisioned. It returns the spec
-// fields the typed subset cannot carry, for the first provisioning only.
-func shapeHost(host *bmov1.BareMetalHost, m3m *infrav1.Metal3Machine, clusterName string, data hostData, dataKnown bool) map[string]any {
+// paused, or this would not run), its cleaning mode the machine's, and, once its data is known,
+// provisioned. The cleaning mode is written on every reconcile, as upstream does, so that a change
+// of the machine's (or its template's) automatedCleaningMode reaches a host already provisioned.
+func shapeHost(host *bmov1.BareMetalHost, m3m *infrav1.Metal3Machine, clusterName string, data hostData, dataKnown bool) {
 	claim(host, m3m, clusterName)
 	unpause(host)
-	if !dataKnown {
-		return nil
+	if mode := m3m.Spec.AutomatedCleaningMode; mode != nil && *mode != "" {
+		host.Spec.AutomatedCleaningMode = string(*mode)
 	}
-	first := host.Spec.Image == nil && host.Spec.CustomDeploy == nil
-	provision(host, m3m, data)
-	if !first {
-		return nil
+	if dataKnown {
+		provision(host, m3m, data)
 	}
-	return unmodelledProvisionSpec((*string)(m3m.Spec.AutomatedCleaningMode))
 }
 
-// deprovision takes back what provision gave: BMO then wipes and powers off the host. The
-// consumerRef stays until BMO is done, so no other machine claims a host still deprovisioning.
-func deprovision(host *bmov1.BareMetalHost) {
+// deprovision takes back what provision gave: BMO then wipes the host. The consumerRef stays
+// until BMO is done, so no other machine claims a host still deprovisioning.
+//
+// Power follows upstream CAPM3: a host with disablePowerOff stays on (BMO refuses to power it
+// off); with fast track (--fast-track, CAPM3_FAST_TRACK) a host whose disks are cleaned stays on,
+// its deploy ramdisk running, so that the next machine provisions it without a reboot; any other
+// host is powered off.
+func deprovision(host *bmov1.BareMetalHost, fastTrack bool) {
 	host.Spec.Image = nil
 	host.Spec.CustomDeploy = nil
 	host.Spec.UserData = nil
 	host.Spec.MetaData = nil
 	host.Spec.NetworkData = nil
-	host.Spec.Online = false
+	host.Spec.Online = keepPoweredOn(host, fastTrack)
+}
+
+// keepPoweredOn is upstream's table of a deprovisioned host's power: on with disablePowerOff, on
+// with fast track unless cleaning is disabled, off otherwise.
+func keepPoweredOn(host *bmov1.BareMetalHost, fastTrack bool) bool {
+	switch {
+	case host.Spec.DisablePowerOff:
+		return true
+	case fastTrack:
+		return host.Spec.AutomatedCleaningMode != string(infrav1.CleaningModeDisabled)
+	default:
+		return false
+	}
 }
 
 // release frees the host for another machine.
-func release(host *bmov1.BareMetalHost) {
-	deprovision(host)
+func release(host *bmov1.BareMetalHost, fastTrack bool) {
+	deprovision(host, fastTrack)
 	host.Spec.ConsumerRef = nil
 	delete(host.Labels, clusterv1.ClusterNameLabel)
 	unpause(host)

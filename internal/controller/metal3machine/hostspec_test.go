@@ -1,6 +1,7 @@
 package metal3machine
 
 import (
+	"fmt"
 	"testing"
 
 	. "github.com/onsi/gomega"
@@ -89,7 +90,7 @@ func TestClaimAndRelease(t *testing.T) {
 
 	provision(host, &infrav1.Metal3Machine{Spec: infrav1.Metal3MachineSpec{Image: infrav1.Image{URL: "http://i", Checksum: "c"}}},
 		hostData{UserData: &corev1.SecretReference{Name: "u"}})
-	release(host)
+	release(host, false)
 	g.Expect(host.Spec).To(Equal(bmov1.BareMetalHostSpec{}))
 	g.Expect(host.Labels).To(Equal(map[string]string{"rack": "r1"}))
 	g.Expect(host.Annotations).To(Equal(map[string]string{"keep": "me"}), "our pause goes with the release, other annotations stay")
@@ -155,29 +156,57 @@ func TestShapeHost(t *testing.T) {
 		given     *bmov1.BareMetalHost
 		dataKnown bool
 		wantImage bool
-		wantExtra map[string]any
 	}{
-		{"data unknown: claimed and unpaused, not provisioned",
+		{"data unknown: claimed, unpaused and its cleaning mode set, not provisioned",
 			&bmov1.BareMetalHost{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{bmov1.PausedAnnotation: infrav1.BareMetalHostPausedByValue}}},
-			false, false, nil},
-		{"first provisioning carries the cleaning mode", &bmov1.BareMetalHost{}, true, true,
-			map[string]any{"automatedCleaningMode": "disabled"}},
-		{"a host with an image gets no extra fields", &bmov1.BareMetalHost{Spec: bmov1.BareMetalHostSpec{Image: &bmov1.Image{URL: "http://old"}}},
-			true, true, nil},
+			false, false},
+		{"first provisioning", &bmov1.BareMetalHost{}, true, true},
+		{"a provisioned host still gets the machine's cleaning mode",
+			&bmov1.BareMetalHost{Spec: bmov1.BareMetalHostSpec{Image: &bmov1.Image{URL: "http://old"}, AutomatedCleaningMode: "metadata"}},
+			true, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			g := NewWithT(t)
-			extra := shapeHost(tt.given, m3m, "c1", data, tt.dataKnown)
-			g.Expect(extra).To(Equal(tt.wantExtra))
+			shapeHost(tt.given, m3m, "c1", data, tt.dataKnown)
 			g.Expect(consumedBy(tt.given, m3m)).To(BeTrue())
 			g.Expect(tt.given.Annotations).NotTo(HaveKey(bmov1.PausedAnnotation))
 			g.Expect(tt.given.Spec.Image != nil).To(Equal(tt.wantImage))
+			g.Expect(tt.given.Spec.AutomatedCleaningMode).To(Equal("disabled"))
 			if tt.dataKnown {
 				g.Expect(tt.given.Spec.UserData).To(Equal(data.UserData))
 			} else {
 				g.Expect(tt.given.Spec.UserData).To(BeNil())
 			}
+		})
+	}
+}
+
+// keepPoweredOn follows upstream's table: disablePowerOff always on; fast track on unless cleaning
+// is disabled; otherwise off.
+func TestDeprovisionPower(t *testing.T) {
+	tests := []struct {
+		fastTrack       bool
+		cleaning        string
+		disablePowerOff bool
+		wantOnline      bool
+	}{
+		{false, "disabled", true, true},
+		{true, "disabled", true, true},
+		{false, "metadata", true, true},
+		{true, "metadata", true, true},
+		{false, "disabled", false, false},
+		{true, "disabled", false, false},
+		{false, "metadata", false, false},
+		{true, "metadata", false, true},
+		{true, "", false, true}, // BMO's default is metadata
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("fastTrack=%v cleaning=%q disablePowerOff=%v", tt.fastTrack, tt.cleaning, tt.disablePowerOff), func(t *testing.T) {
+			h := &bmov1.BareMetalHost{Spec: bmov1.BareMetalHostSpec{Online: true, AutomatedCleaningMode: tt.cleaning, DisablePowerOff: tt.disablePowerOff, Image: &bmov1.Image{URL: "http://i"}}}
+			deprovision(h, tt.fastTrack)
+			NewWithT(t).Expect(h.Spec.Online).To(Equal(tt.wantOnline))
+			NewWithT(t).Expect(h.Spec.Image).To(BeNil())
 		})
 	}
 }

@@ -77,8 +77,9 @@ func (r *Reconciler) setNodeProviderID(ctx context.Context, m3m *infrav1.Metal3M
 	return ctrl.Result{}, nil
 }
 
-// cloudProviderEnabled reads the setting from the cluster's Metal3Cluster; without one it
-// assumes upstream's default, enabled, and leaves Nodes alone.
+// cloudProviderEnabled reads the setting from the cluster's Metal3Cluster. Unset, it is false, as
+// upstream: the controller sets the Nodes' providerID. A Cluster whose infrastructure is not a
+// Metal3Cluster is another provider's, and its Nodes are left alone.
 func (r *Reconciler) cloudProviderEnabled(ctx context.Context, cluster *clusterv1.Cluster) (bool, error) {
 	ref := cluster.Spec.InfrastructureRef
 	if ref.Kind != "Metal3Cluster" || ref.Name == "" {
@@ -87,7 +88,7 @@ func (r *Reconciler) cloudProviderEnabled(ctx context.Context, cluster *clusterv
 	m3c := &infrav1.Metal3Cluster{}
 	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: cluster.Namespace, Name: ref.Name}, m3c); err != nil {
 		if apierrors.IsNotFound(err) {
-			return true, nil
+			return (&infrav1.Metal3Cluster{}).CloudProviderEnabled(), nil
 		}
 		return true, err
 	}

@@ -15,10 +15,11 @@ import (
 	"github.com/metalwire/metalwire/internal/testenv"
 )
 
-// With the cloud provider disabled, the controller sets providerID on the workload cluster's
-// Node, found by its metal3.io/uuid label, reaching the workload cluster (a second API server)
-// through the <cluster>-kubeconfig Secret as Cluster API writes it.
-func TestNodeProviderIDWithoutCloudProvider(t *testing.T) {
+// With cloudProviderEnabled unset (false, as upstream defaults it), the controller sets
+// providerID on the workload cluster's Node, found by its metal3.io/uuid label, reaching the
+// workload cluster (a second API server) through the <cluster>-kubeconfig Secret as Cluster API
+// writes it. A Metal3Cluster written for CAPM3 without the field therefore gets its Nodes matched.
+func TestNodeProviderIDWithCloudProviderUnset(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
 	workload, err := testenv.Start()
@@ -26,7 +27,7 @@ func TestNodeProviderIDWithoutCloudProvider(t *testing.T) {
 	t.Cleanup(func() { _ = workload.Stop() })
 
 	ns := newNamespace(t)
-	cluster := createCluster(t, ns, "wl", clusterOpts{cloudProviderEnabled: ptr.To(false)})
+	cluster := createCluster(t, ns, "wl", clusterOpts{})
 	g.Expect(env.Client.Create(ctx, &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "wl-kubeconfig"},
 		Data:       map[string][]byte{"value": workload.KubeConfig},
@@ -62,11 +63,11 @@ func TestNodeProviderIDWithoutCloudProvider(t *testing.T) {
 	g.Expect(got.Spec.ProviderID).To(BeEmpty(), "another host's Node is left alone")
 }
 
-// With the cloud provider enabled (the default) the Nodes are the cloud provider's business.
+// With the cloud provider enabled the Nodes are the cloud provider's business.
 func TestNodeLeftAloneWithCloudProvider(t *testing.T) {
 	g := NewWithT(t)
 	ns := newNamespace(t)
-	cluster := createCluster(t, ns, "c1", clusterOpts{})
+	cluster := createCluster(t, ns, "c1", clusterOpts{cloudProviderEnabled: ptr.To(true)})
 	createHost(t, ns, "h1", nil, bmov1.StateAvailable)
 	m3m := createMachine(t, cluster, "m1", machineOpts{bootstrap: "b"})
 	g.Eventually(func(g Gomega) {

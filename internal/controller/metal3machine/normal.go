@@ -89,8 +89,8 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, m3m *infrav1.Metal3Mac
 	}
 	// One function shapes the host for the claim and for every later reconcile, so that a
 	// machine whose data is known claims and provisions its host in a single write.
-	shape := func(h *bmov1.BareMetalHost) map[string]any {
-		return shapeHost(h, m3m, cluster.Name, data, waitingFor == "")
+	shape := func(h *bmov1.BareMetalHost) {
+		shapeHost(h, m3m, cluster.Name, data, waitingFor == "")
 	}
 
 	if host == nil {
@@ -143,9 +143,9 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, m3m *infrav1.Metal3Mac
 	}
 
 	desired := host.DeepCopy()
-	extra := shape(desired)
+	shape(desired)
 	if !equality.Semantic.DeepEqual(host.Spec, desired.Spec) || !equality.Semantic.DeepEqual(host.ObjectMeta, desired.ObjectMeta) {
-		if err := r.Client.Patch(ctx, desired, withUnmodelledSpec{Patch: client.MergeFrom(host), spec: extra}); err != nil {
+		if err := r.Client.Patch(ctx, desired, client.MergeFrom(host)); err != nil {
 			return ctrl.Result{}, fmt.Errorf("updating BareMetalHost %s: %w", host.Name, err)
 		}
 		host = desired

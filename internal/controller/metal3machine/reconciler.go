@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/cluster-api/util/patch"
 	"sigs.k8s.io/cluster-api/util/paused"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -24,6 +25,7 @@ import (
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
 	netv1 "github.com/metalwire/metalwire/api/network/v1alpha1"
 	"github.com/metalwire/metalwire/internal/controller/fabricindex"
+	"github.com/metalwire/metalwire/internal/controller/watchfilter"
 )
 
 // Defaults for the Reconciler's recheck intervals.
@@ -49,6 +51,14 @@ type Reconciler struct {
 	// Secret.
 	WorkloadClient func(ctx context.Context, cluster client.ObjectKey) (client.Client, error)
 
+	// WatchFilter is --watch-filter: with a value, only Metal3Machines labelled
+	// cluster.x-k8s.io/watch-filter=<value> are reconciled.
+	WatchFilter string
+
+	// FastTrack keeps a deprovisioned host powered on (unless its cleaning is disabled), as
+	// CAPM3_FAST_TRACK=true does upstream: the next machine provisions it without a reboot.
+	FastTrack bool
+
 	// NodeRecheck is how often to look again for the workload Node (its API server sends us no
 	// events); HostRecheck how often a machine without a host looks again. Zero means defaults.
 	NodeRecheck time.Duration
@@ -73,6 +83,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	m3m := &infrav1.Metal3Machine{}
 	if err := r.Client.Get(ctx, req.NamespacedName, m3m); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !watchfilter.Matches(m3m, r.WatchFilter) {
+		return ctrl.Result{}, nil
 	}
 
 	machine, err := util.GetOwnerMachine(ctx, r.Client, m3m.ObjectMeta)
@@ -151,7 +164,7 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, con
 		return err
 	}
 	return ctrl.NewControllerManagedBy(mgr).
-		For(&infrav1.Metal3Machine{}).
+		For(&infrav1.Metal3Machine{}, builder.WithPredicates(watchfilter.Predicate(r.WatchFilter))).
 		Watches(&clusterv1.Machine{}, handler.EnqueueRequestsFromMapFunc(
 			util.MachineToInfrastructureMapFunc(infrav1.GroupVersion.WithKind(metal3MachineKind)))).
 		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(clusterToMachines)).
