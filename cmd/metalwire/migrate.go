@@ -55,7 +55,7 @@ Exit status: 0 when everything was migrated, 1 when something needs you, 2 on us
 			if err != nil {
 				return err
 			}
-			res, err := migrate.MigrateTo(in, to)
+			res, err := migrate.ToVersion(in, to)
 			if err != nil {
 				return fmt.Errorf("%s: %w", file, err)
 			}

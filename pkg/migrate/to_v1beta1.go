@@ -50,11 +50,11 @@ var v1beta1Kinds = map[string]func() (conversion.Hub, conversion.Convertible){
 	},
 }
 
-// MigrateTo migrates as Migrate does, then writes the infrastructure kinds in the target version:
+// ToVersion migrates as Migrate does, then writes the infrastructure kinds in the target version:
 // ToV1beta2 (the default, what metalwire stores) or ToV1beta1 (CAPM3's v1beta1, which metalwire
 // serves through conversion, for repositories that must stay readable by CAPM3 v1beta1 tools).
 // Cluster API's kinds stay v1beta2 and ipam.metal3.io stays v1alpha1 either way.
-func MigrateTo(in []byte, to string) (Result, error) {
+func ToVersion(in []byte, to string) (Result, error) {
 	switch to {
 	case ToV1beta2, "":
 		return Migrate(in)
@@ -153,7 +153,10 @@ func toMap(obj any) (map[string]any, error) {
 		return nil, err
 	}
 	m := map[string]any{}
-	return m, json.Unmarshal(data, &m)
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, err
+	}
+	return m, nil
 }
 
 // lostFields are the paths (spec and metadata) where after differs from before.

@@ -66,7 +66,7 @@ spec: {}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			g := NewWithT(t)
-			res, err := MigrateTo([]byte(tt.in), ToV1beta1)
+			res, err := ToVersion([]byte(tt.in), ToV1beta1)
 			g.Expect(err).NotTo(HaveOccurred())
 			g.Expect(res.Documents).To(HaveLen(1))
 			d := res.Documents[0]
@@ -85,7 +85,7 @@ spec: {}
 }
 
 func TestMigrateToRefusesUnknownTargets(t *testing.T) {
-	_, err := MigrateTo([]byte("kind: X\n"), "v1alpha4")
+	_, err := ToVersion([]byte("kind: X\n"), "v1alpha4")
 	NewWithT(t).Expect(err).To(MatchError(`--to "v1alpha4": choose v1beta2 or v1beta1`))
 }
 
@@ -95,9 +95,9 @@ func TestMigrateToV1beta1KeepsMetal3DevEnvTemplates(t *testing.T) {
 	g := NewWithT(t)
 	in, err := os.ReadFile(filepath.Join("..", "..", "test", "fixtures", "metal3-dev-env", "v1beta1.yaml"))
 	g.Expect(err).NotTo(HaveOccurred())
-	v2, err := MigrateTo(in, ToV1beta2)
+	v2, err := ToVersion(in, ToV1beta2)
 	g.Expect(err).NotTo(HaveOccurred())
-	v1, err := MigrateTo(in, ToV1beta1)
+	v1, err := ToVersion(in, ToV1beta1)
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(v1.MustChange()).To(BeEmpty())
 	g.Expect(v1.Documents).To(HaveLen(len(v2.Documents)))

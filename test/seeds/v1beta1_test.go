@@ -37,7 +37,7 @@ func checkAsV1beta1(t *testing.T, doc migrate.Document, ns string) {
 	}
 	g := NewWithT(t)
 	ctx := context.Background()
-	res, err := migrate.MigrateTo(doc.YAML, migrate.ToV1beta1)
+	res, err := migrate.ToVersion(doc.YAML, migrate.ToV1beta1)
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(res.Documents).To(HaveLen(1))
 	v1 := res.Documents[0]
