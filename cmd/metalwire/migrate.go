@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -16,7 +18,7 @@ import (
 var errNeedsUser = errors.New("some fields need your attention (lines starting with \"must change:\")")
 
 func newMigrateCommand() *cobra.Command {
-	var file, output string
+	var file, output, to string
 	cmd := &cobra.Command{
 		Use:   "migrate -f FILE",
 		Short: "Rewrite seed-era Metal3 and Cluster API manifests to the current API versions",
@@ -28,8 +30,13 @@ The migrated YAML goes to stdout (or -o FILE). Each change and each thing you mu
 goes to stderr, one line each, naming the object and the field; so does each warning (a field
 metalwire does not need but CAPM3 would). YAML comments are not kept.
 
+--to v1beta1 writes the Metal3 kinds as CAPM3's infrastructure.cluster.x-k8s.io/v1beta1 instead
+(for repositories CAPM3 v1beta1 tools still read); a field v1beta1 has no place for is a
+"must change" note. Cluster API's kinds stay v1beta2.
+
 Exit status: 0 when everything was migrated, 1 when something needs you, 2 on usage errors.`,
 		Example: `  metalwire migrate -f old.yaml > new.yaml
+  metalwire migrate --to v1beta1 -f old.yaml > capm3-v1beta1.yaml
   cat old.yaml | metalwire migrate -f - -o new.yaml`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) > 0 {
@@ -41,11 +48,14 @@ Exit status: 0 when everything was migrated, 1 when something needs you, 2 on us
 			if file == "" {
 				return usageError{errors.New("-f is required: the manifest to migrate, or - for stdin")}
 			}
+			if !slices.Contains(migrate.Targets, to) {
+				return usageError{fmt.Errorf("--to %q: choose %s", to, strings.Join(migrate.Targets, " or "))}
+			}
 			in, err := readInput(cmd.InOrStdin(), file)
 			if err != nil {
 				return err
 			}
-			res, err := migrate.Migrate(in)
+			res, err := migrate.ToVersion(in, to)
 			if err != nil {
 				return fmt.Errorf("%s: %w", file, err)
 			}
@@ -76,6 +86,7 @@ Exit status: 0 when everything was migrated, 1 when something needs you, 2 on us
 	}
 	cmd.Flags().StringVarP(&file, "filename", "f", "", "manifest to migrate (multi-document YAML); - reads stdin")
 	cmd.Flags().StringVarP(&output, "output", "o", "", "write the migrated YAML to this file instead of stdout")
+	cmd.Flags().StringVar(&to, "to", migrate.ToV1beta2, "API version of the infrastructure.cluster.x-k8s.io kinds: v1beta2 (stored), or v1beta1 (CAPM3's, served through conversion)")
 	return cmd
 }
 

@@ -2,10 +2,12 @@ package controller
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 
+	"sigs.k8s.io/cluster-api/controllers/clustercache"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
@@ -68,6 +70,8 @@ type Options struct {
 	// SwitchDrivers maps networkOS to switch drivers; nil uses switchdriver.Default, where the
 	// driver packages register themselves.
 	SwitchDrivers *switchdriver.Registry
+	// ClusterCache reaches workload clusters (NewClusterCache); the infrastructure group needs it.
+	ClusterCache clustercache.ClusterCache
 }
 
 // setupFunc adds one reconciler to a manager.
@@ -123,6 +127,9 @@ func setupMetal3Cluster(ctx context.Context, mgr ctrl.Manager, opts Options) err
 // setupMetal3Machine hands the machine controller the data-templating chain's claimer, so
 // machines with spec.dataTemplate get their Metal3DataClaim and, once rendered, its Secrets.
 func setupMetal3Machine(ctx context.Context, mgr ctrl.Manager, opts Options) error {
+	if opts.ClusterCache == nil {
+		return errors.New("no ClusterCache: make one with NewClusterCache and pass it in Options.ClusterCache")
+	}
 	r := &metal3machine.Reconciler{
 		Client:    mgr.GetClient(),
 		APIReader: mgr.GetAPIReader(),
@@ -132,6 +139,7 @@ func setupMetal3Machine(ctx context.Context, mgr ctrl.Manager, opts Options) err
 		WatchFilter: opts.WatchFilter,
 		FastTrack:   opts.FastTrack,
 	}
+	r.ClusterCache = opts.ClusterCache
 	return r.SetupWithManager(ctx, mgr, opts.Concurrency)
 }
 

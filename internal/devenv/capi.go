@@ -10,7 +10,6 @@ import (
 	"sigs.k8s.io/cluster-api/core/reconcilers/machine"
 	"sigs.k8s.io/cluster-api/core/reconcilers/machinedeployment"
 	"sigs.k8s.io/cluster-api/core/reconcilers/machineset"
-	"sigs.k8s.io/cluster-api/core/setup"
 	"sigs.k8s.io/cluster-api/util/index"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
@@ -31,19 +30,14 @@ const (
 // Node there, leaves status.nodeRef empty and retries. Machines therefore stop at phase
 // Provisioned (infrastructure ready, providerID set) and never become Running; everything
 // metalwire does happens before that point.
-func setupClusterAPI(ctx context.Context, mgr ctrl.Manager) error {
+//
+// clusterCache is the one ClusterCache of the manager, shared with metalwire's Metal3Machine
+// controller.
+func setupClusterAPI(ctx context.Context, mgr ctrl.Manager, clusterCache clustercache.ClusterCache) error {
 	if err := index.AddDefaultIndexes(ctx, mgr); err != nil {
 		return fmt.Errorf("cluster-api indexes: %w", err)
 	}
 	opts := controller.Options{MaxConcurrentReconciles: 5}
-	clusterCache, err := clustercache.SetupWithManager(ctx, mgr, clustercache.Options{
-		SecretClient: mgr.GetClient(),
-		Cache:        setup.ClusterCacheCacheOptions(),
-		Client:       setup.ClusterCacheClientOptions("metalwire-dev", 20, 30),
-	}, opts)
-	if err != nil {
-		return fmt.Errorf("cluster-api ClusterCache: %w", err)
-	}
 	if err := (&cluster.Reconciler{
 		Client:                      mgr.GetClient(),
 		APIReader:                   mgr.GetAPIReader(),

@@ -222,14 +222,19 @@ func (e *Env) newManager(ctx context.Context, logs io.Writer, opts Options) (ctr
 	if err != nil {
 		return nil, fmt.Errorf("creating the manager: %w", err)
 	}
+	// One ClusterCache for Cluster API's controllers and metalwire's.
+	clusterCache, err := controller.NewClusterCache(ctx, mgr, "metalwire-dev", 5)
+	if err != nil {
+		return nil, err
+	}
 	if !opts.WithoutMetalwire {
-		added, err := controller.Setup(ctx, mgr, controller.AllGroups, controller.Options{Concurrency: 5, IPReuse: opts.IPReuse, SwitchDrivers: simulatedSwitchDrivers()})
+		added, err := controller.Setup(ctx, mgr, controller.AllGroups, controller.Options{Concurrency: 5, IPReuse: opts.IPReuse, SwitchDrivers: simulatedSwitchDrivers(), ClusterCache: clusterCache})
 		if err != nil {
 			return nil, err
 		}
 		e.Controllers = append(e.Controllers, added...)
 	}
-	if err := setupClusterAPI(ctx, mgr); err != nil {
+	if err := setupClusterAPI(ctx, mgr, clusterCache); err != nil {
 		return nil, err
 	}
 	e.Controllers = append(e.Controllers, "cluster-api: Cluster, Machine, MachineSet, MachineDeployment (and their webhooks)")

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -124,10 +125,17 @@ func Run(ctx context.Context, o *Options, groups []controller.Group) error {
 		}
 	}
 
-	added, err := controller.Setup(ctx, mgr, groups, controller.Options{
+	copts := controller.Options{
 		Concurrency: o.Concurrency, IPReuse: o.IPReuse, FabricConcurrency: o.FabricConcurrency,
 		ControllerConcurrency: o.ControllerConcurrency(), WatchFilter: o.WatchFilter, FastTrack: o.FastTrack,
-	})
+	}
+	if slices.Contains(groups, controller.Infrastructure) {
+		// Workload clusters (their Nodes) are reached through Cluster API's ClusterCache.
+		if copts.ClusterCache, err = controller.NewClusterCache(ctx, mgr, "metalwire-manager", o.Concurrency); err != nil {
+			return err
+		}
+	}
+	added, err := controller.Setup(ctx, mgr, groups, copts)
 	if err != nil {
 		return err
 	}

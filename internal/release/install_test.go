@@ -118,6 +118,8 @@ func TestInstall(t *testing.T) {
 	g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: installNamespace, Name: o.LeaderElectionID}, lease)).To(Succeed())
 	g.Expect(lease.Spec.HolderIdentity).NotTo(BeNil())
 	g.Expect(refused.list()).To(BeEmpty(), "requests the API server refused the manager's ServiceAccount: add the permission to the +kubebuilder:rbac markers")
+
+	clusterctlMovesEverything(t, env, "default")
 }
 
 // install applies the release components as clusterctl init would after cert-manager issued

@@ -7,7 +7,10 @@ import (
 	"testing"
 	"time"
 
+	"sigs.k8s.io/cluster-api/controllers/clustercache"
+	"sigs.k8s.io/cluster-api/core/setup"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
@@ -48,12 +51,26 @@ func run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
+	// The workload clusters of these tests come and go within seconds: retry connecting every
+	// second rather than Cluster API's 30.
+	// (controller.NewClusterCache configures it so; that package imports this one.)
+	clusterCache, err := clustercache.SetupWithManager(ctx, mgr, clustercache.Options{
+		SecretClient: mgr.GetAPIReader(),
+		Cache:        setup.ClusterCacheCacheOptions(),
+		Client:       setup.ClusterCacheClientOptions("metal3machine-test", 20, 30),
+	}, controller.Options{MaxConcurrentReconciles: 2})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	clusterCache.(interface{ SetConnectionCreationRetryInterval(time.Duration) }).SetConnectionCreationRetryInterval(time.Second)
 	machines := &Reconciler{
-		Client:      mgr.GetClient(),
-		APIReader:   mgr.GetAPIReader(),
-		Recorder:    mgr.GetEventRecorder("metal3machine"),
-		NodeRecheck: 300 * time.Millisecond,
-		HostRecheck: 5 * time.Second,
+		ClusterCache: clusterCache,
+		Client:       mgr.GetClient(),
+		APIReader:    mgr.GetAPIReader(),
+		Recorder:     mgr.GetEventRecorder("metal3machine"),
+		NodeRecheck:  300 * time.Millisecond,
+		HostRecheck:  5 * time.Second,
 	}
 	clusters := &metal3cluster.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder("metal3cluster")}
 	if err := machines.SetupWithManager(ctx, mgr, 4); err != nil {

@@ -7,7 +7,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/tools/clientcmd"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/cluster-api/util/conditions"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -37,8 +36,7 @@ func (r *Reconciler) setNodeProviderID(ctx context.Context, m3m *infrav1.Metal3M
 
 	workload, err := r.workloadClient(ctx, client.ObjectKey{Namespace: cluster.Namespace, Name: cluster.Name})
 	if err != nil {
-		failed(infrav1.SettingProviderIDOnNodeFailedReason, "reaching the workload cluster with Secret %s-kubeconfig: %v", cluster.Name, err)
-		return ctrl.Result{RequeueAfter: r.NodeRecheck}, nil
+		return r.workloadUnreachable(m3m, cluster, err), nil
 	}
 	nodes := &corev1.NodeList{}
 	if err := workload.List(ctx, nodes, client.MatchingLabels{NodeUUIDLabel: string(host.UID)}); err != nil {
@@ -93,24 +91,4 @@ func (r *Reconciler) cloudProviderEnabled(ctx context.Context, cluster *clusterv
 		return true, err
 	}
 	return m3c.CloudProviderEnabled(), nil
-}
-
-func (r *Reconciler) workloadClient(ctx context.Context, key client.ObjectKey) (client.Client, error) {
-	if r.WorkloadClient != nil {
-		return r.WorkloadClient(ctx, key)
-	}
-	// Cluster API's naming: <cluster>-kubeconfig, kubeconfig under key "value".
-	secret := &corev1.Secret{}
-	if err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: key.Namespace, Name: key.Name + "-kubeconfig"}, secret); err != nil {
-		return nil, err
-	}
-	data, ok := secret.Data["value"]
-	if !ok {
-		return nil, fmt.Errorf("secret %s-kubeconfig has no key value", key.Name)
-	}
-	cfg, err := clientcmd.RESTConfigFromKubeConfig(data)
-	if err != nil {
-		return nil, fmt.Errorf("parsing the kubeconfig: %w", err)
-	}
-	return client.New(cfg, client.Options{})
 }

@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/cluster-api/controllers/clustercache"
 	"sigs.k8s.io/cluster-api/util"
 	"sigs.k8s.io/cluster-api/util/conditions"
 	"sigs.k8s.io/cluster-api/util/patch"
@@ -28,6 +29,9 @@ import (
 	"github.com/metalwire/metalwire/internal/controller/watchfilter"
 )
 
+// metal3MachineControllerName names the controller, in logs, metrics and the ClusterCache's sources.
+const metal3MachineControllerName = "metal3machine"
+
 // Defaults for the Reconciler's recheck intervals.
 const (
 	defaultNodeRecheck = 30 * time.Second
@@ -39,7 +43,7 @@ type Reconciler struct {
 	// Client reads from the manager's cache and writes to the API server.
 	Client client.Client
 	// APIReader reads from the API server directly, where a stale cache could make a machine
-	// claim a second host, and for the workload kubeconfig Secret, which is not worth caching.
+	// claim a second host.
 	APIReader client.Reader
 	Recorder  events.EventRecorder
 
@@ -47,9 +51,10 @@ type Reconciler struct {
 	// nil (a manager run without the data-templating controllers) such machines wait, saying so.
 	Data DataTemplateClaimer
 
-	// WorkloadClient reaches a workload cluster's API server; nil uses its <cluster>-kubeconfig
-	// Secret.
-	WorkloadClient func(ctx context.Context, cluster client.ObjectKey) (client.Client, error)
+	// ClusterCache holds one client (and cache) per workload cluster, made from the cluster's
+	// <cluster>-kubeconfig Secret by Cluster API's ClusterCache; the manager shares it with Cluster
+	// API's controllers where they run in the same process (dev mode).
+	ClusterCache clustercache.ClusterCache
 
 	// WatchFilter is --watch-filter: with a value, only Metal3Machines labelled
 	// cluster.x-k8s.io/watch-filter=<value> are reconciled.
@@ -163,7 +168,13 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, con
 	if err != nil {
 		return err
 	}
-	return ctrl.NewControllerManagedBy(mgr).
+	b := ctrl.NewControllerManagedBy(mgr)
+	if r.ClusterCache != nil {
+		// A connection to a workload cluster made or lost: its machines look for their Nodes now
+		// rather than at the next recheck.
+		b = b.WatchesRawSource(r.ClusterCache.GetClusterSource(metal3MachineControllerName, clusterToMachines))
+	}
+	return b.
 		For(&infrav1.Metal3Machine{}, builder.WithPredicates(watchfilter.Predicate(r.WatchFilter))).
 		Watches(&clusterv1.Machine{}, handler.EnqueueRequestsFromMapFunc(
 			util.MachineToInfrastructureMapFunc(infrav1.GroupVersion.WithKind(metal3MachineKind)))).
@@ -175,6 +186,6 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, con
 		// rather than at the next unrelated event.
 		Owns(&infrav1.Metal3DataClaim{}).
 		WithOptions(controller.Options{MaxConcurrentReconciles: max(concurrency, 1)}).
-		Named("metal3machine").
+		Named(metal3MachineControllerName).
 		Complete(r)
 }
