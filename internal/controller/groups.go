@@ -16,8 +16,10 @@ import (
 	"github.com/metalwire/metalwire/internal/controller/metal3dataclaim"
 	"github.com/metalwire/metalwire/internal/controller/metal3datatemplate"
 	"github.com/metalwire/metalwire/internal/controller/metal3machine"
+	"github.com/metalwire/metalwire/internal/controller/metal3remediation"
 	"github.com/metalwire/metalwire/internal/controller/networkdevice"
 	"github.com/metalwire/metalwire/internal/controller/preprovisioning"
+	"github.com/metalwire/metalwire/internal/controller/workload"
 	"github.com/metalwire/metalwire/internal/switchdriver"
 
 	// The switch drivers metalwire ships, registered in switchdriver.Default.
@@ -29,8 +31,8 @@ type Group string
 
 // The controller groups, in the order they are set up.
 const (
-	// Infrastructure runs the Cluster API provider: Metal3Cluster, Metal3Machine and the
-	// Metal3DataTemplate -> Metal3DataClaim -> Metal3Data chain.
+	// Infrastructure runs the Cluster API provider: Metal3Cluster, Metal3Machine, the
+	// Metal3DataTemplate -> Metal3DataClaim -> Metal3Data chain and Metal3Remediation.
 	Infrastructure Group = "infrastructure"
 	// IPAM runs the ipam.metal3.io IPPool allocator and Cluster API IPAddressClaim support.
 	IPAM Group = "ipam"
@@ -71,6 +73,7 @@ var registry = map[Group][]namedSetup{
 		{"metal3datatemplate", setupMetal3DataTemplate},
 		{"metal3dataclaim", setupMetal3DataClaim},
 		{"metal3data", setupMetal3Data},
+		{"metal3remediation", setupMetal3Remediation},
 	},
 	IPAM: {
 		{ippool.ControllerName, setupIPPool},
@@ -151,6 +154,17 @@ func setupMetal3Data(ctx context.Context, mgr ctrl.Manager, opts Options) error 
 		APIReader: mgr.GetAPIReader(),
 		IPReuse:   opts.IPReuse,
 		Recorder:  mgr.GetEventRecorder("metal3data"),
+	}
+	return r.SetupWithManager(ctx, mgr, opts.Concurrency)
+}
+
+// setupMetal3Remediation reaches workload clusters through their kubeconfig Secrets, as the
+// machine controller does.
+func setupMetal3Remediation(ctx context.Context, mgr ctrl.Manager, opts Options) error {
+	r := &metal3remediation.Reconciler{
+		Client:         mgr.GetClient(),
+		Recorder:       mgr.GetEventRecorder("metal3remediation"),
+		WorkloadClient: workload.FromKubeconfigSecret(mgr.GetAPIReader()),
 	}
 	return r.SetupWithManager(ctx, mgr, opts.Concurrency)
 }
