@@ -8,8 +8,13 @@ import (
 	"testing"
 	"time"
 
+	"sigs.k8s.io/cluster-api/controllers/clustercache"
+	"sigs.k8s.io/cluster-api/core/reconcilers/machinehealthcheck"
+	"sigs.k8s.io/cluster-api/core/setup"
+	"sigs.k8s.io/cluster-api/util/index"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
@@ -41,6 +46,24 @@ func (c *fakeClock) Advance(d time.Duration) {
 }
 
 func TestMain(m *testing.M) { os.Exit(run(m)) }
+
+// setupMachineHealthCheck runs Cluster API's own MachineHealthCheck controller, as its manager
+// (and dev mode) configures it, so that tests see it create Metal3Remediations.
+func setupMachineHealthCheck(ctx context.Context, mgr ctrl.Manager) error {
+	if err := index.AddDefaultIndexes(ctx, mgr); err != nil {
+		return err
+	}
+	opts := controller.Options{MaxConcurrentReconciles: 2}
+	clusterCache, err := clustercache.SetupWithManager(ctx, mgr, clustercache.Options{
+		SecretClient: mgr.GetClient(),
+		Cache:        setup.ClusterCacheCacheOptions(),
+		Client:       setup.ClusterCacheClientOptions("metal3remediation-test", 20, 30),
+	}, opts)
+	if err != nil {
+		return err
+	}
+	return (&machinehealthcheck.Reconciler{Client: mgr.GetClient(), ClusterCache: clusterCache}).SetupWithManager(ctx, mgr, opts)
+}
 
 func run(m *testing.M) int {
 	started, err := testenv.Start()
@@ -77,6 +100,10 @@ func run(m *testing.M) int {
 		Now:     clock.Now,
 	}
 	if err := r.SetupWithManager(ctx, mgr, 2); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	if err := setupMachineHealthCheck(ctx, mgr); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
