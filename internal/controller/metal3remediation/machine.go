@@ -29,6 +29,7 @@ func (r *Reconciler) handMachineToOwner(ctx context.Context, machine *clusterv1.
 	v1beta1conditions.MarkFalse(machine, clusterv1.MachineOwnerRemediatedV1Beta1Condition,
 		clusterv1.WaitingForRemediationV1Beta1Reason, clusterv1.ConditionSeverityWarning, "%s", why)
 	if err := helper.Patch(ctx, machine, patch.WithOwnedConditions{Conditions: []string{clusterv1.MachineOwnerRemediatedCondition}},
+		//nolint:staticcheck // the v1beta1 condition is deprecated, and still what CAPM3 writes
 		patch.WithOwnedV1Beta1Conditions{Conditions: []clusterv1.ConditionType{clusterv1.MachineOwnerRemediatedV1Beta1Condition}}); err != nil {
 		return fmt.Errorf("setting condition OwnerRemediated on Machine %s: %w", machine.Name, err)
 	}

@@ -96,7 +96,7 @@ func (r *Reconciler) powerOff(ctx context.Context, s *state) (ctrl.Result, error
 			return ctrl.Result{RequeueAfter: soon}, nil
 		}
 		if w.node.DeletionTimestamp.IsZero() {
-			if err := w.client.Delete(ctx, w.node); client.IgnoreNotFound(err) != nil {
+			if err := client.IgnoreNotFound(w.client.Delete(ctx, w.node)); err != nil {
 				return ctrl.Result{}, fmt.Errorf("deleting Node %s of the workload cluster: %w", w.node.Name, err)
 			}
 			r.Recorder.Eventf(rem, host, corev1.EventTypeNormal, "NodeDeleted", "DeleteNode", "deleted Node %s while its host is off", w.node.Name)
