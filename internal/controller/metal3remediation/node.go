@@ -28,8 +28,12 @@ type workloadNode struct {
 	node   *corev1.Node
 }
 
-// getNode reaches the workload cluster and reads the Machine's Node.
+// getNode reaches the workload cluster and reads the Machine's Node. A Machine without a
+// nodeRef has no Node to look for, and the workload cluster is not asked (it may have none yet).
 func (r *Reconciler) getNode(ctx context.Context, s *state) (*workloadNode, error) {
+	if !s.machine.Status.NodeRef.IsDefined() {
+		return &workloadNode{}, nil
+	}
 	if s.cluster == nil {
 		return nil, fmt.Errorf("the Cluster of Machine %s does not exist", s.machine.Name)
 	}
@@ -41,9 +45,6 @@ func (r *Reconciler) getNode(ctx context.Context, s *state) (*workloadNode, erro
 		return nil, err
 	}
 	w := &workloadNode{client: c}
-	if !s.machine.Status.NodeRef.IsDefined() {
-		return w, nil
-	}
 	node := &corev1.Node{}
 	if err := c.Get(ctx, client.ObjectKey{Name: s.machine.Status.NodeRef.Name}, node); err != nil {
 		if apierrors.IsNotFound(err) {
