@@ -20,6 +20,7 @@ import (
 	"github.com/metalwire/metalwire/internal/controller/metal3datatemplate"
 	"github.com/metalwire/metalwire/internal/controller/metal3machine"
 	"github.com/metalwire/metalwire/internal/controller/metal3machinetemplate"
+	"github.com/metalwire/metalwire/internal/controller/metal3remediation"
 	"github.com/metalwire/metalwire/internal/controller/networkdevice"
 	"github.com/metalwire/metalwire/internal/controller/preprovisioning"
 	"github.com/metalwire/metalwire/internal/switchdriver"
@@ -33,8 +34,8 @@ type Group string
 
 // The controller groups, in the order they are set up.
 const (
-	// Infrastructure runs the Cluster API provider: Metal3Cluster, Metal3Machine and the
-	// Metal3DataTemplate -> Metal3DataClaim -> Metal3Data chain.
+	// Infrastructure runs the Cluster API provider: Metal3Cluster, Metal3Machine, the
+	// Metal3DataTemplate -> Metal3DataClaim -> Metal3Data chain and Metal3Remediation.
 	Infrastructure Group = "infrastructure"
 	// IPAM runs the ipam.metal3.io IPPool allocator and Cluster API IPAddressClaim support.
 	IPAM Group = "ipam"
@@ -88,6 +89,7 @@ var registry = map[Group][]namedSetup{
 		{"metal3data", setupMetal3Data},
 		{metal3machinetemplate.ControllerName, setupMetal3MachineTemplate},
 		{labelsync.ControllerName, setupLabelSync},
+		{"metal3remediation", setupMetal3Remediation},
 	},
 	IPAM: {
 		{ippool.ControllerName, setupIPPool},
@@ -119,6 +121,10 @@ func setupIPPool(ctx context.Context, mgr ctrl.Manager, opts Options) error {
 	return (&ippool.Reconciler{}).SetupWithManager(ctx, mgr, opts.Concurrency)
 }
 
+// errNoClusterCache: the infrastructure group's controllers reach workload clusters through one
+// shared ClusterCache.
+var errNoClusterCache = errors.New("no ClusterCache: make one with NewClusterCache and pass it in Options.ClusterCache")
+
 func setupMetal3Cluster(ctx context.Context, mgr ctrl.Manager, opts Options) error {
 	r := &metal3cluster.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder("metal3cluster"), WatchFilter: opts.WatchFilter}
 	return r.SetupWithManager(ctx, mgr, opts.Concurrency)
@@ -128,7 +134,7 @@ func setupMetal3Cluster(ctx context.Context, mgr ctrl.Manager, opts Options) err
 // machines with spec.dataTemplate get their Metal3DataClaim and, once rendered, its Secrets.
 func setupMetal3Machine(ctx context.Context, mgr ctrl.Manager, opts Options) error {
 	if opts.ClusterCache == nil {
-		return errors.New("no ClusterCache: make one with NewClusterCache and pass it in Options.ClusterCache")
+		return errNoClusterCache
 	}
 	r := &metal3machine.Reconciler{
 		Client:    mgr.GetClient(),
@@ -164,12 +170,16 @@ func setupMetal3MachineTemplate(ctx context.Context, mgr ctrl.Manager, opts Opti
 	return r.SetupWithManager(ctx, mgr, opts.Concurrency)
 }
 
-// setupLabelSync reaches workload clusters through their kubeconfig Secrets, read uncached.
+// setupLabelSync reaches workload clusters through the ClusterCache, as the machine controller
+// does.
 func setupLabelSync(ctx context.Context, mgr ctrl.Manager, opts Options) error {
+	if opts.ClusterCache == nil {
+		return errNoClusterCache
+	}
 	r := &labelsync.Reconciler{
 		Client:         mgr.GetClient(),
 		Recorder:       mgr.GetEventRecorder(labelsync.ControllerName),
-		WorkloadClient: labelsync.KubeconfigClient(mgr.GetAPIReader()),
+		WorkloadClient: opts.ClusterCache.GetClient,
 		WatchFilter:    opts.WatchFilter,
 	}
 	return r.SetupWithManager(ctx, mgr, opts.Concurrency)
@@ -191,6 +201,20 @@ func setupMetal3Data(ctx context.Context, mgr ctrl.Manager, opts Options) error 
 		APIReader: mgr.GetAPIReader(),
 		IPReuse:   opts.IPReuse,
 		Recorder:  mgr.GetEventRecorder("metal3data"),
+	}
+	return r.SetupWithManager(ctx, mgr, opts.Concurrency)
+}
+
+// setupMetal3Remediation reaches workload clusters through the ClusterCache, as the machine
+// controller does.
+func setupMetal3Remediation(ctx context.Context, mgr ctrl.Manager, opts Options) error {
+	if opts.ClusterCache == nil {
+		return errNoClusterCache
+	}
+	r := &metal3remediation.Reconciler{
+		Client:         mgr.GetClient(),
+		Recorder:       mgr.GetEventRecorder("metal3remediation"),
+		WorkloadClient: opts.ClusterCache.GetClient,
 	}
 	return r.SetupWithManager(ctx, mgr, opts.Concurrency)
 }

@@ -9,6 +9,7 @@ import (
 	"sigs.k8s.io/cluster-api/core/reconcilers/cluster"
 	"sigs.k8s.io/cluster-api/core/reconcilers/machine"
 	"sigs.k8s.io/cluster-api/core/reconcilers/machinedeployment"
+	"sigs.k8s.io/cluster-api/core/reconcilers/machinehealthcheck"
 	"sigs.k8s.io/cluster-api/core/reconcilers/machineset"
 	"sigs.k8s.io/cluster-api/util/index"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -21,8 +22,8 @@ const (
 	remoteConditionsGracePeriod = 5 * time.Minute
 )
 
-// setupClusterAPI adds Cluster API's Cluster, Machine, MachineSet and MachineDeployment
-// controllers and their defaulting and validating webhooks to mgr, configured as Cluster API's
+// setupClusterAPI adds Cluster API's Cluster, Machine, MachineSet, MachineDeployment and
+// MachineHealthCheck controllers and their defaulting and validating webhooks to mgr, configured as Cluster API's
 // own manager configures them.
 //
 // There is no workload cluster in dev mode: no Cluster has a <name>-kubeconfig Secret, so the
@@ -66,6 +67,15 @@ func setupClusterAPI(ctx context.Context, mgr ctrl.Manager, clusterCache cluster
 		APIReader: mgr.GetAPIReader(),
 	}).SetupWithManager(ctx, mgr, opts); err != nil {
 		return fmt.Errorf("cluster-api MachineDeployment controller: %w", err)
+	}
+	// MachineHealthChecks, so that a Metal3RemediationTemplate can be tried out here; with no
+	// workload cluster only the cluster.x-k8s.io/remediate-machine annotation marks a Machine
+	// unhealthy.
+	if err := (&machinehealthcheck.Reconciler{
+		Client:       mgr.GetClient(),
+		ClusterCache: clusterCache,
+	}).SetupWithManager(ctx, mgr, opts); err != nil {
+		return fmt.Errorf("cluster-api MachineHealthCheck controller: %w", err)
 	}
 	return setupClusterAPIWebhooks(mgr, clusterCache)
 }

@@ -157,6 +157,10 @@ func (s *Simulator) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resul
 		}
 	}
 
+	if changed, err := s.followPower(ctx, u, host); err != nil || changed {
+		return ctrl.Result{}, err
+	}
+
 	// Only a registering host waits on the gate: the Secret is not read in any other state.
 	gateOpen := true
 	if host.Status.Provisioning.State == bmov1.StateRegistering {

@@ -21,6 +21,8 @@ func ConvertibleKinds() []client.Object {
 		&infrav1.Metal3DataTemplate{},
 		&infrav1.Metal3Data{},
 		&infrav1.Metal3DataClaim{},
+		&infrav1.Metal3Remediation{},
+		&infrav1.Metal3RemediationTemplate{},
 	}
 }
 

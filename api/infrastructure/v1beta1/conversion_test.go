@@ -37,6 +37,8 @@ func TestFuzzyConversion(t *testing.T) {
 		{"Metal3DataTemplate", &infrav1.Metal3DataTemplate{}, &Metal3DataTemplate{}},
 		{"Metal3Data", &infrav1.Metal3Data{}, &Metal3Data{}},
 		{"Metal3DataClaim", &infrav1.Metal3DataClaim{}, &Metal3DataClaim{}},
+		{"Metal3Remediation", &infrav1.Metal3Remediation{}, &Metal3Remediation{}},
+		{"Metal3RemediationTemplate", &infrav1.Metal3RemediationTemplate{}, &Metal3RemediationTemplate{}},
 	} {
 		t.Run(kind.name, utilconversion.FuzzTestFunc(utilconversion.FuzzTestFuncInput{
 			Scheme:      s,

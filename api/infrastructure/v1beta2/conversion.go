@@ -24,3 +24,9 @@ func (*Metal3Data) Hub() {}
 
 // Hub marks Metal3DataClaim v1beta2 as the conversion hub.
 func (*Metal3DataClaim) Hub() {}
+
+// Hub marks Metal3Remediation v1beta2 as the conversion hub.
+func (*Metal3Remediation) Hub() {}
+
+// Hub marks Metal3RemediationTemplate v1beta2 as the conversion hub.
+func (*Metal3RemediationTemplate) Hub() {}

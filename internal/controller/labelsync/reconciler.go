@@ -20,6 +20,7 @@ import (
 	bmov1 "github.com/metalwire/metalwire/api/baremetal/v1alpha1"
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
 	"github.com/metalwire/metalwire/internal/controller/watchfilter"
+	workloadclient "github.com/metalwire/metalwire/internal/controller/workload"
 )
 
 // ControllerName names the controller, and its --metal3labelsync-concurrency flag (upstream's).
@@ -34,7 +35,7 @@ type Reconciler struct {
 	Client   client.Client
 	Recorder events.EventRecorder
 	// WorkloadClient reaches a workload cluster's API server.
-	WorkloadClient func(ctx context.Context, cluster client.ObjectKey) (client.Client, error)
+	WorkloadClient workloadclient.ClientFunc
 	// WatchFilter is --watch-filter: with a value, only hosts whose Metal3Machine carries the
 	// label are synced.
 	WatchFilter string

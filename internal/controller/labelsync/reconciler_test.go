@@ -20,6 +20,7 @@ import (
 
 	bmov1 "github.com/metalwire/metalwire/api/baremetal/v1alpha1"
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
+	workloadclient "github.com/metalwire/metalwire/internal/controller/workload"
 	"github.com/metalwire/metalwire/internal/testenv"
 )
 
@@ -56,7 +57,7 @@ func run(m *testing.M) int {
 	r := &Reconciler{
 		Client:         mgr.GetClient(),
 		Recorder:       mgr.GetEventRecorder(ControllerName),
-		WorkloadClient: KubeconfigClient(mgr.GetAPIReader()),
+		WorkloadClient: workloadclient.FromKubeconfigSecret(mgr.GetAPIReader()),
 		Resync:         time.Second,
 	}
 	if err := r.SetupWithManager(ctx, mgr, 2); err != nil {

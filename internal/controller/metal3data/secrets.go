@@ -115,10 +115,20 @@ func (o output) hash() string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// secretNames are the names of a Metal3Data's Secrets: <metal3machine>-metadata-<index> and
-// <metal3machine>-networkdata-<index>. The claim is named after its Metal3Machine.
+// secretNames are the names of a Metal3Data's Secrets: those its spec already names, else
+// <metal3machine>-metadata-<index> and <metal3machine>-networkdata-<index> (the claim is named
+// after its Metal3Machine). A Metal3Data CAPM3 wrote names <metal3machine>-metadata and
+// <metal3machine>-networkdata; those names stay, so that the host, which points at them, never
+// has to be re-pointed (see docs/takeover.md).
 func secretNames(data *infrav1.Metal3Data, m3m string) (metaData, networkData string) {
-	return infrav1.MetaDataSecretName(m3m, data.Spec.Index), infrav1.NetworkDataSecretName(m3m, data.Spec.Index)
+	metaData, networkData = infrav1.MetaDataSecretName(m3m, data.Spec.Index), infrav1.NetworkDataSecretName(m3m, data.Spec.Index)
+	if ref := data.Spec.MetaData; ref != nil && ref.Name != "" {
+		metaData = ref.Name
+	}
+	if ref := data.Spec.NetworkData; ref != nil && ref.Name != "" {
+		networkData = ref.Name
+	}
+	return metaData, networkData
 }
 
 // secrets builds the Secrets for the output: type infrastructure.cluster.x-k8s.io/secret, the
@@ -231,22 +241,31 @@ func sameData(a, b map[string][]byte) bool {
 	return true
 }
 
-// missingSecrets lists the Secrets a rendered Metal3Data names that the cache does not have,
-// and the digest the surviving ones record ("" when none does).
+// missingSecrets lists the Secrets a rendered Metal3Data names that do not exist, and the digest
+// the surviving ones record ("" when none does). The cache holds only Secrets with BMO's label;
+// one without it (CAPM3 does not label its Secrets) is looked for in the API server before it is
+// called missing, and left as it is when found (docs/takeover.md).
 func (r *Reconciler) missingSecrets(ctx context.Context, data *infrav1.Metal3Data) (missing []string, digest string, err error) {
 	for _, ref := range []*corev1.SecretReference{data.Spec.MetaData, data.Spec.NetworkData} {
 		if ref == nil || ref.Name == "" {
 			continue
 		}
+		key := client.ObjectKey{Namespace: data.Namespace, Name: ref.Name}
 		s := &corev1.Secret{}
-		err := r.Client.Get(ctx, client.ObjectKey{Namespace: data.Namespace, Name: ref.Name}, s)
+		err := r.Client.Get(ctx, key, s)
+		annotations := s.Annotations
+		if apierrors.IsNotFound(err) {
+			meta := &metav1.PartialObjectMetadata{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"}}
+			err = r.APIReader.Get(ctx, key, meta)
+			annotations = meta.Annotations
+		}
 		switch {
 		case apierrors.IsNotFound(err):
 			missing = append(missing, ref.Name)
 		case err != nil:
 			return nil, "", err
 		case digest == "":
-			digest = s.Annotations[RenderedHashAnnotation]
+			digest = annotations[RenderedHashAnnotation]
 		}
 	}
 	return missing, digest, nil
