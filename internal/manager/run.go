@@ -58,6 +58,10 @@ func Run(ctx context.Context, o *Options, groups []controller.Group) error {
 	}
 	cfg.QPS, cfg.Burst = o.QPS, o.Burst
 
+	if o.LeaderElect && !(o.RetryPeriod < o.RenewDeadline && o.RenewDeadline < o.LeaseDuration) {
+		return fmt.Errorf("leader election needs --leader-elect-retry-period (%s) < --leader-elect-renew-deadline (%s) < --leader-elect-lease-duration (%s)",
+			o.RetryPeriod, o.RenewDeadline, o.LeaseDuration)
+	}
 	electionNamespace := o.LeaderElectionNamespace
 	if o.LeaderElect && electionNamespace == "" && !inCluster() {
 		electionNamespace = kubeconfigNamespace(o.Kubeconfig)
@@ -78,6 +82,9 @@ func Run(ctx context.Context, o *Options, groups []controller.Group) error {
 		LeaderElection:          o.LeaderElect,
 		LeaderElectionID:        o.LeaderElectionID,
 		LeaderElectionNamespace: electionNamespace,
+		LeaseDuration:           &o.LeaseDuration,
+		RenewDeadline:           &o.RenewDeadline,
+		RetryPeriod:             &o.RetryPeriod,
 		// Give up the lease on the way out, so a new replica takes over at once.
 		LeaderElectionReleaseOnCancel: true,
 		GracefulShutdownTimeout:       &o.GracefulShutdown,
