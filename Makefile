@@ -132,6 +132,13 @@ bench-data: $(KUBE_APISERVER) $(ETCD) ## Data templating at scale: BENCH_DATA_N 
 bench-fabric-drivers: test-deps ## Switch driver alone: FABRIC_BENCH_SWITCHES (20) ovsdb-servers of FABRIC_BENCH_PORTS (100) ports, one batch each at once, then again; prints time and transactions per switch.
 	METALWIRE_BENCH=1 go test ./internal/switchdriver/openvswitch -run 'TestBenchFabricDrivers$$' -count=1 -timeout 20m -v
 
+CHAOS_N     ?= 1000
+CHAOS_KILLS ?= 10
+
+.PHONY: chaos
+chaos: $(KUBE_APISERVER) $(ETCD) ## Faults at scale: CHAOS_N machines' data (1000) with the manager SIGKILLed CHAOS_KILLS times (10), the API server restarted, the leader killed, a scale-up undone; prints times and the takeover.
+	CHAOS_N=$(CHAOS_N) CHAOS_KILLS=$(CHAOS_KILLS) go test ./test/chaos -count=1 -timeout 120m -v
+
 ##@ Running
 
 .PHONY: demo

@@ -52,16 +52,16 @@ func Run(ctx context.Context, o *Options, groups []controller.Group) error {
 	ctrl.SetLogger(klog.Background())
 	log := ctrl.Log.WithName("manager")
 
+	if o.LeaderElect && (o.RetryPeriod >= o.RenewDeadline || o.RenewDeadline >= o.LeaseDuration) {
+		return fmt.Errorf("leader election needs --leader-elect-retry-period (%s) < --leader-elect-renew-deadline (%s) < --leader-elect-lease-duration (%s)",
+			o.RetryPeriod, o.RenewDeadline, o.LeaseDuration)
+	}
 	cfg, err := RestConfig(o.Kubeconfig)
 	if err != nil {
 		return err
 	}
 	cfg.QPS, cfg.Burst = o.QPS, o.Burst
 
-	if o.LeaderElect && !(o.RetryPeriod < o.RenewDeadline && o.RenewDeadline < o.LeaseDuration) {
-		return fmt.Errorf("leader election needs --leader-elect-retry-period (%s) < --leader-elect-renew-deadline (%s) < --leader-elect-lease-duration (%s)",
-			o.RetryPeriod, o.RenewDeadline, o.LeaseDuration)
-	}
 	electionNamespace := o.LeaderElectionNamespace
 	if o.LeaderElect && electionNamespace == "" && !inCluster() {
 		electionNamespace = kubeconfigNamespace(o.Kubeconfig)

@@ -30,13 +30,8 @@ type writes map[string]map[string]map[string]int
 // refused lists, per resource and name, the writes that got an error answer (for messages).
 type refused map[string]map[string][]string
 
-// readAudit reads the audit log kube-apiserver appended to across all its restarts.
-func readAudit(path string) (writes, error) {
-	w, _, err := readAuditAll(path)
-	return w, err
-}
-
-// readAuditAll is readAudit that also returns the refused writes.
+// readAuditAll reads the audit log kube-apiserver appended to across all its restarts: the
+// writes that succeeded or may have, and those refused.
 func readAuditAll(path string) (writes, refused, error) {
 	f, err := os.Open(path)
 	if err != nil {

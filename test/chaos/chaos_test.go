@@ -33,9 +33,11 @@ func TestManagerKilled(t *testing.T) {
 	go func() { created <- createClaims(c, m3ms) }()
 	// A manager needs a few seconds to start and sync its caches; the kills come at random
 	// moments from just after that to well into the run.
+	// The larger the run, the longer it lasts: spread the kills over it.
+	spread := 5000 * max(1, n/250)
 	var lastKill time.Time
 	for k := range settings.kills {
-		time.Sleep(time.Duration(1000+rnd.IntN(5000)) * time.Millisecond)
+		time.Sleep(time.Duration(1000+rnd.IntN(spread)) * time.Millisecond)
 		w, err := readWorld(context.Background(), c)
 		progress := "?"
 		if err == nil {

@@ -118,21 +118,6 @@ func (m *managerProc) showLog(lines int) {
 	m.t.Logf("%s: last %d lines of output:\n%s", m.name, len(all), strings.Join(all, "\n"))
 }
 
-// errorLines counts the lines of the manager's output that log an error, for the summary.
-func (m *managerProc) errorLines() int {
-	b, err := os.ReadFile(m.log)
-	if err != nil {
-		return 0
-	}
-	n := 0
-	for _, l := range strings.Split(string(b), "\n") {
-		if strings.HasPrefix(l, "E") {
-			n++
-		}
-	}
-	return n
-}
-
 // loadAverage is the machine's 1-minute load average, printed with every figure: on a shared
 // machine the figures mean little without it.
 func loadAverage() string {
