@@ -12,7 +12,7 @@ import (
 
 // convergeTimeout bounds how long a run may take to render n machines on a loaded machine.
 func convergeTimeout(n int) time.Duration {
-	return 5*time.Minute + time.Duration(n)*500*time.Millisecond
+	return 5*time.Minute + time.Duration(n)*1500*time.Millisecond
 }
 
 // withoutLeaderElection is for scenarios with one manager: a restart need not wait for the
