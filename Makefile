@@ -143,6 +143,13 @@ bench-fabric-drivers: test-deps ## Switch driver alone: FABRIC_BENCH_SWITCHES (2
 bench-fabric: $(KUBE_APISERVER) $(ETCD) test-deps ## Fabric at scale: FABRIC_BENCH_HOSTS (1000) hosts x 2 NICs on FABRIC_BENCH_SWITCHES (20) ovsdb-servers join a ClusterNetwork at once; prints time to ready, transactions per switch, manager CPU and memory.
 	METALWIRE_SCALE=1 go test ./test/scale/fabric -run 'TestFabricScale$$' -count=1 -timeout 30m -v
 
+CHAOS_N     ?= 1000
+CHAOS_KILLS ?= 10
+
+.PHONY: chaos
+chaos: $(KUBE_APISERVER) $(ETCD) ## Faults at scale: CHAOS_N machines' data (1000) with the manager SIGKILLed CHAOS_KILLS times (10), the API server restarted, the leader killed, a scale-up undone; prints times and the takeover.
+	CHAOS_N=$(CHAOS_N) CHAOS_KILLS=$(CHAOS_KILLS) go test ./test/chaos -count=1 -timeout 120m -v
+
 ##@ Running
 
 .PHONY: demo

@@ -27,6 +27,9 @@ type Options struct {
 	LeaderElect             bool
 	LeaderElectionID        string
 	LeaderElectionNamespace string
+	LeaseDuration           time.Duration
+	RenewDeadline           time.Duration
+	RetryPeriod             time.Duration
 	WatchNamespace          string
 	Controllers             []string
 	Concurrency             int
@@ -61,6 +64,10 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.LeaderElect, "leader-elect", true, "elect a leader so that only one replica reconciles at a time")
 	fs.StringVar(&o.LeaderElectionID, "leader-election-id", "metalwire-manager.metalwire.io", "name of the Lease used for leader election")
 	fs.StringVar(&o.LeaderElectionNamespace, "leader-election-namespace", "", "namespace of the leader election Lease; default: the namespace the manager runs in, or outside a cluster the kubeconfig context's namespace (else default)")
+	// Cluster API's flag names and client-go's defaults.
+	fs.DurationVar(&o.LeaseDuration, "leader-elect-lease-duration", 15*time.Second, "how long a replica waits after the leader's last renewal before it takes the lease over; a killed leader's work stops for about this long")
+	fs.DurationVar(&o.RenewDeadline, "leader-elect-renew-deadline", 10*time.Second, "how long the leader keeps trying to renew the lease before it stops leading (and exits); below --leader-elect-lease-duration")
+	fs.DurationVar(&o.RetryPeriod, "leader-elect-retry-period", 2*time.Second, "how often replicas try to acquire or renew the lease")
 	fs.StringVar(&o.WatchNamespace, "namespace", "", "reconcile objects in this namespace only; default: all namespaces")
 	fs.StringSliceVar(&o.Controllers, "controllers", controller.GroupNames(), "controller groups to run, comma-separated: "+fmt.Sprint(controller.GroupNames()))
 	fs.IntVar(&o.Concurrency, "concurrency", 10, "objects each controller reconciles at once")

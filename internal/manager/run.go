@@ -53,6 +53,10 @@ func Run(ctx context.Context, o *Options, groups []controller.Group) error {
 	ctrl.SetLogger(klog.Background())
 	log := ctrl.Log.WithName("manager")
 
+	if o.LeaderElect && (o.RetryPeriod >= o.RenewDeadline || o.RenewDeadline >= o.LeaseDuration) {
+		return fmt.Errorf("leader election needs --leader-elect-retry-period (%s) < --leader-elect-renew-deadline (%s) < --leader-elect-lease-duration (%s)",
+			o.RetryPeriod, o.RenewDeadline, o.LeaseDuration)
+	}
 	cfg, err := RestConfig(o.Kubeconfig)
 	if err != nil {
 		return err
@@ -79,6 +83,9 @@ func Run(ctx context.Context, o *Options, groups []controller.Group) error {
 		LeaderElection:          o.LeaderElect,
 		LeaderElectionID:        o.LeaderElectionID,
 		LeaderElectionNamespace: electionNamespace,
+		LeaseDuration:           &o.LeaseDuration,
+		RenewDeadline:           &o.RenewDeadline,
+		RetryPeriod:             &o.RetryPeriod,
 		// Give up the lease on the way out, so a new replica takes over at once.
 		LeaderElectionReleaseOnCancel: true,
 		GracefulShutdownTimeout:       &o.GracefulShutdown,

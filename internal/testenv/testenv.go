@@ -33,6 +33,7 @@ type Env struct {
 
 	env            *envtest.Environment
 	stopConversion func() error
+	restartable    bool
 }
 
 // Options add to what Start sets up.
@@ -49,6 +50,13 @@ type Options struct {
 	// AdmissionPlugins are turned on in kube-apiserver beside its defaults, e.g.
 	// OwnerReferencesPermissionEnforcement, which many distributions run.
 	AdmissionPlugins []string
+	// StateDir, when set, holds etcd's data and kube-apiserver's certificates (created if
+	// missing, never removed by Stop) so that StopControlPlane and StartControlPlane can restart
+	// both on the same ports with the same data, as a real control plane restarts.
+	StateDir string
+	// AuditLog, when set, is a file kube-apiserver appends an audit event to for every write
+	// request (create, update, patch, delete; metadata only), whatever answer it got.
+	AuditLog string
 }
 
 // Start starts etcd and kube-apiserver from bin/ and installs the CRDs. It fails with
@@ -84,6 +92,9 @@ func StartWith(opts Options) (*Env, error) {
 	if len(opts.AdmissionPlugins) > 0 {
 		env.ControlPlane.GetAPIServer().Configure().Append("enable-admission-plugins", strings.Join(opts.AdmissionPlugins, ","))
 	}
+	if err := configureRestarts(env, opts); err != nil {
+		return nil, err
+	}
 	cfg, err := env.Start()
 	if err != nil {
 		return nil, fmt.Errorf("testenv: starting kube-apiserver and etcd from %s: %w", dir, err)
@@ -95,7 +106,8 @@ func StartWith(opts Options) (*Env, error) {
 		_ = env.Stop()
 		return nil, fmt.Errorf("testenv: creating client: %w", err)
 	}
-	e := &Env{Config: cfg, Client: c, Scheme: s, KubeConfig: env.KubeConfig, Webhooks: &env.WebhookInstallOptions, env: env}
+	e := &Env{Config: cfg, Client: c, Scheme: s, KubeConfig: env.KubeConfig, Webhooks: &env.WebhookInstallOptions, env: env,
+		restartable: opts.StateDir != ""}
 	if opts.ServeConversion {
 		if err := e.serveConversion(); err != nil {
 			return nil, errors.Join(err, env.Stop())
