@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 	"testing"
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
@@ -88,6 +89,11 @@ func StartWith(opts Options) (*Env, error) {
 			MutatingWebhooks:   opts.MutatingWebhooks,
 			ValidatingWebhooks: opts.ValidatingWebhooks,
 		},
+	}
+	if os.Getenv("KUBEBUILDER_CONTROLPLANE_START_TIMEOUT") == "" {
+		// envtest's 20 s is too short for a kube-apiserver starting on 2 busy cores (seen often
+		// when several packages' tests start theirs at once); a slow start is not what is tested.
+		env.ControlPlaneStartTimeout = 2 * time.Minute
 	}
 	if len(opts.AdmissionPlugins) > 0 {
 		env.ControlPlane.GetAPIServer().Configure().Append("enable-admission-plugins", strings.Join(opts.AdmissionPlugins, ","))
