@@ -24,6 +24,7 @@ kind: Metal3Cluster
 metadata: {name: tiny}
 spec:
   controlPlaneEndpoint: {host: 192.168.111.249, port: 6443}
+  clusterNetwork: tiny
 ---
 apiVersion: v1
 kind: Secret

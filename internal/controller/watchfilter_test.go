@@ -33,7 +33,9 @@ func TestWatchFilterLeavesOtherObjectsAlone(t *testing.T) {
 		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
 	})
 	g.Expect(err).NotTo(HaveOccurred())
-	_, err = Setup(ctx, mgr, []Group{Infrastructure}, Options{Concurrency: 2, WatchFilter: "team-a"})
+	cc, err := NewClusterCache(ctx, mgr, "watchfilter-test", 2)
+	g.Expect(err).NotTo(HaveOccurred())
+	_, err = Setup(ctx, mgr, []Group{Infrastructure}, Options{Concurrency: 2, WatchFilter: "team-a", ClusterCache: cc})
 	g.Expect(err).NotTo(HaveOccurred())
 	runCtx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
