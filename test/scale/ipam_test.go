@@ -1,7 +1,6 @@
 package scale
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -31,6 +30,7 @@ import (
 
 	ipamv1 "github.com/metalwire/metalwire/api/ipam/v1alpha1"
 	"github.com/metalwire/metalwire/internal/testenv"
+	"github.com/metalwire/metalwire/test/scale/measure"
 )
 
 // writers is how many goroutines create claims, as in the anchors' measurements.
@@ -152,13 +152,13 @@ func runIPAMScale(t *testing.T, e *testenv.Env, n int) result {
 	}).WithTimeout(30*time.Second).Should(ContainElement(ipamv1.IPPoolFinalizer), "the manager never picked up the pool")
 
 	writesBefore := ipamWrites(t, e)
-	cpuBefore := processCPU(mgr.Process.Pid)
+	cpuBefore := measure.ProcessCPU(mgr.Process.Pid)
 	if profiles != "" {
 		wait := profileCPU(t, e, profiles, n)
 		defer wait()
 	}
-	busy := machineBusy()
-	split := cpuSplit(mgr.Process.Pid)
+	busy := measure.MachineBusy()
+	split := measure.CPUSplit(mgr.Process.Pid)
 	start := time.Now()
 	if err := createClaims(ctx, e, ns, n, nil); err != nil {
 		t.Fatalf("creating claims: %v", err)
@@ -181,7 +181,7 @@ func runIPAMScale(t *testing.T, e *testenv.Env, n int) result {
 	g.Expect(e.Client.List(ctx, addresses, client.InNamespace(ns))).To(Succeed())
 	g.Expect(addresses.Items).To(HaveLen(n), "one IPAddress per claim")
 	return result{claims: n, created: created, served: elapsed, writes: writes,
-		cpu: processCPU(mgr.Process.Pid) - cpuBefore, peakRSS: peakRSS(t, mgr.Process.Pid)}
+		cpu: measure.ProcessCPU(mgr.Process.Pid) - cpuBefore, peakRSS: measure.PeakRSS(mgr.Process.Pid)}
 }
 
 func newNamespace(t *testing.T, e *testenv.Env, name string) {
@@ -270,8 +270,8 @@ func createOnly(t *testing.T, e *testenv.Env, n int) time.Duration {
 	ctx := context.Background()
 	ns := fmt.Sprintf("ipam-floor-%d", n)
 	newNamespace(t, e, ns)
-	busy := machineBusy()
-	split := cpuSplit(0)
+	busy := measure.MachineBusy()
+	split := measure.CPUSplit(0)
 	start := time.Now()
 	if err := createClaims(ctx, e, ns, n, nil); err != nil {
 		t.Fatalf("creating claims: %v", err)
@@ -325,8 +325,8 @@ func writesAlone(t *testing.T, e *testenv.Env, n int) (took, serverFloor time.Du
 			Reason: ipamv1.AllocatedReason, Message: "holds IPAddress " + a.Name, LastTransitionTime: metav1.Now()}}
 		return e.Client.Status().Update(ctx, c)
 	}
-	busy := machineBusy()
-	split := cpuSplit(0)
+	busy := measure.MachineBusy()
+	split := measure.CPUSplit(0)
 	start := time.Now()
 	created := make(chan *ipamv1.IPClaim, n)
 	var wg sync.WaitGroup
@@ -357,34 +357,6 @@ func writesAlone(t *testing.T, e *testenv.Env, n int) (took, serverFloor time.Du
 	serverFloor = (used["kube-apiserver"] + used["etcd"]) / time.Duration(runtime.NumCPU())
 	fmt.Printf("(writes alone, %d claims: machine CPU %.0f%% busy; CPU used: %s)\n", n, busy(), used)
 	return took, serverFloor
-}
-
-// machineBusy starts measuring how busy the machine's CPUs are; the function it returns gives
-// the share of CPU time spent busy since, in percent.
-func machineBusy() func() float64 {
-	read := func() (busy, total int64) {
-		data, err := os.ReadFile("/proc/stat")
-		if err != nil {
-			return 0, 0
-		}
-		line, _, _ := strings.Cut(string(data), "\n")
-		for i, f := range strings.Fields(line)[1:] {
-			v, _ := strconv.ParseInt(f, 10, 64)
-			total += v
-			if i != 3 && i != 4 { // idle, iowait
-				busy += v
-			}
-		}
-		return busy, total
-	}
-	b0, t0 := read()
-	return func() float64 {
-		b1, t1 := read()
-		if t1 == t0 {
-			return 0
-		}
-		return 100 * float64(b1-b0) / float64(t1-t0)
-	}
 }
 
 // managerProfilerAddress is where the manager serves pprof when IPAM_SCALE_PROFILE is set.
@@ -438,119 +410,10 @@ func rawClient(t *testing.T, e *testenv.Env) *rest.RESTClient {
 	return rc
 }
 
-// ipamWrites is the API server's count of write requests to the ipam.metal3.io group so far.
+// ipamWrites is the API server's count of write requests to the ipam.metal3.io kinds so far.
 func ipamWrites(t *testing.T, e *testenv.Env) int64 {
 	t.Helper()
-	body, err := rawClient(t, e).Get().AbsPath("/metrics").DoRaw(context.Background())
+	w, err := measure.APIWrites(context.Background(), e.Config)
 	NewWithT(t).Expect(err).NotTo(HaveOccurred())
-	var total int64
-	sc := bufio.NewScanner(bytes.NewReader(body))
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		if !strings.HasPrefix(line, "apiserver_request_total{") || !strings.Contains(line, `group="ipam.metal3.io"`) {
-			continue
-		}
-		write := false
-		for _, verb := range []string{"POST", "PATCH", "PUT", "DELETE"} {
-			write = write || strings.Contains(line, `verb="`+verb+`"`)
-		}
-		if !write {
-			continue
-		}
-		v, err := strconv.ParseFloat(line[strings.LastIndex(line, " ")+1:], 64)
-		if err == nil {
-			total += int64(v)
-		}
-	}
-	return total
-}
-
-// peakRSS is the process's peak resident memory (VmHWM).
-func peakRSS(t *testing.T, pid int) int64 {
-	t.Helper()
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmHWM:" {
-			kb, _ := strconv.ParseInt(f[1], 10, 64)
-			return kb << 10
-		}
-	}
-	return 0
-}
-
-// cpuUse is the CPU time each process used, by name: kube-apiserver, etcd, manager, benchmark.
-type cpuUse map[string]time.Duration
-
-var processNames = []string{"kube-apiserver", "etcd", "manager", "benchmark"}
-
-func (u cpuUse) String() string {
-	var parts []string
-	for _, name := range processNames {
-		if d, ok := u[name]; ok {
-			parts = append(parts, fmt.Sprintf("%s %.2fs", name, d.Seconds()))
-		}
-	}
-	return strings.Join(parts, ", ")
-}
-
-// cpuSplit starts measuring the CPU time used by the API server, etcd, the manager (pid; 0 for
-// none) and this benchmark itself; the function it returns says how much each has used since.
-func cpuSplit(manager int) func() cpuUse {
-	pids := map[string]int{"kube-apiserver": 0, "etcd": 0, "manager": manager, "benchmark": os.Getpid()}
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-		if err != nil {
-			continue
-		}
-		open, end := bytes.IndexByte(data, '('), bytes.LastIndexByte(data, ')')
-		if open < 0 || end < open {
-			continue
-		}
-		fields := strings.Fields(string(data[end+1:]))
-		if name := string(data[open+1 : end]); len(fields) > 1 && fields[1] == strconv.Itoa(os.Getpid()) {
-			if _, ok := pids[name]; ok {
-				pids[name] = pid
-			}
-		}
-	}
-	before := cpuUse{}
-	for _, name := range processNames {
-		before[name] = processCPU(pids[name])
-	}
-	return func() cpuUse {
-		used := cpuUse{}
-		for _, name := range processNames {
-			if pids[name] != 0 {
-				used[name] = processCPU(pids[name]) - before[name]
-			}
-		}
-		return used
-	}
-}
-
-// processCPU is the CPU time (user + system) the process has used: the controller's own cost,
-// which unlike wall time does not depend on what else the machine runs.
-func processCPU(pid int) time.Duration {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0
-	}
-	// Fields after the command name, which is in parentheses and may hold spaces.
-	fields := strings.Fields(string(data[bytes.LastIndexByte(data, ')')+1:]))
-	if len(fields) < 13 {
-		return 0
-	}
-	utime, _ := strconv.ParseInt(fields[11], 10, 64)
-	stime, _ := strconv.ParseInt(fields[12], 10, 64)
-	const ticksPerSecond = 100 // USER_HZ on Linux
-	return time.Duration(utime+stime) * time.Second / ticksPerSecond
+	return w.Only("ippools", "ipclaims", "ipaddresses").Total()
 }

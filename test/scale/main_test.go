@@ -1,55 +1,12 @@
 package scale
 
 import (
-	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
 	"testing"
 
-	"github.com/go-logr/logr"
-	ctrl "sigs.k8s.io/controller-runtime"
-
-	"github.com/metalwire/metalwire/internal/testenv"
+	"github.com/metalwire/metalwire/test/scale/measure"
 )
 
-// enableEnv must be set for the benchmarks to run; make bench-* sets it.
-const enableEnv = "METALWIRE_SCALE"
-
-// managerBinary is bin/metalwire built from this checkout for the run.
+// managerBinary is cmd/metalwire built from this checkout for the run.
 var managerBinary string
 
-func TestMain(m *testing.M) {
-	if os.Getenv(enableEnv) == "" {
-		fmt.Printf("scale benchmarks skipped: set %s=1 or run make bench-ipam\n", enableEnv)
-		os.Exit(0)
-	}
-	dir, err := os.MkdirTemp("", "metalwire-scale-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	managerBinary = filepath.Join(dir, "metalwire")
-	root, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}").Output()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "finding the module root:", err)
-		os.Exit(1)
-	}
-	build := exec.Command("go", "build", "-o", managerBinary, "./cmd/metalwire")
-	build.Dir = strings.TrimSpace(string(root))
-	build.Stdout, build.Stderr = os.Stdout, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building the manager:", err)
-		os.Exit(1)
-	}
-	// The informer counting served claims would otherwise complain that no logger is set.
-	ctrl.SetLogger(logr.Discard())
-	if _, err := testenv.CheckControlPlane(); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	_ = os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { measure.Main(m, "bench-ipam", &managerBinary) }

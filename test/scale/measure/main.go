@@ -1,0 +1,66 @@
+package measure
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/go-logr/logr"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/metalwire/metalwire/internal/testenv"
+)
+
+// EnableEnv must be set for a benchmark package's tests to run; the make bench-* targets set it.
+const EnableEnv = "METALWIRE_SCALE"
+
+// Main is a benchmark package's TestMain: it skips the package unless EnableEnv is set (naming
+// target, the make target that runs it), checks the test control plane is there, and, when
+// binary is not nil, first builds cmd/metalwire from this checkout into a temporary directory
+// and sets *binary to it, so the manager measured is the one a user runs.
+func Main(m *testing.M, target string, binary *string) {
+	if os.Getenv(EnableEnv) == "" {
+		fmt.Printf("benchmark skipped: set %s=1 or run make %s\n", EnableEnv, target)
+		os.Exit(0)
+	}
+	// The benchmark's own informers would otherwise complain that no logger is set.
+	ctrl.SetLogger(logr.Discard())
+	if _, err := testenv.CheckControlPlane(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	dir := ""
+	if binary != nil {
+		var err error
+		if dir, err = os.MkdirTemp("", "metalwire-"+target+"-"); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		if *binary, err = buildMetalwire(dir); err != nil {
+			fmt.Fprintln(os.Stderr, "building the manager:", err)
+			_ = os.RemoveAll(dir)
+			os.Exit(1)
+		}
+	}
+	code := m.Run()
+	if dir != "" {
+		_ = os.RemoveAll(dir)
+	}
+	os.Exit(code)
+}
+
+// buildMetalwire builds cmd/metalwire of the module this runs in into dir.
+func buildMetalwire(dir string) (string, error) {
+	root, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}").Output()
+	if err != nil {
+		return "", fmt.Errorf("finding the module root: %w", err)
+	}
+	out := filepath.Join(dir, "metalwire")
+	build := exec.Command("go", "build", "-o", out, "./cmd/metalwire")
+	build.Dir = strings.TrimSpace(string(root))
+	build.Stdout, build.Stderr = os.Stdout, os.Stderr
+	return out, build.Run()
+}
