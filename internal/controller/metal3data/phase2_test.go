@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/utils/ptr"
@@ -156,6 +158,9 @@ func TestOSNetConfigTemplateErrors(t *testing.T) {
 		g.Expect(ready.Reason).To(Equal(infrav1.DataRenderFailedReason))
 		g.Expect(data.Status.ErrorMessage).NotTo(BeNil())
 		g.Expect(*data.Status.ErrorMessage).To(And(ContainSubstring("osNetConfig.template: rendering for host host-0"), ContainSubstring("mtu")))
-		g.Expect(data.Spec.NetworkData).To(BeNil(), "no Secret is written")
+		// The Secrets are named when the Metal3Data is made; none of them is written.
+		g.Expect(data.Spec.NetworkData).NotTo(BeNil())
+		err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: data.Spec.NetworkData.Name}, &corev1.Secret{})
+		g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "no Secret is written: %v", err)
 	}).WithTimeout(timeout).WithPolling(poll).Should(Succeed())
 }

@@ -356,7 +356,9 @@ func startMetalwire(t *testing.T, ns string) {
 		Controller:             config.Controller{SkipNameValidation: ptr.To(true)},
 	})
 	g.Expect(err).NotTo(HaveOccurred())
-	_, err = controller.Setup(ctx, mgr, []controller.Group{controller.Infrastructure, controller.IPAM}, controller.Options{Concurrency: 2})
+	cc, err := controller.NewClusterCache(ctx, mgr, "takeover-test", 2)
+	g.Expect(err).NotTo(HaveOccurred())
+	_, err = controller.Setup(ctx, mgr, []controller.Group{controller.Infrastructure, controller.IPAM}, controller.Options{Concurrency: 2, ClusterCache: cc})
 	g.Expect(err).NotTo(HaveOccurred())
 	done := make(chan struct{})
 	go func() {
