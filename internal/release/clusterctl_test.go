@@ -91,8 +91,8 @@ func TestClusterctlGenerateProvider(t *testing.T) {
 			g.Expect(o.GetLabels()).To(HaveKeyWithValue("cluster.x-k8s.io/v1beta2", "v1beta2"))
 		}
 	}
-	// 8 infrastructure, 3 ipam.metal3.io, 3 network.metalwire.io kinds.
-	g.Expect(kinds).To(HaveKeyWithValue("CustomResourceDefinition", 14))
+	// 10 infrastructure (with the two remediation kinds), 3 ipam.metal3.io, 3 network.metalwire.io kinds.
+	g.Expect(kinds).To(HaveKeyWithValue("CustomResourceDefinition", 16))
 	g.Expect(kinds).To(HaveKey("Namespace"))
 	g.Expect(kinds).To(HaveKey("ServiceAccount"))
 	g.Expect(kinds).To(HaveKey("ClusterRole"))
