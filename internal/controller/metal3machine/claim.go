@@ -90,14 +90,14 @@ func (r *Reconciler) claimHost(ctx context.Context, m3m *infrav1.Metal3Machine, 
 		err = r.Client.Patch(ctx, claimed, client.MergeFromWithOptions(host, client.MergeFromWithOptimisticLock{}))
 		switch {
 		case err == nil:
-			r.choice.done(m3m, host.Name, claimMade)
+			r.choice.done(m3m, host, claimMade)
 			ctrl.LoggerFrom(ctx).Info("claimed host", "host", host.Name)
 			return claimed, "", nil
 		case apierrors.IsConflict(err) || apierrors.IsNotFound(err):
-			r.choice.done(m3m, host.Name, claimLost)
+			r.choice.done(m3m, host, claimLost)
 			skip.Insert(host.Name)
 		default:
-			r.choice.done(m3m, host.Name, claimFailed)
+			r.choice.done(m3m, host, claimFailed)
 			return nil, "", fmt.Errorf("claiming BareMetalHost %s: %w", host.Name, err)
 		}
 	}

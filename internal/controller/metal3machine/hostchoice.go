@@ -49,9 +49,18 @@ type nsChoice struct {
 	lastArrival time.Time
 	matcher     *hostmatch.Matcher
 	// Machines and hosts this manager claimed, until the cache shows the claim: without them a
-	// lagging cache would offer the host again, or count the machine as still waiting.
+	// lagging cache would offer the host again, or count the machine as still waiting. A claimed
+	// host maps to its resourceVersion before the claim: while the cache still has that version
+	// it has not seen the claim; once it has another, the cache is trusted again (the host may
+	// well be free by then, released by the machine that claimed it).
 	claimedMachines sets.Set[string]
-	claimedHosts    sets.Set[string]
+	claimedHosts    map[string]string
+}
+
+// lagging says whether the cache's copy of h predates this manager's claim of it.
+func (n *nsChoice) lagging(h *bmov1.BareMetalHost) bool {
+	rv, ok := n.claimedHosts[h.Name]
+	return ok && rv == h.ResourceVersion
 }
 
 func (c *hostChoice) namespace(ns string) *nsChoice {
@@ -60,7 +69,7 @@ func (c *hostChoice) namespace(ns string) *nsChoice {
 	}
 	n, ok := c.byNS[ns]
 	if !ok {
-		n = &nsChoice{matcher: hostmatch.New(), claimedMachines: sets.New[string](), claimedHosts: sets.New[string]()}
+		n = &nsChoice{matcher: hostmatch.New(), claimedMachines: sets.New[string](), claimedHosts: map[string]string{}}
 		c.byNS[ns] = n
 	}
 	return n
@@ -81,7 +90,7 @@ func (c *hostChoice) assign(ctx context.Context, cl client.Reader, m3m *infrav1.
 	}
 	names := make([]string, 0, len(order))
 	for _, h := range order {
-		if !n.claimedHosts.Has(h.Name) {
+		if !n.lagging(h) {
 			names = append(names, h.Name)
 		}
 	}
@@ -107,19 +116,19 @@ const (
 	claimFailed                     // the claim failed for another reason: try again later
 )
 
-// done records how the machine's claim of host ended.
-func (c *hostChoice) done(m3m *infrav1.Metal3Machine, host string, outcome claimOutcome) {
+// done records how the machine's claim of host (as it was before the claim) ended.
+func (c *hostChoice) done(m3m *infrav1.Metal3Machine, host *bmov1.BareMetalHost, outcome claimOutcome) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	n := c.namespace(m3m.Namespace)
 	switch outcome {
 	case claimMade:
-		n.matcher.Claimed(m3m.Name, host)
+		n.matcher.Claimed(m3m.Name, host.Name)
 		n.claimedMachines.Insert(m3m.Name)
-		n.claimedHosts.Insert(host)
+		n.claimedHosts[host.Name] = host.ResourceVersion
 	case claimLost:
 		n.matcher.Unpin(m3m.Name)
-		n.matcher.RemoveHost(host)
+		n.matcher.RemoveHost(host.Name)
 	default:
 		n.matcher.Unpin(m3m.Name)
 	}
@@ -169,12 +178,12 @@ func (n *nsChoice) sync(ctx context.Context, cl client.Reader, ns string) error 
 	if err := cl.List(ctx, free, client.InNamespace(ns), client.MatchingFields{hostConsumerIndex: noConsumer}, client.UnsafeDisableDeepCopy); err != nil {
 		return err
 	}
-	stillFree := sets.New[string]()
+	stillLagging := map[string]string{}
 	hosts := make([]bmov1.BareMetalHost, 0, len(free.Items))
 	for i := range free.Items {
 		h := free.Items[i]
-		if n.claimedHosts.Has(h.Name) {
-			stillFree.Insert(h.Name)
+		if n.lagging(&h) {
+			stillLagging[h.Name] = h.ResourceVersion
 			continue
 		}
 		if _, reserved := h.Labels[NodeReuseLabel]; reserved {
@@ -182,7 +191,7 @@ func (n *nsChoice) sync(ctx context.Context, cl client.Reader, ns string) error 
 		}
 		hosts = append(hosts, h)
 	}
-	n.claimedHosts = stillFree
+	n.claimedHosts = stillLagging
 	for _, m := range added {
 		sel, err := m.Spec.HostSelector.Selector()
 		if err != nil {
