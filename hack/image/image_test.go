@@ -16,6 +16,8 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/layout"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 	. "github.com/onsi/gomega"
+
+	"github.com/metalwire/metalwire/internal/testneeds"
 )
 
 // shells are the names of every shell or multi-call binary an attacker could exec.
@@ -36,10 +38,7 @@ func TestImage(t *testing.T) {
 
 	certs := "/etc/ssl/certs/ca-certificates.crt"
 	if _, err := os.Stat(certs); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s is missing: apt-get install ca-certificates", certs)
-		}
-		t.Skipf("%s is missing (Debian's ca-certificates): %v", certs, err)
+		testneeds.Missing(t, "%s is missing (make test-deps installs Debian's ca-certificates): %v", certs, err)
 	}
 	opts := Options{Binary: binary, CACerts: certs, Version: "v0.1.0-test", Revision: "0123abcd", Source: "https://github.com/metalwire/metalwire", Arch: "amd64", Created: time.Unix(1700000000, 0).UTC()}
 	img, err := Build(opts)

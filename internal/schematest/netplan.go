@@ -3,11 +3,15 @@ package schematest
 import (
 	"bufio"
 	"bytes"
+	"errors"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/metalwire/metalwire/internal/testneeds"
 )
 
 // Networkd is what `netplan generate` wrote for systemd-networkd, by file name
@@ -39,15 +43,36 @@ func (n Networkd) Network(name string) (Unit, bool) {
 }
 
 // NetplanGenerate has netplan itself (Debian's netplan.io) read a netplan document and write the
-// systemd-networkd configuration it stands for: `netplan generate --root-dir DIR` on the
-// document installed as DIR/etc/netplan/50-metalwire.yaml. A document netplan refuses returns
-// netplan's own message as the error. The test fails under CI, or is skipped, when netplan is
-// not installed (Require).
+// systemd-networkd configuration it stands for, parsed (NetplanFiles has every file as text). A
+// document netplan refuses returns netplan's own message as the error. The test fails under CI,
+// or is skipped, when netplan is not installed.
 func NetplanGenerate(t testing.TB, doc []byte) (Networkd, error) {
+	t.Helper()
+	files, err := NetplanFiles(t, doc)
+	if err != nil {
+		return nil, err
+	}
+	out := Networkd{}
+	for name, text := range files {
+		switch filepath.Ext(name) {
+		case ".network", ".netdev", ".link":
+			out[name] = parseUnit([]byte(text))
+		}
+	}
+	if len(out) == 0 {
+		return nil, &NetplanError{Output: "netplan wrote no systemd-networkd files", Err: errors.New("no .network, .netdev or .link file")}
+	}
+	return out, nil
+}
+
+// NetplanFiles runs `netplan generate --root-dir DIR` on the document installed as
+// DIR/etc/netplan/50-metalwire.yaml and returns every file it wrote under DIR/run
+// (systemd-networkd units, Open vSwitch services), as text by file name.
+func NetplanFiles(t testing.TB, doc []byte) (map[string]string, error) {
 	t.Helper()
 	bin, err := exec.LookPath("netplan")
 	if err != nil {
-		Require(t, "netplan is not installed (make test-deps installs the Debian package netplan.io)")
+		testneeds.Missing(t, "netplan is not installed (make test-deps installs the Debian package netplan.io)")
 	}
 	root := t.TempDir()
 	etc := filepath.Join(root, "etc", "netplan")
@@ -64,20 +89,19 @@ func NetplanGenerate(t testing.TB, doc []byte) (Networkd, error) {
 	if err := cmd.Run(); err != nil {
 		return nil, &NetplanError{Output: strings.TrimSpace(stderr.String()), Err: err}
 	}
-	dir := filepath.Join(root, "run", "systemd", "network")
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, &NetplanError{Output: "netplan wrote no systemd-networkd files: " + err.Error(), Err: err}
-	}
-	out := Networkd{}
-	for _, e := range entries {
-		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
-		if err != nil {
-			t.Fatal(err)
+	files := map[string]string{}
+	err = filepath.WalkDir(filepath.Join(root, "run"), func(path string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return err
 		}
-		out[e.Name()] = parseUnit(data)
+		b, err := os.ReadFile(path)
+		files[d.Name()] = string(b)
+		return err
+	})
+	if err != nil {
+		return nil, &NetplanError{Output: "reading what netplan wrote: " + err.Error(), Err: err}
 	}
-	return out, nil
+	return files, nil
 }
 
 // NetplanError is netplan refusing a document.

@@ -21,18 +21,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/metalwire/metalwire/internal/testenv"
+	"github.com/metalwire/metalwire/internal/testneeds"
 )
-
-// Require stops a test that cannot find something it needs: a failure under CI (CI=true), where
-// `make test` installs everything, and a skip saying why anywhere else.
-func Require(t testing.TB, format string, args ...any) {
-	t.Helper()
-	msg := fmt.Sprintf(format, args...)
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("CI=true and %s", msg)
-	}
-	t.Skipf("skipped: %s", msg)
-}
 
 // IronicSchemaFile is where `make test-deps` unpacks Debian's python3-ironic (apt-get download,
 // dpkg-deb -x), relative to the checkout: the network_data.json schema of the Ironic API.
@@ -53,7 +43,7 @@ func IronicNetworkData(t testing.TB) *jsonschema.Schema {
 	}
 	path := filepath.Join(root, IronicSchemaFile)
 	if _, err := os.Stat(path); err != nil {
-		Require(t, "Ironic's network_data schema %s is missing (make test-deps unpacks Debian's python3-ironic into bin/)", path)
+		testneeds.Missing(t, "Ironic's network_data schema %s is missing (make test-deps unpacks Debian's python3-ironic into bin/)", path)
 	}
 	once.Do(func() {
 		data, err := os.ReadFile(path)

@@ -1,52 +1,23 @@
 package generate_test
 
 import (
-	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
 
 	. "github.com/onsi/gomega"
 	"sigs.k8s.io/yaml"
 
+	"github.com/metalwire/metalwire/internal/schematest"
 	"github.com/metalwire/metalwire/pkg/generate"
 )
 
 // netplanGenerate runs Debian's `netplan generate` on the file and returns what it wrote under
-// run/ (systemd-networkd units and OVS services), by file name. Without netplan the test skips,
-// or fails under CI=true (make test-deps installs netplan.io).
+// run/ (systemd-networkd units and OVS services), by file name; a file netplan refuses fails the
+// test.
 func netplanGenerate(t *testing.T, plan []byte) map[string]string {
 	t.Helper()
-	bin, err := exec.LookPath("netplan")
+	files, err := schematest.NetplanFiles(t, plan)
 	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("netplan not found: install netplan.io (make test-deps does)")
-		}
-		t.Skip("skipped: netplan not found; install netplan.io (make test-deps does)")
-	}
-	root := t.TempDir()
-	dir := filepath.Join(root, "etc", "netplan")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, filepath.Base(generate.NetplanPath)), plan, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	out, err := exec.Command(bin, "generate", "--root-dir", root).CombinedOutput()
-	if err != nil {
-		t.Fatalf("netplan generate refused the file: %v\n%s\n--- file\n%s", err, out, plan)
-	}
-	files := map[string]string{}
-	err = filepath.Walk(filepath.Join(root, "run"), func(path string, info os.FileInfo, err error) error {
-		if err != nil || !info.Mode().IsRegular() {
-			return err
-		}
-		b, err := os.ReadFile(path)
-		files[info.Name()] = string(b)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("netplan generate refused the file: %v\n--- file\n%s", err, plan)
 	}
 	return files
 }
