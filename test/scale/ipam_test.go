@@ -83,26 +83,13 @@ func TestIPAMScale(t *testing.T) {
 	}
 }
 
-// onFreshServer runs f against an API server and etcd started for it, warmed up first: a fresh
-// API server answers its first few hundred writes slowly (connections, caches and heap still
-// growing).
+// onFreshServer runs f on a fresh API server warmed up with 500 claims.
 func onFreshServer(t *testing.T, f func(e *testenv.Env)) {
 	t.Helper()
-	e, err := testenv.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		if err := e.Stop(); err != nil {
-			t.Errorf("stopping the API server: %v", err)
-		}
-	}()
-	ctx := context.Background()
-	newNamespace(t, e, "warm-up")
-	if err := createClaims(ctx, e, "warm-up", 500, nil); err != nil {
-		t.Fatalf("warming the API server up: %v", err)
-	}
-	f(e)
+	measure.OnFreshServer(t, func(e *testenv.Env) error {
+		newNamespace(t, e, "warm-up")
+		return createClaims(context.Background(), e, "warm-up", 500, nil)
+	}, f)
 }
 
 type result struct {

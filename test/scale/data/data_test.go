@@ -199,25 +199,17 @@ func watchServed(ctx context.Context, t *testing.T, e *testenv.Env, ns string) *
 	return &count
 }
 
-// onFreshServer runs f against an API server and etcd started for it and warmed up: an API
-// server slows down as it holds more objects, and a fresh one answers its first writes slowly.
+// onFreshServer runs f on a fresh API server warmed up with 200 machines' objects.
 func onFreshServer(t *testing.T, f func(e *testenv.Env)) {
 	t.Helper()
-	e, err := testenv.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		if err := e.Stop(); err != nil {
-			t.Errorf("stopping the API server: %v", err)
+	measure.OnFreshServer(t, func(e *testenv.Env) error {
+		warm := fixture{c: e.Client, ns: "warm-up"}
+		if _, err := warm.base(context.Background()); err != nil {
+			return err
 		}
-	}()
-	warm := fixture{c: e.Client, ns: "warm-up"}
-	if _, err := warm.base(context.Background()); err != nil {
-		t.Fatalf("warming the API server up: %v", err)
-	}
-	warm.machines(t, 200)
-	f(e)
+		warm.machines(t, 200)
+		return nil
+	}, f)
 }
 
 func printSize(n int, fl floorResult, runs []runResult) {

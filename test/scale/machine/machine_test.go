@@ -154,24 +154,19 @@ func TestMachineScale(t *testing.T) {
 	}
 }
 
-// onFreshServer runs f against an API server and etcd started for it, warmed up first.
+// onFreshServer runs f on a fresh API server warmed up with 300 ConfigMaps.
 func onFreshServer(t *testing.T, f func(e *testenv.Env)) {
 	t.Helper()
-	e, err := testenv.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		if err := e.Stop(); err != nil {
-			t.Errorf("stopping the API server: %v", err)
+	measure.OnFreshServer(t, func(e *testenv.Env) error {
+		ctx := context.Background()
+		if err := e.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "warm-up"}}); err != nil {
+			return err
 		}
-	}()
-	ctx := context.Background()
-	NewWithT(t).Expect(e.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "warm-up"}})).To(Succeed())
-	parallel(t, 300, writers, func(i int) error {
-		return e.Client.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "warm-up", Name: fmt.Sprintf("w-%d", i)}})
-	})
-	f(e)
+		parallel(t, 300, writers, func(i int) error {
+			return e.Client.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "warm-up", Name: fmt.Sprintf("w-%d", i)}})
+		})
+		return nil
+	}, f)
 }
 
 // setup makes the namespace, the Cluster (infrastructure provisioned) and its Metal3Cluster,

@@ -64,3 +64,24 @@ func buildMetalwire(dir string) (string, error) {
 	build.Stdout, build.Stderr = os.Stdout, os.Stderr
 	return out, build.Run()
 }
+
+// OnFreshServer runs f against an API server and etcd started for it, after warm has written to
+// it: a fresh API server answers its first few hundred writes slowly (connections, caches and heap
+// still growing), and one already holding other runs' objects is slower, so every measured run
+// gets its own warmed-up server.
+func OnFreshServer(t *testing.T, warm func(e *testenv.Env) error, f func(e *testenv.Env)) {
+	t.Helper()
+	e, err := testenv.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := e.Stop(); err != nil {
+			t.Errorf("stopping the API server: %v", err)
+		}
+	}()
+	if err := warm(e); err != nil {
+		t.Fatalf("warming the API server up: %v", err)
+	}
+	f(e)
+}
