@@ -90,11 +90,12 @@ func NetplanFiles(t testing.TB, doc []byte) (map[string]string, error) {
 		return nil, &NetplanError{Output: strings.TrimSpace(stderr.String()), Err: err}
 	}
 	files := map[string]string{}
-	err = filepath.WalkDir(filepath.Join(root, "run"), func(path string, d fs.DirEntry, err error) error {
+	run := os.DirFS(filepath.Join(root, "run"))
+	err = fs.WalkDir(run, ".", func(path string, d fs.DirEntry, err error) error {
 		if err != nil || !d.Type().IsRegular() {
 			return err
 		}
-		b, err := os.ReadFile(path)
+		b, err := fs.ReadFile(run, path)
 		files[d.Name()] = string(b)
 		return err
 	})
