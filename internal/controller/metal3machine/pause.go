@@ -11,9 +11,9 @@ import (
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
 )
 
-// pauseHost annotates the machine's host paused while the machine or its cluster is. The
-// Paused condition is Cluster API's (set by EnsurePausedCondition); a failure here is an event
-// and a retry, since the machine's own status is not patched while paused.
+// pauseHost annotates the machine's host paused while the machine or its cluster is. While
+// paused the machine's patch carries only its Paused condition, so a failure here is an event
+// and a retry.
 func (r *Reconciler) pauseHost(ctx context.Context, m3m *infrav1.Metal3Machine) error {
 	ann := m3m.Annotations[infrav1.HostAnnotation]
 	if ann == "" {

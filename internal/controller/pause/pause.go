@@ -8,9 +8,11 @@ package pause
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
@@ -94,4 +96,25 @@ func Transitions() builder.Predicates {
 		DeleteFunc:  func(event.DeleteEvent) bool { return false },
 		GenericFunc: func(event.GenericEvent) bool { return false },
 	})
+}
+
+// Condition is Cluster API's Paused condition for obj, a kind: True (reason Paused, the message
+// naming what pauses it) when cluster or obj asks to be left alone, else False (NotPaused). A
+// controller sets it on the object it is about to patch anyway, so that saying "not paused"
+// costs no write of its own (Cluster API's EnsurePausedCondition patches the object for it
+// alone, one more write per object in a scale-up).
+func Condition(cluster *clusterv1.Cluster, obj client.Object, kind string) metav1.Condition {
+	var why []string
+	if cluster != nil && ClusterPaused(cluster) {
+		why = append(why, fmt.Sprintf("Cluster %s is paused (spec.paused or the %s annotation)", cluster.Name, clusterv1.PausedAnnotation))
+	}
+	if annotations.HasPaused(obj) {
+		why = append(why, fmt.Sprintf("%s has the %s annotation", kind, clusterv1.PausedAnnotation))
+	}
+	c := metav1.Condition{Type: clusterv1.PausedCondition, Status: metav1.ConditionFalse, Reason: clusterv1.NotPausedReason,
+		ObservedGeneration: obj.GetGeneration()}
+	if len(why) > 0 {
+		c.Status, c.Reason, c.Message = metav1.ConditionTrue, clusterv1.PausedReason, strings.Join(why, "; ")
+	}
+	return c
 }
