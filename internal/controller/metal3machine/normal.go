@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -28,6 +27,10 @@ const maxClaimAttempts = 5
 // errCacheBehind says the cache has not yet seen a change this controller made; a retry soon
 // will.
 var errCacheBehind = errors.New("cache behind the API server")
+
+// errFinalizerFirst says the machine's finalizer must be written before its host is claimed; the
+// reconcile's patch writes it, and the update wakes the machine again.
+var errFinalizerFirst = errors.New("finalizer not persisted yet")
 
 func (r *Reconciler) reconcileNormal(ctx context.Context, m3m *infrav1.Metal3Machine, machine *clusterv1.Machine, cluster *clusterv1.Cluster) (ctrl.Result, error) {
 	notAssociated := func(reason, message string) {
@@ -99,21 +102,33 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, m3m *infrav1.Metal3Mac
 		switch {
 		case errors.Is(err, errCacheBehind):
 			return ctrl.Result{RequeueAfter: time.Second}, nil
+		case errors.Is(err, errFinalizerFirst):
+			return ctrl.Result{}, nil
 		case err != nil:
 			notAssociated(infrav1.AssociateBareMetalHostFailedReason, err.Error())
 			return ctrl.Result{}, err
 		case host == nil:
-			if !strings.Contains(conditionMessage(m3m, infrav1.AssociateBareMetalHostCondition), why) {
-				r.Recorder.Eventf(m3m, nil, corev1.EventTypeWarning, infrav1.AssociateBareMetalHostFailedReason, "ClaimHost", "%s", why)
-			}
 			reason := infrav1.AssociateBareMetalHostFailedReason
 			if cn != nil {
 				reason = NoNetworkHostReason
 			}
+			// Hosts becoming free wake waiting machines; the recheck is a safety net.
+			requeue := ctrl.Result{RequeueAfter: r.HostRecheck}
+			old := conditions.Get(m3m, infrav1.AssociateBareMetalHostCondition)
+			if old != nil && old.Message == why {
+				return requeue, nil
+			}
+			// The words of a lasting wait (which hosts are claimed, by whom) change with every
+			// claim of a scale-up: they are rewritten at most once per quiet period.
+			onlyWords := old != nil && old.Status == metav1.ConditionFalse && old.Reason == reason
+			if hold := r.waitWords.Hold(m3m.UID, onlyWords, r.QuietWaits, time.Now()); hold > 0 {
+				return ctrl.Result{RequeueAfter: min(hold, r.HostRecheck)}, nil
+			}
+			r.Recorder.Eventf(m3m, nil, corev1.EventTypeWarning, infrav1.AssociateBareMetalHostFailedReason, "ClaimHost", "%s", why)
 			notAssociated(reason, why)
-			// Hosts becoming free wake waiting machines; this is a safety net.
-			return ctrl.Result{RequeueAfter: r.HostRecheck}, nil
+			return requeue, nil
 		}
+		r.waitWords.Forget(m3m.UID)
 		r.Recorder.Eventf(m3m, host, corev1.EventTypeNormal, infrav1.AssociateBareMetalHostSuccessReason, "ClaimHost", "claimed BareMetalHost %s", host.Name)
 		metrics.HostsAssociated.Inc()
 	}
