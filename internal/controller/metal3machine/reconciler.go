@@ -13,7 +13,6 @@ import (
 	"sigs.k8s.io/cluster-api/controllers/clustercache"
 	"sigs.k8s.io/cluster-api/util"
 	"sigs.k8s.io/cluster-api/util/conditions"
-	"sigs.k8s.io/cluster-api/util/patch"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -114,12 +113,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		}
 	}
 
-	patcher, err := patch.NewHelper(m3m, r.Client)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
+	before := m3m.DeepCopy()
 	defer func() {
-		reterr = errors.Join(reterr, patcher.Patch(ctx, m3m, patch.WithOwnedConditions{Conditions: ownedConditions}))
+		reterr = errors.Join(reterr, r.patchMachine(ctx, before, m3m))
 	}()
 
 	// Cluster API's Paused condition is written with the rest of this reconcile's status, not
@@ -137,16 +133,6 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	}
 	controllerutil.AddFinalizer(m3m, infrav1.MachineFinalizer)
 	return r.reconcileNormal(ctx, m3m, machine, cluster)
-}
-
-var ownedConditions = []string{
-	clusterv1.PausedCondition,
-	infrav1.Metal3MachineReadyCondition,
-	infrav1.AssociateBareMetalHostCondition,
-	infrav1.AssociateMetal3MachineMetaDataCondition,
-	infrav1.Metal3MachineDataReadyCondition,
-	infrav1.KubernetesNodeReadyCondition,
-	SwitchPortsReadyCondition,
 }
 
 // setCondition sets a condition with the machine's generation.

@@ -1,10 +1,15 @@
 package metal3machine
 
 import (
+	"context"
 	"fmt"
 
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/cluster-api/util/conditions"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	bmov1 "github.com/metalwire/metalwire/api/baremetal/v1alpha1"
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
@@ -75,4 +80,54 @@ func hostReadyCondition(host *bmov1.BareMetalHost, waitingFor string) metav1.Con
 		c.Message = fmt.Sprintf("host %s is being provisioned (state: %s)", host.Name, state)
 	}
 	return c
+}
+
+// trimStatus keeps Cluster API's Paused condition from costing a write of its own (before is
+// the machine as read): saying "not paused" for the first time rides on the next status change.
+func trimStatus(before, m3m *infrav1.Metal3Machine) {
+	p := conditions.Get(m3m, clusterv1.PausedCondition)
+	if p == nil || p.Status != metav1.ConditionFalse || conditions.Get(before, clusterv1.PausedCondition) != nil {
+		return
+	}
+	without := m3m.DeepCopy()
+	conditions.Delete(without, clusterv1.PausedCondition)
+	if equality.Semantic.DeepEqual(before.Status, without.Status) {
+		conditions.Delete(m3m, clusterv1.PausedCondition)
+	}
+}
+
+// patchMachine writes what a reconcile changed (before is the machine as read) in at most two
+// requests: its metadata and spec, then its whole status, conditions included. This controller
+// is the only writer of a Metal3Machine's status, so one merge patch of it loses nothing;
+// Cluster API's patch helper writes the conditions in a request of their own, one write more
+// for every machine of a scale-up. Conditions computed for the generation a spec change
+// replaces describe the new one, and say so.
+func (r *Reconciler) patchMachine(ctx context.Context, before, m3m *infrav1.Metal3Machine) error {
+	trimStatus(before, m3m)
+	status := m3m.Status.DeepCopy()
+	if !equality.Semantic.DeepEqual(before.ObjectMeta, m3m.ObjectMeta) || !equality.Semantic.DeepEqual(before.Spec, m3m.Spec) {
+		if err := r.Client.Patch(ctx, m3m, client.MergeFrom(before)); err != nil {
+			if apierrors.IsNotFound(err) && len(m3m.Finalizers) == 0 {
+				return nil // the last finalizer went: the machine is gone
+			}
+			return err
+		}
+		for i := range status.Conditions {
+			if c := &status.Conditions[i]; c.ObservedGeneration == before.Generation {
+				c.ObservedGeneration = m3m.Generation
+			}
+		}
+	}
+	if equality.Semantic.DeepEqual(before.Status, *status) {
+		m3m.Status = *status
+		return nil
+	}
+	base := m3m.DeepCopy()
+	base.Status = before.Status
+	m3m.Status = *status
+	err := r.Client.Status().Patch(ctx, m3m, client.MergeFrom(base))
+	if apierrors.IsNotFound(err) && len(m3m.Finalizers) == 0 {
+		return nil
+	}
+	return err
 }

@@ -399,8 +399,15 @@ func withManager(t *testing.T, e *testenv.Env, w workload, n int, what string, f
 		_, err := createMachine(ctx, e, w, i)
 		return err
 	})
+	// Machines claim once arrivals settle (or once 30 s old): the wait for a stall starts when
+	// the last machine was created, not before.
+	created := time.Now()
 	for served.Load() < int64(w.maximum) {
-		if d := time.Since(time.Unix(0, last.Load())); d > 30*time.Second && time.Since(start) > 30*time.Second {
+		progress := time.Unix(0, last.Load())
+		if progress.Before(created) {
+			progress = created
+		}
+		if time.Since(progress) > time.Minute {
 			break
 		}
 		time.Sleep(20 * time.Millisecond)
@@ -417,17 +424,19 @@ func withManager(t *testing.T, e *testenv.Env, w workload, n int, what string, f
 	hosts := &bmov1.BareMetalHostList{}
 	g.Expect(e.Client.List(ctx, hosts, client.InNamespace(ns))).To(Succeed())
 	byMachine := map[string]string{}
+	consumer := map[string]string{}
 	for _, h := range hosts.Items {
 		if ref := h.Spec.ConsumerRef; ref != nil {
 			g.Expect(byMachine).NotTo(HaveKey(ref.Name), "machine %s holds two hosts", ref.Name)
 			byMachine[ref.Name] = h.Name
+			consumer[ns+"/"+h.Name] = ref.Kind + " " + ref.Name
 		}
 	}
 	machines := &infrav1.Metal3MachineList{}
 	g.Expect(e.Client.List(ctx, machines, client.InNamespace(ns))).To(Succeed())
 	for _, m := range machines.Items {
 		if ann := m.Annotations[infrav1.HostAnnotation]; ann != "" {
-			g.Expect(ns+"/"+byMachine[m.Name]).To(Equal(ann), "machine %s records a host that does not record it", m.Name)
+			g.Expect(ns+"/"+byMachine[m.Name]).To(Equal(ann), "machine %s records host %s, whose consumerRef is %q", m.Name, ann, consumer[ann])
 		}
 	}
 	return r
