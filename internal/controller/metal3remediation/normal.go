@@ -83,8 +83,11 @@ func (r *Reconciler) powerOff(ctx context.Context, s *state) (ctrl.Result, error
 
 	w, err := r.getNode(ctx, s)
 	if err != nil {
-		progressing(rem, metav1.ConditionFalse, infrav1.RemediationWorkloadClusterUnreachableReason, fmt.Sprintf("the host is off; deleting its Node: %v", err))
+		progressing(rem, metav1.ConditionFalse, infrav1.RemediationWorkloadClusterUnreachableReason, fmt.Sprintf("the host is off; %s its Node: %v", r.nodeVerb(), err))
 		return ctrl.Result{RequeueAfter: r.Recheck}, nil
+	}
+	if w.node != nil && r.outOfServiceTaint {
+		return r.taintAndDrain(ctx, s, w)
 	}
 	if w.node != nil {
 		changed, err := backupNode(rem, w.node)
@@ -128,6 +131,11 @@ func (r *Reconciler) waitForRecovery(ctx context.Context, s *state) (ctrl.Result
 			return ctrl.Result{RequeueAfter: r.Recheck}, nil
 		}
 		if w.node != nil {
+			if res, err := r.untaint(ctx, s, w); err != nil || !res.IsZero() {
+				return res, err
+			}
+			// Labels kept by a remediation that deleted the Node (with the delete mode, or
+			// begun by CAPM3 or before a change of mode) are put back whatever the mode.
 			if err := restoreNode(ctx, w, rem); err != nil {
 				return ctrl.Result{}, err
 			}
