@@ -104,7 +104,9 @@ func run(m *testing.M) int {
 	fastTrackDone, err := startFastTrackManager(ctx)
 	if err != nil {
 		cancel()
-		<-done
+		if stopErr := <-done; stopErr != nil {
+			fmt.Fprintln(os.Stderr, "manager:", stopErr)
+		}
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}

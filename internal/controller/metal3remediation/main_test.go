@@ -98,6 +98,9 @@ func run(m *testing.M) int {
 	tainting, err := startManager(ctx, NodeModeTaint, nodeModeLabel+"="+string(NodeModeTaint))
 	if err != nil {
 		cancel()
+		if stopErr := <-deleting; stopErr != nil {
+			fmt.Fprintln(os.Stderr, "manager:", stopErr)
+		}
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}

@@ -110,7 +110,7 @@ func (r *Reconciler) taintAndDrain(ctx context.Context, s *state, w *workloadNod
 		r.Recorder.Eventf(rem, s.host, corev1.EventTypeNormal, "NodeTainted", "TaintNode", "tainted Node %s %s while its host is off", node.Name, corev1.TaintNodeOutOfService)
 		progressing(rem, metav1.ConditionTrue, infrav1.RemediationDrainingNodeReason, fmt.Sprintf(
 			"Node %s tainted %s; waiting for its pods and volumes to go", node.Name, corev1.TaintNodeOutOfService))
-		// Kubernetes needs a moment to start deleting the pods: looked at at once, none would be
+		// Kubernetes needs a moment to start deleting the pods: checked right away, none would be
 		// terminating yet and the Node would look drained.
 		return ctrl.Result{RequeueAfter: soon}, nil
 	}
