@@ -19,9 +19,9 @@ import (
 // triggers one too; this is the fallback).
 const soon = time.Second
 
-// reconcileNormal runs the reboot strategy: Running (power off, delete the Node) -> Waiting
-// (power on, restore the Node, or retry after timeoutSeconds) -> done, or "Deleting machine"
-// once retries run out.
+// reconcileNormal runs the reboot strategy: Running (power off, taint or delete the Node) ->
+// Waiting (power on, untaint or restore the Node, or retry after timeoutSeconds) -> done, or
+// "Deleting machine" once retries run out.
 func (r *Reconciler) reconcileNormal(ctx context.Context, s *state) (ctrl.Result, error) {
 	rem := s.rem
 	switch rem.Status.Phase {
@@ -58,8 +58,9 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *state) (ctrl.Result
 }
 
 // powerOff is the Running phase: keep the host powered off through BMO's reboot annotation
-// and, once it is off, delete its Node (only then: a Node deleted while its host still runs
-// would let a second copy of its workloads start elsewhere).
+// and, once it is off, taint its Node out-of-service and wait for the drain, or delete it (only
+// then: a Node tainted or deleted while its host still runs would let a second copy of its
+// workloads start elsewhere).
 func (r *Reconciler) powerOff(ctx context.Context, s *state) (ctrl.Result, error) {
 	rem, host := s.rem, s.host
 	if !controllerutil.ContainsFinalizer(rem, infrav1.RemediationFinalizer) {
