@@ -68,6 +68,10 @@ type Options struct {
 	WatchFilter string
 	// FastTrack keeps deprovisioned hosts powered on (CAPM3_FAST_TRACK).
 	FastTrack bool
+	// RemediationNodeMode says whether remediations taint or delete the Node of a host that is
+	// off (--remediation-node-mode); "" is auto, upstream's choice by the management cluster's
+	// Kubernetes version.
+	RemediationNodeMode metal3remediation.NodeMode
 	// SwitchDrivers maps networkOS to switch drivers; nil uses switchdriver.Default, where the
 	// driver packages register themselves.
 	SwitchDrivers *switchdriver.Registry
@@ -215,6 +219,7 @@ func setupMetal3Remediation(ctx context.Context, mgr ctrl.Manager, opts Options)
 		Client:         mgr.GetClient(),
 		Recorder:       mgr.GetEventRecorder("metal3remediation"),
 		WorkloadClient: opts.ClusterCache.GetClient,
+		NodeMode:       opts.RemediationNodeMode,
 	}
 	return r.SetupWithManager(ctx, mgr, opts.Concurrency)
 }

@@ -12,6 +12,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/metalwire/metalwire/internal/controller"
+	"github.com/metalwire/metalwire/internal/controller/metal3remediation"
 
 	// Registers --logging-format=json.
 	_ "k8s.io/component-base/logs/json/register"
@@ -46,6 +47,8 @@ type Options struct {
 	WatchFilter         string
 	FastTrack           bool
 	controllerFlagValue map[string]*int
+	// RemediationNodeMode is --remediation-node-mode (addRemediationFlags).
+	RemediationNodeMode metal3remediation.NodeMode
 	// Logs are Cluster API's logging flags (--v, --logging-format, ...), from component-base.
 	Logs *logsv1.LoggingConfiguration
 
@@ -80,6 +83,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.WebhookPort, "webhook-port", 9443, "port the webhook server listens on")
 	fs.StringVar(&o.WebhookCertDir, "webhook-cert-dir", "/tmp/k8s-webhook-server/serving-certs", "folder holding the webhook server's tls.crt and tls.key")
 	o.addCAPM3Flags(fs)
+	o.addRemediationFlags(fs)
 	o.Logs = logs.NewOptions()
 	logsv1.AddFlags(o.Logs, fs)
 }

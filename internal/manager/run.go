@@ -135,6 +135,7 @@ func Run(ctx context.Context, o *Options, groups []controller.Group) error {
 	copts := controller.Options{
 		Concurrency: o.Concurrency, IPReuse: o.IPReuse, FabricConcurrency: o.FabricConcurrency,
 		ControllerConcurrency: o.ControllerConcurrency(), WatchFilter: o.WatchFilter, FastTrack: o.FastTrack,
+		RemediationNodeMode: o.RemediationNodeMode,
 	}
 	if slices.Contains(groups, controller.Infrastructure) {
 		// Workload clusters (their Nodes) are reached through Cluster API's ClusterCache.

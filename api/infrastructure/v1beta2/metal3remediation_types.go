@@ -47,6 +47,9 @@ const (
 	RemediationPoweringOffReason = "PoweringOff"
 	// RemediationDeletingNodeReason: the host is off; its Node is being deleted.
 	RemediationDeletingNodeReason = "DeletingNode"
+	// RemediationDrainingNodeReason: the host is off; its Node is tainted
+	// node.kubernetes.io/out-of-service and its pods and volumes are going (the taint mode).
+	RemediationDrainingNodeReason = "DrainingNode"
 	// RemediationPoweringOnReason: the host was asked to power on again.
 	RemediationPoweringOnReason = "PoweringOn"
 	// RemediationWaitingForNodeReason: the host is on; waiting for its Node to come back and

@@ -2,6 +2,7 @@ package metal3machine
 
 import (
 	"context"
+	"maps"
 	"testing"
 	"time"
 
@@ -68,6 +69,7 @@ type machineOpts struct {
 	networkData  *corev1.SecretReference
 	dataTemplate *corev1.ObjectReference
 	cleaning     *infrav1.AutomatedCleaningMode
+	labels       map[string]string // more labels on the Metal3Machine
 }
 
 // createMachine makes a Machine and the Metal3Machine it owns, as the Machine controller would.
@@ -90,10 +92,12 @@ func createMachine(t *testing.T, cluster *clusterv1.Cluster, name string, o mach
 	}
 	g.Expect(env.Client.Create(ctx, machine)).To(Succeed())
 
+	m3mLabels := map[string]string{clusterv1.ClusterNameLabel: cluster.Name}
+	maps.Copy(m3mLabels, o.labels)
 	m3m := &infrav1.Metal3Machine{
 		ObjectMeta: metav1.ObjectMeta{
 			Namespace: cluster.Namespace, Name: name,
-			Labels: map[string]string{clusterv1.ClusterNameLabel: cluster.Name},
+			Labels: m3mLabels,
 			OwnerReferences: []metav1.OwnerReference{{
 				APIVersion: clusterv1.GroupVersion.String(), Kind: "Machine", Name: machine.Name, UID: machine.UID,
 			}},

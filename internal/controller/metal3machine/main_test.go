@@ -7,13 +7,19 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/cluster-api/controllers/clustercache"
 	"sigs.k8s.io/cluster-api/core/setup"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
 	"github.com/metalwire/metalwire/internal/controller/metal3cluster"
 	"github.com/metalwire/metalwire/internal/testenv"
 )
@@ -42,10 +48,18 @@ func run(m *testing.M) int {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	// Metal3Machines labelled fastTrackLabel belong to the second manager, started with fast
+	// track on (startFastTrackManager).
+	notFastTrack, err := labels.Parse("!" + fastTrackLabel)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
 	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{
 		Scheme:                 env.Scheme,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
+		Cache:                  cache.Options{ByObject: map[client.Object]cache.ByObject{&infrav1.Metal3Machine{}: {Label: notFastTrack}}},
 	})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -87,13 +101,71 @@ func run(m *testing.M) int {
 	}
 	done := make(chan error, 1)
 	go func() { done <- mgr.Start(ctx) }()
+	fastTrackDone, err := startFastTrackManager(ctx)
+	if err != nil {
+		cancel()
+		if stopErr := <-done; stopErr != nil {
+			fmt.Fprintln(os.Stderr, "manager:", stopErr)
+		}
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
 	code := m.Run()
 	cancel()
-	if err := <-done; err != nil {
-		fmt.Fprintln(os.Stderr, "manager:", err)
-		if code == 0 {
-			code = 1
+	for _, d := range []chan error{done, fastTrackDone} {
+		if err := <-d; err != nil {
+			fmt.Fprintln(os.Stderr, "manager:", err)
+			if code == 0 {
+				code = 1
+			}
 		}
 	}
 	return code
+}
+
+// fastTrackLabel (value "on") on a Metal3Machine hands it to the manager started with fast track.
+const fastTrackLabel = "test.metalwire.io/fast-track"
+
+// startFastTrackManager runs a second manager, as `metalwire manager --fast-track` would, with
+// only the Metal3Machine reconciler (the first manager's Metal3Cluster reconciler serves both),
+// on the Metal3Machines labelled fastTrackLabel=on.
+func startFastTrackManager(ctx context.Context) (chan error, error) {
+	sel, err := labels.Parse(fastTrackLabel + "=on")
+	if err != nil {
+		return nil, err
+	}
+	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{
+		Scheme:                 env.Scheme,
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+		Cache:                  cache.Options{ByObject: map[client.Object]cache.ByObject{&infrav1.Metal3Machine{}: {Label: sel}}},
+		// The first manager runs controllers of the same names in this process.
+		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
+	})
+	if err != nil {
+		return nil, err
+	}
+	clusterCache, err := clustercache.SetupWithManager(ctx, mgr, clustercache.Options{
+		SecretClient: mgr.GetAPIReader(),
+		Cache:        setup.ClusterCacheCacheOptions(),
+		Client:       setup.ClusterCacheClientOptions("metal3machine-fast-track-test", 20, 30),
+	}, controller.Options{MaxConcurrentReconciles: 2})
+	if err != nil {
+		return nil, err
+	}
+	machines := &Reconciler{
+		ClusterCache: clusterCache,
+		Client:       mgr.GetClient(),
+		APIReader:    mgr.GetAPIReader(),
+		Recorder:     mgr.GetEventRecorder("metal3machine"),
+		FastTrack:    true,
+		NodeRecheck:  300 * time.Millisecond,
+		HostRecheck:  5 * time.Second,
+	}
+	if err := machines.SetupWithManager(ctx, mgr, 2); err != nil {
+		return nil, err
+	}
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(ctx) }()
+	return done, nil
 }

@@ -12,8 +12,9 @@ import (
 )
 
 // reconcileDelete undoes what a remediation deleted half-way left behind (the MachineHealthCheck
-// deletes it once the Machine is healthy, or a person does): the host is powered on again and
-// the Node's kept labels and annotations are put back if the Node is there.
+// deletes it once the Machine is healthy, or a person does): the host is powered on again, and
+// the Node, if it is there, loses the out-of-service taint and gets its kept labels and
+// annotations back.
 func (r *Reconciler) reconcileDelete(ctx context.Context, s *state) (ctrl.Result, error) {
 	rem := s.rem
 	if !controllerutil.ContainsFinalizer(rem, infrav1.RemediationFinalizer) {
@@ -25,13 +26,17 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *state) (ctrl.Result
 		}
 	}
 	_, kept := rem.Annotations[nodeLabelsBackup]
-	if kept && s.machine.DeletionTimestamp.IsZero() {
+	if (kept || r.outOfServiceTaint) && s.machine.DeletionTimestamp.IsZero() {
 		w, err := r.getNode(ctx, s)
 		if err != nil {
-			progressing(rem, metav1.ConditionFalse, infrav1.RemediationWorkloadClusterUnreachableReason, fmt.Sprintf("restoring the Node's labels before the remediation goes: %v", err))
+			progressing(rem, metav1.ConditionFalse, infrav1.RemediationWorkloadClusterUnreachableReason, fmt.Sprintf("restoring the Node before the remediation goes: %v", err))
 			return ctrl.Result{}, err
 		}
 		if w.node != nil {
+			// The host is on again (or about to be): its Node must not stay out of service.
+			if res, err := r.untaint(ctx, s, w); err != nil || !res.IsZero() {
+				return res, err
+			}
 			if err := restoreNode(ctx, w, rem); err != nil {
 				return ctrl.Result{}, err
 			}

@@ -8,16 +8,21 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/cluster-api/controllers/clustercache"
 	"sigs.k8s.io/cluster-api/core/reconcilers/machinehealthcheck"
 	"sigs.k8s.io/cluster-api/core/setup"
 	"sigs.k8s.io/cluster-api/util/index"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
 	"github.com/metalwire/metalwire/internal/testenv"
 )
 
@@ -82,40 +87,75 @@ func run(m *testing.M) int {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	// Two managers, as two deployments with different --remediation-node-mode: the one that
+	// deletes Nodes (and runs the MachineHealthCheck) takes every remediation without the
+	// nodeModeLabel, the one that taints Nodes those labelled taint.
+	deleting, err := startManager(ctx, NodeModeDelete, "!"+nodeModeLabel)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	tainting, err := startManager(ctx, NodeModeTaint, nodeModeLabel+"="+string(NodeModeTaint))
+	if err != nil {
+		cancel()
+		if stopErr := <-deleting; stopErr != nil {
+			fmt.Fprintln(os.Stderr, "manager:", stopErr)
+		}
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	code := m.Run()
+	cancel()
+	for _, done := range []chan error{deleting, tainting} {
+		if err := <-done; err != nil {
+			fmt.Fprintln(os.Stderr, "manager:", err)
+			if code == 0 {
+				code = 1
+			}
+		}
+	}
+	return code
+}
+
+// nodeModeLabel on a Metal3Remediation picks the test manager that reconciles it.
+const nodeModeLabel = "test.metalwire.io/node-mode"
+
+// startManager runs a remediation reconciler with the given node mode on the remediations its
+// label selector matches; the delete-mode one runs Cluster API's MachineHealthCheck too.
+func startManager(ctx context.Context, mode NodeMode, selector string) (chan error, error) {
+	sel, err := labels.Parse(selector)
+	if err != nil {
+		return nil, err
+	}
 	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{
 		Scheme:                 env.Scheme,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
+		Cache:                  cache.Options{ByObject: map[client.Object]cache.ByObject{&infrav1.Metal3Remediation{}: {Label: sel}}},
+		// Both managers run a controller named metal3remediation in this one process.
+		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
 	})
 	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
+		return nil, err
 	}
 	r := &Reconciler{
 		Client: mgr.GetClient(),
 		WorkloadClient: func(context.Context, client.ObjectKey) (client.Client, error) {
 			return env.Client, nil
 		},
-		Recheck: 200 * time.Millisecond,
-		Now:     clock.Now,
+		NodeMode: mode,
+		Recheck:  200 * time.Millisecond,
+		Now:      clock.Now,
 	}
 	if err := r.SetupWithManager(ctx, mgr, 2); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
+		return nil, err
 	}
-	if err := setupMachineHealthCheck(ctx, mgr); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
+	if mode == NodeModeDelete {
+		if err := setupMachineHealthCheck(ctx, mgr); err != nil {
+			return nil, err
+		}
 	}
 	done := make(chan error, 1)
 	go func() { done <- mgr.Start(ctx) }()
-	code := m.Run()
-	cancel()
-	if err := <-done; err != nil {
-		fmt.Fprintln(os.Stderr, "manager:", err)
-		if code == 0 {
-			code = 1
-		}
-	}
-	return code
+	return done, nil
 }

@@ -19,9 +19,9 @@ import (
 // triggers one too; this is the fallback).
 const soon = time.Second
 
-// reconcileNormal runs the reboot strategy: Running (power off, delete the Node) -> Waiting
-// (power on, restore the Node, or retry after timeoutSeconds) -> done, or "Deleting machine"
-// once retries run out.
+// reconcileNormal runs the reboot strategy: Running (power off, taint or delete the Node) ->
+// Waiting (power on, untaint or restore the Node, or retry after timeoutSeconds) -> done, or
+// "Deleting machine" once retries run out.
 func (r *Reconciler) reconcileNormal(ctx context.Context, s *state) (ctrl.Result, error) {
 	rem := s.rem
 	switch rem.Status.Phase {
@@ -58,8 +58,9 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *state) (ctrl.Result
 }
 
 // powerOff is the Running phase: keep the host powered off through BMO's reboot annotation
-// and, once it is off, delete its Node (only then: a Node deleted while its host still runs
-// would let a second copy of its workloads start elsewhere).
+// and, once it is off, taint its Node out-of-service and wait for the drain, or delete it (only
+// then: a Node tainted or deleted while its host still runs would let a second copy of its
+// workloads start elsewhere).
 func (r *Reconciler) powerOff(ctx context.Context, s *state) (ctrl.Result, error) {
 	rem, host := s.rem, s.host
 	if !controllerutil.ContainsFinalizer(rem, infrav1.RemediationFinalizer) {
@@ -83,8 +84,11 @@ func (r *Reconciler) powerOff(ctx context.Context, s *state) (ctrl.Result, error
 
 	w, err := r.getNode(ctx, s)
 	if err != nil {
-		progressing(rem, metav1.ConditionFalse, infrav1.RemediationWorkloadClusterUnreachableReason, fmt.Sprintf("the host is off; deleting its Node: %v", err))
+		progressing(rem, metav1.ConditionFalse, infrav1.RemediationWorkloadClusterUnreachableReason, fmt.Sprintf("the host is off; %s its Node: %v", r.nodeVerb(), err))
 		return ctrl.Result{RequeueAfter: r.Recheck}, nil
+	}
+	if w.node != nil && r.outOfServiceTaint {
+		return r.taintAndDrain(ctx, s, w)
 	}
 	if w.node != nil {
 		changed, err := backupNode(rem, w.node)
@@ -128,6 +132,11 @@ func (r *Reconciler) waitForRecovery(ctx context.Context, s *state) (ctrl.Result
 			return ctrl.Result{RequeueAfter: r.Recheck}, nil
 		}
 		if w.node != nil {
+			if res, err := r.untaint(ctx, s, w); err != nil || !res.IsZero() {
+				return res, err
+			}
+			// Labels kept by a remediation that deleted the Node (with the delete mode, or
+			// begun by CAPM3 or before a change of mode) are put back whatever the mode.
 			if err := restoreNode(ctx, w, rem); err != nil {
 				return ctrl.Result{}, err
 			}

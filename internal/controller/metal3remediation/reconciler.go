@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
@@ -40,6 +41,13 @@ type Reconciler struct {
 
 	// WorkloadClient reaches the workload cluster's API server, where the Machine's Node is.
 	WorkloadClient workload.ClientFunc
+
+	// NodeMode says what happens to the Machine's Node while the host is off: deleted, or kept
+	// with the out-of-service taint; "" is NodeModeAuto, upstream's choice by the management
+	// cluster's Kubernetes version. SetupWithManager decides it once.
+	NodeMode NodeMode
+	// outOfServiceTaint is the decision: taint the Node rather than delete it.
+	outOfServiceTaint bool
 
 	// Recheck is how often to look again while waiting; zero means 5s.
 	Recheck time.Duration
@@ -133,6 +141,20 @@ func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, concu
 	if r.Recorder == nil {
 		r.Recorder = mgr.GetEventRecorder("metal3remediation")
 	}
+	if r.NodeMode == "" {
+		r.NodeMode = NodeModeAuto
+	}
+	taint, serverVersion, err := useOutOfServiceTaint(r.NodeMode, mgr.GetConfig())
+	if err != nil {
+		return err
+	}
+	r.outOfServiceTaint = taint
+	mode := "delete the Node"
+	if taint {
+		mode = "taint the Node " + corev1.TaintNodeOutOfService
+	}
+	mgr.GetLogger().WithName("metal3remediation").Info("while a remediated host is off, remediations "+mode,
+		"remediationNodeMode", r.NodeMode, "managementClusterVersion", serverVersion)
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&infrav1.Metal3Remediation{}).
 		Watches(&clusterv1.Machine{}, handler.EnqueueRequestsFromMapFunc(machineToRemediation)).

@@ -112,9 +112,19 @@ func newFixture(t *testing.T, node string) *fixture {
 // Machine.
 func (f *fixture) remediate(t *testing.T, retryLimit int32) *infrav1.Metal3Remediation {
 	t.Helper()
+	return f.remediateWith(t, retryLimit, NodeModeDelete)
+}
+
+// remediateWith is remediate for the test manager running the given node mode.
+func (f *fixture) remediateWith(t *testing.T, retryLimit int32, mode NodeMode) *infrav1.Metal3Remediation {
+	t.Helper()
+	var labels map[string]string
+	if mode != NodeModeDelete {
+		labels = map[string]string{nodeModeLabel: string(mode)}
+	}
 	rem := &infrav1.Metal3Remediation{
 		ObjectMeta: metav1.ObjectMeta{
-			Namespace: f.ns, Name: f.machine.Name,
+			Namespace: f.ns, Name: f.machine.Name, Labels: labels,
 			OwnerReferences: []metav1.OwnerReference{{
 				APIVersion: clusterv1.GroupVersion.String(), Kind: "Machine", Name: f.machine.Name, UID: f.machine.UID,
 			}},
