@@ -55,7 +55,7 @@ func startManager(t *testing.T, namespaces ...string) (stop func()) {
 	})
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect((&ippool.Reconciler{StatusInterval: 100 * time.Millisecond}).SetupWithManager(ctx, mgr, 2)).To(Succeed())
-	g.Expect(preprovisioning.SetupWithManager(ctx, mgr, 2)).To(Succeed())
+	g.Expect(preprovisioning.SetupWithManager(ctx, mgr, 2, "")).To(Succeed())
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
