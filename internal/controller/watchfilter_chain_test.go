@@ -52,7 +52,9 @@ func TestWatchFilterServesTheLabelledMachineToItsSecrets(t *testing.T) {
 	t.Cleanup(func() { _ = env.Stop() })
 	startFilteredManager(t, env, []Group{Infrastructure, IPAM}, "team-a")
 	ns := env.NewNamespace(t)
-	create := func(o client.Object) { g.Expect(env.Client.Create(ctx, o)).To(Succeed(), "creating %T %s", o, o.GetName()) }
+	create := func(o client.Object) {
+		g.Expect(env.Client.Create(ctx, o)).To(Succeed(), "creating %T %s", o, o.GetName())
+	}
 
 	// One team's objects, as Cluster API and the user leave them.
 	type set struct {
