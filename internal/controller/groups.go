@@ -62,9 +62,8 @@ type Options struct {
 	// ControllerConcurrency overrides Concurrency for the controllers it names (CAPM3's
 	// --<controller>-concurrency flags); a missing or zero entry means Concurrency.
 	ControllerConcurrency map[string]int
-	// WatchFilter is Cluster API's --watch-filter: with a value, the Metal3Cluster,
-	// Metal3Machine, Metal3MachineTemplate and label sync controllers act only on objects
-	// labelled cluster.x-k8s.io/watch-filter=<value>.
+	// WatchFilter is Cluster API's --watch-filter: with a value, every controller acts only on
+	// objects labelled cluster.x-k8s.io/watch-filter=<value> (see package watchfilter).
 	WatchFilter string
 	// FastTrack keeps deprovisioned hosts powered on (CAPM3_FAST_TRACK).
 	FastTrack bool
@@ -108,21 +107,21 @@ var registry = map[Group][]namedSetup{
 }
 
 func setupClusterNetwork(ctx context.Context, mgr ctrl.Manager, opts Options) error {
-	r := &clusternetwork.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader()}
+	r := &clusternetwork.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), WatchFilter: opts.WatchFilter}
 	return r.SetupWithManager(ctx, mgr, opts.Concurrency)
 }
 
 func setupNetworkDevice(ctx context.Context, mgr ctrl.Manager, opts Options) error {
-	r := &networkdevice.Reconciler{Client: mgr.GetClient(), Drivers: opts.SwitchDrivers, Concurrency: opts.FabricConcurrency}
+	r := &networkdevice.Reconciler{Client: mgr.GetClient(), Drivers: opts.SwitchDrivers, Concurrency: opts.FabricConcurrency, WatchFilter: opts.WatchFilter}
 	return r.SetupWithManager(ctx, mgr, opts.Concurrency)
 }
 
 func setupPreprovisioning(ctx context.Context, mgr ctrl.Manager, opts Options) error {
-	return preprovisioning.SetupWithManager(ctx, mgr, opts.Concurrency)
+	return preprovisioning.SetupWithManager(ctx, mgr, opts.Concurrency, opts.WatchFilter)
 }
 
 func setupIPPool(ctx context.Context, mgr ctrl.Manager, opts Options) error {
-	return (&ippool.Reconciler{}).SetupWithManager(ctx, mgr, opts.Concurrency)
+	return (&ippool.Reconciler{WatchFilter: opts.WatchFilter}).SetupWithManager(ctx, mgr, opts.Concurrency)
 }
 
 // errNoClusterCache: the infrastructure group's controllers reach workload clusters through one
@@ -190,21 +189,22 @@ func setupLabelSync(ctx context.Context, mgr ctrl.Manager, opts Options) error {
 }
 
 func setupMetal3DataTemplate(ctx context.Context, mgr ctrl.Manager, opts Options) error {
-	r := &metal3datatemplate.Reconciler{Client: mgr.GetClient()}
+	r := &metal3datatemplate.Reconciler{Client: mgr.GetClient(), WatchFilter: opts.WatchFilter}
 	return r.SetupWithManager(ctx, mgr, opts.Concurrency)
 }
 
 func setupMetal3DataClaim(ctx context.Context, mgr ctrl.Manager, opts Options) error {
-	r := &metal3dataclaim.Reconciler{Client: mgr.GetClient()}
+	r := &metal3dataclaim.Reconciler{Client: mgr.GetClient(), WatchFilter: opts.WatchFilter}
 	return r.SetupWithManager(ctx, mgr, opts.Concurrency)
 }
 
 func setupMetal3Data(ctx context.Context, mgr ctrl.Manager, opts Options) error {
 	r := &metal3data.Reconciler{
-		Client:    mgr.GetClient(),
-		APIReader: mgr.GetAPIReader(),
-		IPReuse:   opts.IPReuse,
-		Recorder:  mgr.GetEventRecorder("metal3data"),
+		Client:      mgr.GetClient(),
+		APIReader:   mgr.GetAPIReader(),
+		IPReuse:     opts.IPReuse,
+		Recorder:    mgr.GetEventRecorder("metal3data"),
+		WatchFilter: opts.WatchFilter,
 	}
 	return r.SetupWithManager(ctx, mgr, opts.Concurrency)
 }
@@ -220,6 +220,7 @@ func setupMetal3Remediation(ctx context.Context, mgr ctrl.Manager, opts Options)
 		Recorder:       mgr.GetEventRecorder("metal3remediation"),
 		WorkloadClient: opts.ClusterCache.GetClient,
 		NodeMode:       opts.RemediationNodeMode,
+		WatchFilter:    opts.WatchFilter,
 	}
 	return r.SetupWithManager(ctx, mgr, opts.Concurrency)
 }

@@ -28,27 +28,7 @@ func TestWatchFilterLeavesOtherObjectsAlone(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred())
 	t.Cleanup(func() { _ = env.Stop() })
 
-	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{
-		Scheme: env.Scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
-		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
-	})
-	g.Expect(err).NotTo(HaveOccurred())
-	cc, err := NewClusterCache(ctx, mgr, "watchfilter-test", 2)
-	g.Expect(err).NotTo(HaveOccurred())
-	_, err = Setup(ctx, mgr, []Group{Infrastructure}, Options{Concurrency: 2, WatchFilter: "team-a", ClusterCache: cc})
-	g.Expect(err).NotTo(HaveOccurred())
-	runCtx, cancel := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(runCtx) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case err := <-done:
-			testenv.ReportManagerExit(t, err)
-		case <-time.After(30 * time.Second):
-			t.Error("the manager did not stop within 30s")
-		}
-	})
+	startFilteredManager(t, env, []Group{Infrastructure}, "team-a")
 
 	ns := env.NewNamespace(t)
 	pair := func(name string, labels map[string]string) *infrav1.Metal3Cluster {
@@ -92,4 +72,33 @@ func TestWatchFilterLeavesOtherObjectsAlone(t *testing.T) {
 			g.Expect(got.Status.Conditions).To(BeEmpty(), "%s was reconciled", m3c.Name)
 		}
 	}, 3*time.Second, 200*time.Millisecond).Should(Succeed())
+}
+
+// startFilteredManager runs the groups' controllers as `metalwire --watch-filter=<value>` would,
+// until the test ends.
+func startFilteredManager(t *testing.T, env *testenv.Env, groups []Group, value string) {
+	t.Helper()
+	g := NewWithT(t)
+	ctx := context.Background()
+	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{
+		Scheme: env.Scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
+		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
+	})
+	g.Expect(err).NotTo(HaveOccurred())
+	cc, err := NewClusterCache(ctx, mgr, "watchfilter-test", 2)
+	g.Expect(err).NotTo(HaveOccurred())
+	_, err = Setup(ctx, mgr, groups, Options{Concurrency: 2, WatchFilter: value, ClusterCache: cc})
+	g.Expect(err).NotTo(HaveOccurred())
+	runCtx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(runCtx) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case err := <-done:
+			testenv.ReportManagerExit(t, err)
+		case <-time.After(30 * time.Second):
+			t.Error("the manager did not stop within 30s")
+		}
+	})
 }

@@ -103,7 +103,7 @@ var capm3ConcurrencyFlags = map[string]string{
 
 // addCAPM3Flags adds the flags CAPM3 users pass, so that a deployment's arguments carry over.
 func (o *Options) addCAPM3Flags(fs *pflag.FlagSet) {
-	fs.StringVar(&o.WatchFilter, "watch-filter", "", "Cluster API's watch filter: act only on Metal3Clusters, Metal3Machines and Metal3MachineTemplates (and the hosts of such machines, for label sync) labelled "+clusterv1.WatchLabel+"=<value>; default: all")
+	fs.StringVar(&o.WatchFilter, "watch-filter", "", "Cluster API's watch filter: every controller acts only on objects labelled "+clusterv1.WatchLabel+"=<value> (clusters, machines and templates, data templates, claims and data, remediations, IP pools and claims, pre-provisioning templates and their hosts, ClusterNetworks, NetworkDevices); the Metal3DataClaim, Metal3Data and IP claims metalwire makes for a labelled machine carry the label; default: all")
 	fs.BoolVar(&o.IPReuse, "enable-bmh-name-based-preallocation", false, "CAPM3's name for --ip-reuse; either turns it on")
 	fs.BoolVar(&o.FastTrack, "fast-track", os.Getenv("CAPM3_FAST_TRACK") == "true", "keep a deprovisioned host powered on (unless its automatedCleaningMode is disabled) so the next machine provisions it without a reboot; default: true when the environment variable CAPM3_FAST_TRACK is \"true\", as upstream")
 	o.controllerFlagValue = map[string]*int{}

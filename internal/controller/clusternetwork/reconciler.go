@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/cluster-api/util/conditions"
 	"sigs.k8s.io/cluster-api/util/patch"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -24,6 +25,7 @@ import (
 
 	netv1 "github.com/metalwire/metalwire/api/network/v1alpha1"
 	"github.com/metalwire/metalwire/internal/controller/fabricindex"
+	"github.com/metalwire/metalwire/internal/controller/watchfilter"
 )
 
 const (
@@ -40,6 +42,9 @@ type Reconciler struct {
 	// VLANRetry is how often a ClusterNetwork whose range ran out looks again (it is also woken
 	// when a lock of its NetworkDevice is deleted).
 	VLANRetry time.Duration
+	// WatchFilter is --watch-filter: with a value, only ClusterNetworks labelled with it are
+	// served.
+	WatchFilter string
 }
 
 // +kubebuilder:rbac:groups=network.metalwire.io,resources=clusternetworks,verbs=get;list;watch;update;patch
@@ -56,6 +61,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	cn := &netv1.ClusterNetwork{}
 	if err := r.Client.Get(ctx, req.NamespacedName, cn); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !watchfilter.Matches(cn, r.WatchFilter) {
+		return ctrl.Result{}, nil
 	}
 	patcher, err := patch.NewHelper(cn, r.Client)
 	if err != nil {
@@ -290,7 +298,7 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, con
 		return reqs
 	}
 	return ctrl.NewControllerManagedBy(mgr).
-		For(&netv1.ClusterNetwork{}).
+		For(&netv1.ClusterNetwork{}, builder.WithPredicates(watchfilter.Predicate(r.WatchFilter))).
 		Watches(&netv1.NIC{}, handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, o client.Object) []reconcile.Request {
 			return byDevice(ctx, o.GetNamespace(), o.(*netv1.NIC).Spec.NetworkDeviceRef)
 		})).

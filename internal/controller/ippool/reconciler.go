@@ -20,6 +20,7 @@ import (
 
 	ipamv1 "github.com/metalwire/metalwire/api/ipam/v1alpha1"
 	"github.com/metalwire/metalwire/internal/controller/pause"
+	"github.com/metalwire/metalwire/internal/controller/watchfilter"
 	"github.com/metalwire/metalwire/internal/metrics"
 	"github.com/metalwire/metalwire/pkg/ipam"
 )
@@ -67,6 +68,10 @@ type Reconciler struct {
 	StatusInterval time.Duration
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// WatchFilter is --watch-filter: with a value, only pools labelled with it are served, and
+	// of their claims only those labelled with it; other pools and claims are left untouched
+	// (no finalizer, no status, no IPAddress), as another manager's.
+	WatchFilter string
 
 	states states
 }
@@ -88,6 +93,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		r.states.drop(req.NamespacedName)
 		metrics.ForgetPool(req.Namespace, req.Name)
 		return r.reconcileMissing(ctx, req.NamespacedName)
+	}
+	if !watchfilter.Matches(pool, r.WatchFilter) {
+		r.states.drop(req.NamespacedName)
+		return ctrl.Result{}, nil
 	}
 	if paused, err := pause.Paused(ctx, r.Client, pool, pause.ClusterName(pool, ptr.Deref(pool.Spec.ClusterName, ""))); err != nil || paused {
 		ctrl.LoggerFrom(ctx).V(1).Info("pool is paused", "err", err)
@@ -322,7 +331,8 @@ func (r *Reconciler) claimCached(ctx context.Context, a *ipamv1.IPAddress) bool 
 }
 
 // claimsOf lists the IPClaims and Cluster API IPAddressClaims naming the pool, from the cache and
-// without copies: callers copy the few they change.
+// without copies: callers copy the few they change. Under --watch-filter only the claims with
+// the filter's label are listed: the others are another manager's, even on our pool.
 func (r *Reconciler) claimsOf(ctx context.Context, namespace, pool string) ([]claim, error) {
 	ipClaims := &ipamv1.IPClaimList{}
 	if err := r.Client.List(ctx, ipClaims, client.InNamespace(namespace),
@@ -336,10 +346,14 @@ func (r *Reconciler) claimsOf(ctx context.Context, namespace, pool string) ([]cl
 	}
 	out := make([]claim, 0, len(ipClaims.Items)+len(capiClaims.Items))
 	for i := range ipClaims.Items {
-		out = append(out, ipClaim{&ipClaims.Items[i]})
+		if watchfilter.Matches(&ipClaims.Items[i], r.WatchFilter) {
+			out = append(out, ipClaim{&ipClaims.Items[i]})
+		}
 	}
 	for i := range capiClaims.Items {
-		out = append(out, capiClaim{&capiClaims.Items[i]})
+		if watchfilter.Matches(&capiClaims.Items[i], r.WatchFilter) {
+			out = append(out, capiClaim{&capiClaims.Items[i]})
+		}
 	}
 	return out, nil
 }

@@ -20,6 +20,7 @@ import (
 
 	ipamv1 "github.com/metalwire/metalwire/api/ipam/v1alpha1"
 	"github.com/metalwire/metalwire/internal/controller/pause"
+	"github.com/metalwire/metalwire/internal/controller/watchfilter"
 )
 
 // ControllerName names the controller in logs, metrics and events.
@@ -42,12 +43,13 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, con
 	}
 	return ctrl.NewControllerManagedBy(mgr).
 		Named(ControllerName).
-		For(&ipamv1.IPPool{}, builder.WithPredicates(predicate.Or(
-			predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
+		For(&ipamv1.IPPool{}, builder.WithPredicates(watchfilter.Predicate(r.WatchFilter), predicate.Or(
+			// Labels: a pool labelled for this manager's --watch-filter is taken up at once.
+			predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}, predicate.LabelChangedPredicate{}))).
 		// A pool refused for its namePrefix is looked at again when the other pool changes.
 		Watches(&ipamv1.IPPool{}, handler.EnqueueRequestsFromMapFunc(r.poolsWithSamePrefix)).
-		Watches(&ipamv1.IPClaim{}, r.claimEvents(ipClaimPool)).
-		Watches(&capiipamv1.IPAddressClaim{}, r.claimEvents(capiClaimPool)).
+		Watches(&ipamv1.IPClaim{}, r.claimEvents(ipClaimPool), builder.WithPredicates(watchfilter.Predicate(r.WatchFilter))).
+		Watches(&capiipamv1.IPAddressClaim{}, r.claimEvents(capiClaimPool), builder.WithPredicates(watchfilter.Predicate(r.WatchFilter))).
 		Watches(&ipamv1.IPAddress{}, r.addressEvents()).
 		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(r.poolsOfCluster)).
 		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(pause.ClusterToObjects(mgr.GetClient(),

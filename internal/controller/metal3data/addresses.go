@@ -17,6 +17,7 @@ import (
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
 	ipamv1 "github.com/metalwire/metalwire/api/ipam/v1alpha1"
 	"github.com/metalwire/metalwire/internal/controller/poolanswer"
+	"github.com/metalwire/metalwire/internal/controller/watchfilter"
 	"github.com/metalwire/metalwire/pkg/render"
 )
 
@@ -51,7 +52,7 @@ func (r *Reconciler) claimAddresses(ctx context.Context, data *infrav1.Metal3Dat
 
 // claimMeta is the metadata of a new address claim: owned by the Metal3Data (as controller,
 // so deleting the Metal3Data in a cluster with garbage collection removes it too), labelled with
-// the cluster, and with IP reuse the labels CAPM3 sets to find the Metal3Data and pool back.
+// the cluster and the Metal3Data's watch-filter label, and with IP reuse the labels CAPM3 sets to find the Metal3Data and pool back.
 func (r *Reconciler) claimMeta(data *infrav1.Metal3Data, in *inputs, pool render.PoolRef) metav1.ObjectMeta {
 	om := metav1.ObjectMeta{
 		Name:            AddressClaimName(data.Name, in.host.Name, pool, r.IPReuse),
@@ -66,6 +67,8 @@ func (r *Reconciler) claimMeta(data *infrav1.Metal3Data, in *inputs, pool render
 		om.Labels[ipamv1.DataNameLabel] = data.Name
 		om.Labels[ipamv1.PoolNameLabel] = pool.Name
 	}
+	// The Metal3Data's manager (--watch-filter) is the one whose pools serve it.
+	om.Labels = watchfilter.Carry(om.Labels, data)
 	return om
 }
 

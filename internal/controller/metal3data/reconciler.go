@@ -30,6 +30,7 @@ import (
 	"github.com/metalwire/metalwire/internal/controller/dataindex"
 	"github.com/metalwire/metalwire/internal/controller/pause"
 	"github.com/metalwire/metalwire/internal/controller/waits"
+	"github.com/metalwire/metalwire/internal/controller/watchfilter"
 	"github.com/metalwire/metalwire/internal/metrics"
 )
 
@@ -41,6 +42,9 @@ const notSeenRecheck = 2 * time.Second
 type Reconciler struct {
 	// Client reads from the manager's cache and writes to the API server.
 	Client client.Client
+	// WatchFilter is --watch-filter: with a value, only Metal3Data labelled with it are
+	// rendered (they carry their claim's label from creation).
+	WatchFilter string
 	// APIReader reads from the API server, for the rare Secret the cache cannot answer for.
 	APIReader client.Reader
 	// IPReuse names address claims after the BareMetalHost (<host>-<pool>) instead of the
@@ -75,6 +79,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.
 	data := &infrav1.Metal3Data{}
 	if err := r.Client.Get(ctx, req.NamespacedName, data); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !watchfilter.Matches(data, r.WatchFilter) {
+		return ctrl.Result{}, nil
 	}
 	if paused, err := pause.Paused(ctx, r.Client, data, pause.ClusterName(data)); err != nil || paused {
 		return ctrl.Result{}, err
@@ -198,7 +205,7 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, con
 		}
 	}
 	return ctrl.NewControllerManagedBy(mgr).
-		For(&infrav1.Metal3Data{}).
+		For(&infrav1.Metal3Data{}, builder.WithPredicates(watchfilter.Predicate(r.WatchFilter))).
 		Owns(&corev1.Secret{}, builder.WithPredicates(predicate.Funcs{
 			// Only a deleted Secret needs us; our own writes would wake every Metal3Data.
 			CreateFunc: func(event.CreateEvent) bool { return false },

@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
+	"github.com/metalwire/metalwire/internal/controller/watchfilter"
 )
 
 // Rendered is what the data-templating chain produced for one Metal3Machine.
@@ -107,5 +108,7 @@ func newClaim(m3m *infrav1.Metal3Machine) *infrav1.Metal3DataClaim {
 	if cluster := m3m.Labels[clusterv1.ClusterNameLabel]; cluster != "" {
 		c.Labels = map[string]string{clusterv1.ClusterNameLabel: cluster}
 	}
+	// The machine's manager (--watch-filter) serves the claim and what it leads to.
+	c.Labels = watchfilter.Carry(c.Labels, m3m)
 	return c
 }

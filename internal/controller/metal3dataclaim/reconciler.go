@@ -27,12 +27,15 @@ import (
 	"github.com/metalwire/metalwire/internal/controller/dataindex"
 	"github.com/metalwire/metalwire/internal/controller/pause"
 	"github.com/metalwire/metalwire/internal/controller/waits"
+	"github.com/metalwire/metalwire/internal/controller/watchfilter"
 )
 
 // Reconciler owns Metal3DataClaim status.
 type Reconciler struct {
 	// Client reads from the manager's cache and writes to the API server.
 	Client client.Client
+	// WatchFilter is --watch-filter: with a value, only claims labelled with it are served.
+	WatchFilter string
 	// QuietWaits is how long a new claim's wait stays unwritten (waits.Unwritten): zero means
 	// waits.DefaultQuiet, negative writes every wait at once.
 	QuietWaits time.Duration
@@ -48,6 +51,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	claim := &infrav1.Metal3DataClaim{}
 	if err := r.Client.Get(ctx, req.NamespacedName, claim); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !watchfilter.Matches(claim, r.WatchFilter) {
+		return ctrl.Result{}, nil
 	}
 	if paused, err := pause.Paused(ctx, r.Client, claim, pause.ClusterName(claim)); err != nil || paused {
 		return ctrl.Result{}, err
@@ -185,7 +191,7 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, con
 		return err
 	}
 	return ctrl.NewControllerManagedBy(mgr).
-		For(&infrav1.Metal3DataClaim{}).
+		For(&infrav1.Metal3DataClaim{}, builder.WithPredicates(watchfilter.Predicate(r.WatchFilter))).
 		Owns(&infrav1.Metal3Data{}, builder.WithPredicates(dataOutcomeChanged)).
 		Watches(&infrav1.Metal3DataTemplate{}, handler.EnqueueRequestsFromMapFunc(r.templateToClaims)).
 		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(pause.ClusterToObjects(mgr.GetClient(),

@@ -17,6 +17,7 @@ import (
 
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
 	"github.com/metalwire/metalwire/internal/controller/dataindex"
+	"github.com/metalwire/metalwire/internal/controller/watchfilter"
 )
 
 // createWorkers bounds the Metal3Data created at once for one template: enough to hide the
@@ -68,7 +69,8 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, tmpl *infrav1.Metal3Da
 	// claim deleted before it has one leaves an orphan that deleteOrphans removes.
 	var queue []waiting
 	for name, c := range claims {
-		if served[name] || !c.DeletionTimestamp.IsZero() {
+		// Under --watch-filter a claim of another manager is left alone, even on our template.
+		if served[name] || !c.DeletionTimestamp.IsZero() || !watchfilter.Matches(c, r.WatchFilter) {
 			continue
 		}
 		queue = append(queue, waiting{Name: name, Created: c.CreationTimestamp.Time})
@@ -170,6 +172,7 @@ func newData(tmpl *infrav1.Metal3DataTemplate, claim *infrav1.Metal3DataClaim, i
 	if cluster := clusterOf(tmpl, claim); cluster != "" {
 		d.Labels = map[string]string{clusterv1.ClusterNameLabel: cluster}
 	}
+	d.Labels = watchfilter.Carry(d.Labels, claim)
 	return d
 }
 
@@ -232,7 +235,7 @@ func (r *Reconciler) deleteOrphans(ctx context.Context, data []infrav1.Metal3Dat
 	for i := range data {
 		d := &data[i]
 		owner := metav1.GetControllerOf(d)
-		if owner == nil || owner.Kind != "Metal3DataClaim" || !d.DeletionTimestamp.IsZero() {
+		if owner == nil || owner.Kind != "Metal3DataClaim" || !d.DeletionTimestamp.IsZero() || !watchfilter.Matches(d, r.WatchFilter) {
 			continue
 		}
 		if c, ok := claims[owner.Name]; ok && c.UID == owner.UID {

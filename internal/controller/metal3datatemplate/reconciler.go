@@ -26,6 +26,7 @@ import (
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
 	"github.com/metalwire/metalwire/internal/controller/dataindex"
 	"github.com/metalwire/metalwire/internal/controller/pause"
+	"github.com/metalwire/metalwire/internal/controller/watchfilter"
 )
 
 // ReadyCondition on a template is True while it can serve claims; while it is being deleted it
@@ -41,6 +42,9 @@ const (
 type Reconciler struct {
 	// Client reads from the manager's cache and writes to the API server.
 	Client client.Client
+	// WatchFilter is --watch-filter: with a value, only templates labelled with it are served,
+	// and of their claims only those labelled with it get a Metal3Data.
+	WatchFilter string
 
 	// created remembers, per template, the Metal3Data this process created and has not seen in
 	// the cache yet, so that a reconcile running before the cache catches up neither gives the
@@ -62,6 +66,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 			r.forget(req.NamespacedName)
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !watchfilter.Matches(tmpl, r.WatchFilter) {
+		return ctrl.Result{}, nil
 	}
 	if paused, err := pause.Paused(ctx, r.Client, tmpl, pause.ClusterName(tmpl, tmpl.Spec.ClusterName)); err != nil || paused {
 		return ctrl.Result{}, err
@@ -133,7 +140,7 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, con
 		},
 	}
 	return ctrl.NewControllerManagedBy(mgr).
-		For(&infrav1.Metal3DataTemplate{}).
+		For(&infrav1.Metal3DataTemplate{}, builder.WithPredicates(watchfilter.Predicate(r.WatchFilter))).
 		Watches(&infrav1.Metal3DataClaim{}, handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
 			c := o.(*infrav1.Metal3DataClaim)
 			return []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: c.Namespace, Name: c.Spec.Template.Name}}}

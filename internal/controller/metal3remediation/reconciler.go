@@ -16,12 +16,14 @@ import (
 	"sigs.k8s.io/cluster-api/util/patch"
 	"sigs.k8s.io/cluster-api/util/paused"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
+	"github.com/metalwire/metalwire/internal/controller/watchfilter"
 	"github.com/metalwire/metalwire/internal/controller/workload"
 )
 
@@ -53,6 +55,10 @@ type Reconciler struct {
 	Recheck time.Duration
 	// Now tells the time; nil means time.Now. Tests move it on instead of waiting minutes.
 	Now func() time.Time
+	// WatchFilter is --watch-filter: with a value, only remediations labelled with it are acted
+	// on (MachineHealthCheck copies the labels of the Metal3RemediationTemplate's
+	// spec.template.metadata onto the remediations it makes).
+	WatchFilter string
 }
 
 // +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io,resources=metal3remediations,verbs=get;list;watch;update;patch
@@ -70,6 +76,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	rem := &infrav1.Metal3Remediation{}
 	if err := r.Client.Get(ctx, req.NamespacedName, rem); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !watchfilter.Matches(rem, r.WatchFilter) {
+		return ctrl.Result{}, nil
 	}
 
 	machine, err := util.GetOwnerMachine(ctx, r.Client, rem.ObjectMeta)
@@ -156,7 +165,7 @@ func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, concu
 	mgr.GetLogger().WithName("metal3remediation").Info("while a remediated host is off, remediations "+mode,
 		"remediationNodeMode", r.NodeMode, "managementClusterVersion", serverVersion)
 	return ctrl.NewControllerManagedBy(mgr).
-		For(&infrav1.Metal3Remediation{}).
+		For(&infrav1.Metal3Remediation{}, builder.WithPredicates(watchfilter.Predicate(r.WatchFilter))).
 		Watches(&clusterv1.Machine{}, handler.EnqueueRequestsFromMapFunc(machineToRemediation)).
 		WithOptions(controller.Options{MaxConcurrentReconciles: max(concurrency, 1)}).
 		Named("metal3remediation").

@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/cluster-api/util/conditions"
 	"sigs.k8s.io/cluster-api/util/patch"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
@@ -19,6 +20,7 @@ import (
 
 	netv1 "github.com/metalwire/metalwire/api/network/v1alpha1"
 	"github.com/metalwire/metalwire/internal/controller/fabricindex"
+	"github.com/metalwire/metalwire/internal/controller/watchfilter"
 	"github.com/metalwire/metalwire/internal/switchdriver"
 	"github.com/metalwire/metalwire/pkg/fabric"
 )
@@ -42,6 +44,9 @@ type Reconciler struct {
 	// RetryMin and RetryMax bound the backoff after a switch failed; Timeout bounds one
 	// switch's session.
 	RetryMin, RetryMax, Timeout time.Duration
+	// WatchFilter is --watch-filter: with a value, only NetworkDevices labelled with it are
+	// configured; another manager's switches are never reached.
+	WatchFilter string
 
 	once  sync.Once
 	slots chan struct{}
@@ -81,7 +86,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	if err := r.Client.Get(ctx, req.NamespacedName, nd); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	if !nd.DeletionTimestamp.IsZero() {
+	if !nd.DeletionTimestamp.IsZero() || !watchfilter.Matches(nd, r.WatchFilter) {
 		return ctrl.Result{}, nil
 	}
 	patcher, err := patch.NewHelper(nd, r.Client)
@@ -389,7 +394,7 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, con
 		return err
 	}
 	return ctrl.NewControllerManagedBy(mgr).
-		For(&netv1.NetworkDevice{}).
+		For(&netv1.NetworkDevice{}, builder.WithPredicates(watchfilter.Predicate(r.WatchFilter))).
 		Watches(&netv1.NIC{}, handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
 			nic := o.(*netv1.NIC)
 			return []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: nic.Namespace, Name: nic.Spec.NetworkDeviceRef}}}

@@ -15,6 +15,7 @@ import (
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
 	ipamv1 "github.com/metalwire/metalwire/api/ipam/v1alpha1"
 	"github.com/metalwire/metalwire/internal/controller/poolanswer"
+	"github.com/metalwire/metalwire/internal/controller/watchfilter"
 	"github.com/metalwire/metalwire/pkg/render"
 )
 
@@ -55,7 +56,7 @@ func (r *HostReconciler) claimAddress(ctx context.Context, host *bmov1.BareMetal
 			ObjectMeta: metav1.ObjectMeta{
 				Name:            name,
 				Namespace:       host.Namespace,
-				Labels:          map[string]string{templateLabel: tmpl.Name, hostLabel: host.Name},
+				Labels:          watchfilter.Carry(map[string]string{templateLabel: tmpl.Name, hostLabel: host.Name}, tmpl),
 				OwnerReferences: []metav1.OwnerReference{templateOwnerRef(tmpl)},
 			},
 			Spec: ipamv1.IPClaimSpec{Pool: corev1.ObjectReference{
@@ -109,7 +110,8 @@ func (r *HostReconciler) hostClaims(ctx context.Context, ns, host string) ([]ipa
 	if err := r.Client.List(ctx, list, client.InNamespace(ns), client.MatchingLabels{hostLabel: host}); err != nil {
 		return nil, fmt.Errorf("listing the IPClaims of host %s: %w", host, err)
 	}
-	return list.Items, nil
+	// Under --watch-filter, those another manager made for the host are its own.
+	return slices.DeleteFunc(list.Items, func(c ipamv1.IPClaim) bool { return !watchfilter.Matches(&c, r.WatchFilter) }), nil
 }
 
 // releaseClaim stops this controller's use of a claim: it drops the templates' owner references

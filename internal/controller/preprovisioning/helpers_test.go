@@ -40,6 +40,12 @@ func newNamespace(t *testing.T) string { return env.NewNamespace(t) }
 // the given namespaces until the test ends, or until the returned stop is called.
 func startManager(t *testing.T, namespaces ...string) (stop func()) {
 	t.Helper()
+	return startManagerWith(t, "", namespaces...)
+}
+
+// startManagerWith is startManager with --watch-filter=watchFilter.
+func startManagerWith(t *testing.T, watchFilter string, namespaces ...string) (stop func()) {
+	t.Helper()
 	g := NewWithT(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	nsConfig := map[string]cache.Config{}
@@ -54,8 +60,8 @@ func startManager(t *testing.T, namespaces ...string) (stop func()) {
 		Controller:             config.Controller{SkipNameValidation: ptr.To(true)},
 	})
 	g.Expect(err).NotTo(HaveOccurred())
-	g.Expect((&ippool.Reconciler{StatusInterval: 100 * time.Millisecond}).SetupWithManager(ctx, mgr, 2)).To(Succeed())
-	g.Expect(preprovisioning.SetupWithManager(ctx, mgr, 2)).To(Succeed())
+	g.Expect((&ippool.Reconciler{StatusInterval: 100 * time.Millisecond, WatchFilter: watchFilter}).SetupWithManager(ctx, mgr, 2)).To(Succeed())
+	g.Expect(preprovisioning.SetupWithManager(ctx, mgr, 2, watchFilter)).To(Succeed())
 	done := make(chan struct{})
 	go func() {
 		defer close(done)

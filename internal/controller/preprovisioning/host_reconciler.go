@@ -18,6 +18,7 @@ import (
 	bmov1 "github.com/metalwire/metalwire/api/baremetal/v1alpha1"
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
 	ipamv1 "github.com/metalwire/metalwire/api/ipam/v1alpha1"
+	"github.com/metalwire/metalwire/internal/controller/watchfilter"
 )
 
 // HostReconciler renders the pre-provisioning network data of one BareMetalHost and releases
@@ -29,6 +30,10 @@ type HostReconciler struct {
 	// Secret in the way of ours is seen only there.
 	APIReader client.Reader
 	Recorder  events.EventRecorder
+	// WatchFilter is --watch-filter: with a value, a host is served only while the template it
+	// names carries the label; what this manager made for a host (IPClaims, Secret, both
+	// labelled) is all it ever cleans up, so another manager's hosts and objects are left alone.
+	WatchFilter string
 
 	results *results
 }
@@ -58,6 +63,10 @@ func (r *HostReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.
 		return ctrl.Result{}, r.reconcileDelete(ctx, host)
 	}
 	if !ref.valid() {
+		if r.WatchFilter != "" {
+			// No template, no telling which manager's host this is: say nothing, keep ours.
+			return ctrl.Result{}, r.cleanup(ctx, host.Namespace, host.Name, host, "")
+		}
 		r.fail(ctx, host, ref.Key, infrav1.PreprovisioningBadReferenceReason, fmt.Sprintf("annotation %s: %v", refAnnotation, ref.Err))
 		return ctrl.Result{}, nil
 	}
@@ -70,7 +79,13 @@ func (r *HostReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.
 		// The template's creation brings the host back (the index maps templates to hosts).
 		// Anything a template of that name gave the host before it went is taken back: its
 		// Secret may already be gone, and a name pointing at no Secret stops BMO.
-		r.fail(ctx, host, ref.Key, templateNotFoundReason, r.missingTemplate(ctx, host.Namespace, ref.Template))
+		if r.WatchFilter == "" {
+			r.fail(ctx, host, ref.Key, templateNotFoundReason, r.missingTemplate(ctx, host.Namespace, ref.Template))
+		}
+		return ctrl.Result{}, r.cleanup(ctx, host.Namespace, host.Name, host, "")
+	}
+	if !watchfilter.Matches(tmpl, r.WatchFilter) {
+		// Another manager's template: its host is that manager's; only what we made goes.
 		return ctrl.Result{}, r.cleanup(ctx, host.Namespace, host.Name, host, "")
 	}
 	if !tmpl.DeletionTimestamp.IsZero() {
@@ -227,7 +242,7 @@ func (r *HostReconciler) cleanup(ctx context.Context, ns, hostName string, host 
 	if err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("reading Secret %s: %w", secretName, err)
 	}
-	ours := err == nil && secret.Labels[templateLabel] != "" && secret.Labels[hostLabel] == hostName
+	ours := err == nil && secret.Labels[templateLabel] != "" && secret.Labels[hostLabel] == hostName && watchfilter.Matches(secret, r.WatchFilter)
 	if ours && secret.Labels[templateLabel] != keep {
 		if err := r.Client.Delete(ctx, secret, client.Preconditions{UID: &secret.UID}); err != nil && !apierrors.IsNotFound(err) {
 			return fmt.Errorf("deleting Secret %s: %w", secretName, err)
@@ -236,8 +251,10 @@ func (r *HostReconciler) cleanup(ctx context.Context, ns, hostName string, host 
 	}
 
 	// Our name may be cleared if the Secret it names is ours or gone; a Secret of that name that
-	// someone else wrote is theirs, and so is the field then.
-	if host != nil && host.DeletionTimestamp.IsZero() && host.Spec.PreprovisioningNetworkDataName == secretName && (ours || apierrors.IsNotFound(err)) {
+	// someone else wrote is theirs, and so is the field then. Under --watch-filter a gone Secret
+	// may have been another manager's: only ours clears the field.
+	gone := apierrors.IsNotFound(err) && r.WatchFilter == ""
+	if host != nil && host.DeletionTimestamp.IsZero() && host.Spec.PreprovisioningNetworkDataName == secretName && (ours || gone) {
 		want := host.DeepCopy()
 		want.Spec.PreprovisioningNetworkDataName = ""
 		if err := r.Client.Patch(ctx, want, client.MergeFrom(host)); err != nil {

@@ -11,6 +11,7 @@ import (
 	bmov1 "github.com/metalwire/metalwire/api/baremetal/v1alpha1"
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
 	"github.com/metalwire/metalwire/internal/controller/poolanswer"
+	"github.com/metalwire/metalwire/internal/controller/watchfilter"
 	"github.com/metalwire/metalwire/pkg/render"
 )
 
@@ -83,11 +84,11 @@ func preprovisioningSecret(host *bmov1.BareMetalHost, tmpl *infrav1.Metal3Prepro
 		ObjectMeta: metav1.ObjectMeta{
 			Name:      infrav1.PreprovisioningSecretName(host.Name),
 			Namespace: host.Namespace,
-			Labels: map[string]string{
+			Labels: watchfilter.Carry(map[string]string{
 				infrav1.BMOEnvironmentLabel: infrav1.BMOEnvironmentLabelValue,
 				templateLabel:               tmpl.Name,
 				hostLabel:                   host.Name,
-			},
+			}, tmpl),
 			OwnerReferences: []metav1.OwnerReference{templateOwnerRef(tmpl)},
 		},
 		Type: infrav1.DataSecretType,

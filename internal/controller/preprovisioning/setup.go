@@ -19,6 +19,7 @@ import (
 	bmov1 "github.com/metalwire/metalwire/api/baremetal/v1alpha1"
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
 	ipamv1 "github.com/metalwire/metalwire/api/ipam/v1alpha1"
+	"github.com/metalwire/metalwire/internal/controller/watchfilter"
 )
 
 // Controller names, in logs, metrics and as the events' reporting controller.
@@ -33,8 +34,9 @@ const (
 const hostTemplateIndex = "metalwire.preprovisioning.templateKey"
 
 // SetupWithManager adds both reconcilers and the host index to mgr. concurrency is how many
-// hosts are reconciled at once.
-func SetupWithManager(ctx context.Context, mgr ctrl.Manager, concurrency int) error {
+// hosts are reconciled at once; watchFilter is --watch-filter: with a value, only templates
+// labelled with it, and the hosts that name them, are served.
+func SetupWithManager(ctx context.Context, mgr ctrl.Manager, concurrency int, watchFilter string) error {
 	if err := mgr.GetFieldIndexer().IndexField(ctx, &bmov1.BareMetalHost{}, hostTemplateIndex, func(o client.Object) []string {
 		ref, ok := referenceOf(o.(*bmov1.BareMetalHost))
 		if !ok || ref.Key == "" {
@@ -45,7 +47,7 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, concurrency int) er
 		return err
 	}
 	res := newResults()
-	hosts := &HostReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder(HostControllerName), results: res}
+	hosts := &HostReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder(HostControllerName), WatchFilter: watchFilter, results: res}
 	err := ctrl.NewControllerManagedBy(mgr).
 		Named(HostControllerName).
 		For(&bmov1.BareMetalHost{}, builder.WithPredicates(hostPredicate)).
@@ -57,10 +59,10 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, concurrency int) er
 	if err != nil {
 		return err
 	}
-	templates := &TemplateReconciler{Client: mgr.GetClient(), results: res}
+	templates := &TemplateReconciler{Client: mgr.GetClient(), WatchFilter: watchFilter, results: res}
 	return ctrl.NewControllerManagedBy(mgr).
 		Named(TemplateControllerName).
-		For(&infrav1.Metal3PreprovisioningDataTemplate{}).
+		For(&infrav1.Metal3PreprovisioningDataTemplate{}, builder.WithPredicates(watchfilter.Predicate(watchFilter))).
 		Watches(&bmov1.BareMetalHost{}, handler.EnqueueRequestsFromMapFunc(hostToTemplate), builder.WithPredicates(statusInputChanged)).
 		Watches(&ipamv1.IPClaim{}, handler.EnqueueRequestsFromMapFunc(labelledToTemplate), builder.WithPredicates(ours)).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(labelledToTemplate), builder.WithPredicates(ours)).

@@ -21,12 +21,15 @@ import (
 	bmov1 "github.com/metalwire/metalwire/api/baremetal/v1alpha1"
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
 	ipamv1 "github.com/metalwire/metalwire/api/ipam/v1alpha1"
+	"github.com/metalwire/metalwire/internal/controller/watchfilter"
 )
 
 // TemplateReconciler owns a template's status and its finalizer.
 type TemplateReconciler struct {
 	// Client reads from the manager's cache and writes to the API server.
 	Client client.Client
+	// WatchFilter is --watch-filter: with a value, only templates labelled with it are served.
+	WatchFilter string
 
 	results *results
 }
@@ -37,7 +40,7 @@ func (r *TemplateReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_
 	if err := r.Client.Get(ctx, req.NamespacedName, tmpl); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	if annotations.HasPaused(tmpl) {
+	if annotations.HasPaused(tmpl) || !watchfilter.Matches(tmpl, r.WatchFilter) {
 		return ctrl.Result{}, nil
 	}
 	patcher, err := patch.NewHelper(tmpl, r.Client)
