@@ -358,52 +358,21 @@ func (s *Session) transact(ctx context.Context, ops []ovsdb.Operation) ([]ovsdb.
 	return results, nil
 }
 
-// decode maps result rows onto a slice of one of the model structs.
+// decode reads result rows into a slice of one of the model structs (see rows.go).
 func (s *Session) decode(table string, rows []ovsdb.Row, out any) error {
-	m := mapper.NewMapper(s.client.Schema())
-	ts := s.client.Schema().Table(table)
+	var err error
 	switch out := out.(type) {
 	case *[]bridgeRow:
-		for i := range rows {
-			var r bridgeRow
-			if err := decodeRow(m, table, ts, &rows[i], &r); err != nil {
-				return err
-			}
-			*out = append(*out, r)
-		}
+		*out, err = bridgeRowsOf(rows)
 	case *[]portRow:
-		for i := range rows {
-			var r portRow
-			if err := decodeRow(m, table, ts, &rows[i], &r); err != nil {
-				return err
-			}
-			*out = append(*out, r)
-		}
+		*out, err = portRowsOf(rows)
 	case *[]openvSwitchRow:
-		for i := range rows {
-			var r openvSwitchRow
-			if err := decodeRow(m, table, ts, &rows[i], &r); err != nil {
-				return err
-			}
-			*out = append(*out, r)
-		}
+		*out, err = openvSwitchRowsOf(rows)
 	default:
-		return fmt.Errorf("decode %s: unexpected %T", table, out)
+		err = fmt.Errorf("unexpected %T", out)
 	}
-	return nil
-}
-
-func decodeRow(m mapper.Mapper, table string, ts *ovsdb.TableSchema, row *ovsdb.Row, into any) error {
-	info, err := mapper.NewInfo(table, ts, into)
 	if err != nil {
-		return err
-	}
-	if err := m.GetRowData(row, info); err != nil {
-		return err
-	}
-	// _uuid is not a schema column, so the mapper leaves it to us.
-	if u, ok := (*row)["_uuid"].(ovsdb.UUID); ok {
-		return info.SetField("_uuid", u.GoUUID)
+		return fmt.Errorf("switch %s: reading the %s table: %w", s.switchName, table, err)
 	}
 	return nil
 }
