@@ -103,7 +103,7 @@ func configuredPortsOf(nd *netv1.NetworkDevice) switchPorts {
 // hostState says how far a selected host's ports are, from its NIC status st and what the
 // networkdevice controller recorded: ready when every port it needs is recorded as configured
 // that way; error when a switch it needs failed; configuring otherwise.
-func hostState(nic *netv1.NIC, st netv1.NICStatus, nd *netv1.NetworkDevice, ports switchPorts) netv1.HostNetworkState {
+func hostState(nic *netv1.NIC, st netv1.NICStatus, ports switchPorts) netv1.HostNetworkState {
 	out := netv1.HostNetworkState{NIC: nic.Name, State: netv1.HostReady}
 	var waiting []string
 	for i, a := range st.NICs {

@@ -120,7 +120,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, cn *netv1.ClusterNetwo
 		switch {
 		case isSelected:
 			selected = append(selected, nic.Spec.Node)
-			st, want := selectedHost(cn, nd, ports, v, vres.assigned, allVLANs)
+			st, want := selectedHost(cn, ports, v, vres.assigned, allVLANs)
 			if want != nil && !reflect.DeepEqual(nic.Status, *want) {
 				writes = append(writes, nicWrite{nic: nic, status: *want})
 				continue // its state follows the write
@@ -133,7 +133,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, cn *netv1.ClusterNetwo
 			available[nic.Spec.Node] = nic.Name
 		}
 	}
-	if err := r.writeNICs(ctx, nd, ports, writes, states); err != nil {
+	if err := r.writeNICs(ctx, ports, writes, states); err != nil {
 		return ctrl.Result{}, err
 	}
 	sort.Strings(selected)
@@ -149,7 +149,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, cn *netv1.ClusterNetwo
 
 // selectedHost is a selected host's state and, when its ports can be configured, the NIC
 // status it should have (nil: none to write).
-func selectedHost(cn *netv1.ClusterNetwork, nd *netv1.NetworkDevice, ports switchPorts, v hostView, vlans map[string]int, allVLANs bool) (netv1.HostNetworkState, *netv1.NICStatus) {
+func selectedHost(cn *netv1.ClusterNetwork, ports switchPorts, v hostView, vlans map[string]int, allVLANs bool) (netv1.HostNetworkState, *netv1.NICStatus) {
 	nic := v.nic
 	switch {
 	case v.cabling != "":
@@ -162,7 +162,7 @@ func selectedHost(cn *netv1.ClusterNetwork, nd *netv1.NetworkDevice, ports switc
 		return netv1.HostNetworkState{NIC: nic.Name, State: netv1.HostError, Message: fmt.Sprintf("NIC %s is used by ClusterNetwork %s", nic.Name, nic.Status.ClusterNetwork)}, nil
 	}
 	want := wantStatus(cn, v.placement, vlans)
-	return hostState(nic, want, nd, ports), &want
+	return hostState(nic, want, ports), &want
 }
 
 // nicWrite is a NIC status to write: a selected host's assignment, or cleared when it left.
@@ -175,7 +175,7 @@ type nicWrite struct {
 // writeNICs writes the NIC statuses that changed, nicWriters at a time (a thousand hosts joining
 // at once must not wait on each other's round trips), and records the selected hosts' states.
 // A host that left must have its status cleared: that failure fails the reconcile.
-func (r *Reconciler) writeNICs(ctx context.Context, nd *netv1.NetworkDevice, ports switchPorts, writes []nicWrite, states map[string]netv1.HostNetworkState) error {
+func (r *Reconciler) writeNICs(ctx context.Context, ports switchPorts, writes []nicWrite, states map[string]netv1.HostNetworkState) error {
 	errs := make([]error, len(writes))
 	var wg sync.WaitGroup
 	slots := make(chan struct{}, nicWriters)
@@ -198,7 +198,7 @@ func (r *Reconciler) writeNICs(ctx context.Context, nd *netv1.NetworkDevice, por
 		case errs[i] != nil:
 			states[w.nic.Spec.Node] = netv1.HostNetworkState{NIC: w.nic.Name, State: netv1.HostConfiguring, Message: "writing NIC status: " + errs[i].Error()}
 		default:
-			states[w.nic.Spec.Node] = hostState(w.nic, w.status, nd, ports)
+			states[w.nic.Spec.Node] = hostState(w.nic, w.status, ports)
 		}
 	}
 	return errors.Join(failed...)
