@@ -76,56 +76,82 @@ func wantStatus(cn *netv1.ClusterNetwork, placement [][]string, vlans map[string
 	return st
 }
 
-// hostState says how far a selected host's ports are, from what the networkdevice controller
-// recorded: ready when every port it needs is recorded as configured that way; error when a
-// switch it needs failed; configuring otherwise.
-func hostState(nic *netv1.NIC, nd *netv1.NetworkDevice) netv1.HostNetworkState {
-	st := netv1.HostNetworkState{NIC: nic.Name, State: netv1.HostReady}
+// switchPorts is, per switch of the NetworkDevice, what the networkdevice controller recorded it
+// configured: by switch name, then port name. Built once per reconcile.
+type switchPorts map[string]switchRecord
+
+type switchRecord struct {
+	status *netv1.SwitchStatus
+	ports  map[string]*netv1.ConfiguredPort
+}
+
+func configuredPortsOf(nd *netv1.NetworkDevice) switchPorts {
+	out := make(switchPorts, len(nd.Status.Switches))
+	for i := range nd.Status.Switches {
+		sw := &nd.Status.Switches[i]
+		rec := switchRecord{status: sw, ports: make(map[string]*netv1.ConfiguredPort, len(sw.Ports))}
+		for j := range sw.Ports {
+			rec.ports[sw.Ports[j].Name] = &sw.Ports[j]
+		}
+		if _, seen := out[sw.Name]; !seen {
+			out[sw.Name] = rec
+		}
+	}
+	return out
+}
+
+// hostState says how far a selected host's ports are, from its NIC status st and what the
+// networkdevice controller recorded: ready when every port it needs is recorded as configured
+// that way; error when a switch it needs failed; configuring otherwise.
+func hostState(nic *netv1.NIC, st netv1.NICStatus, ports switchPorts) netv1.HostNetworkState {
+	out := netv1.HostNetworkState{NIC: nic.Name, State: netv1.HostReady}
 	var waiting []string
-	for i, a := range nic.Status.NICs {
+	for i, a := range st.NICs {
 		if a == nil || i >= len(nic.Spec.NICs) {
 			continue
 		}
 		sp := nic.Spec.NICs[i].NetworkDevice.Switch
-		sw := switchStatus(nd, sp.Name)
-		if sw != nil && !sw.Reachable {
-			return netv1.HostNetworkState{NIC: nic.Name, State: netv1.HostError, Message: fmt.Sprintf("switch %s: %s", sp.Name, sw.LastError)}
+		rec, ok := ports[sp.Name]
+		if ok && !rec.status.Reachable {
+			return netv1.HostNetworkState{NIC: nic.Name, State: netv1.HostError, Message: fmt.Sprintf("switch %s: %s", sp.Name, rec.status.LastError)}
 		}
-		if sw == nil || !carries(sw, sp.Port.String(), a) {
+		if !ok || !carries(rec.ports[sp.Port.String()], a) {
 			waiting = append(waiting, sp.Name+"/"+sp.Port.String())
 		}
 	}
 	if len(waiting) > 0 {
-		st.State, st.Message = netv1.HostConfiguring, "waiting for switch ports "+strings.Join(waiting, ", ")
+		out.State, out.Message = netv1.HostConfiguring, "waiting for switch ports "+strings.Join(waiting, ", ")
 	}
-	return st
+	return out
 }
 
-func switchStatus(nd *netv1.NetworkDevice, name string) *netv1.SwitchStatus {
-	for i := range nd.Status.Switches {
-		if nd.Status.Switches[i].Name == name {
-			return &nd.Status.Switches[i]
-		}
+// carries says whether a recorded port (nil: none) is configured as the card's assignment asks.
+func carries(p *netv1.ConfiguredPort, a *netv1.NICAssignment) bool {
+	if p == nil {
+		return false
 	}
-	return nil
-}
-
-func carries(sw *netv1.SwitchStatus, port string, a *netv1.NICAssignment) bool {
-	for _, p := range sw.Ports {
-		if p.Name != port {
-			continue
-		}
-		if a.PortMode == netv1.PortModeTrunk {
-			for _, id := range assignedVLANs(a) {
-				if p.Mode != netv1.PortModeTrunk || !slices.Contains(p.Trunk, id) {
-					return false
-				}
+	if a.PortMode == netv1.PortModeTrunk {
+		for _, id := range assignedVLANs(a) {
+			if p.Mode != netv1.PortModeTrunk || !slices.Contains(p.Trunk, id) {
+				return false
 			}
-			return true
 		}
-		return p.Mode == netv1.PortModeAccess && p.VLAN == a.VLANID
+		return true
 	}
-	return false
+	return p.Mode == netv1.PortModeAccess && p.VLAN == a.VLANID
+}
+
+// listedHosts is how many entries a condition message names before it counts the rest.
+const listedHosts = 20
+
+// hostList joins the first listedHosts entries and counts the others: a condition message stays
+// readable (and the status small) when a thousand hosts are configuring; status.states has them
+// all.
+func hostList(entries []string, sep string) string {
+	if len(entries) <= listedHosts {
+		return strings.Join(entries, sep)
+	}
+	return fmt.Sprintf("%s%sand %d more (see status.states)", strings.Join(entries[:listedHosts], sep), sep, len(entries)-listedHosts)
 }
 
 // usesVLANs says whether the device still has a recorded port or VLAN among ids.

@@ -107,14 +107,17 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, cn *netv1.ClusterNetwo
 		result.RequeueAfter = r.vlanRetry()
 	}
 
+	// The cache's own objects, not copies: a thousand NICs are read on every reconcile and
+	// only the few whose status changes are copied, to be written (setNICStatus).
 	nics := &netv1.NICList{}
-	if err := r.Client.List(ctx, nics, client.InNamespace(cn.Namespace), client.MatchingFields{fabricindex.NICByNetworkDevice: nd.Name}); err != nil {
+	if err := r.Client.List(ctx, nics, client.InNamespace(cn.Namespace), client.MatchingFields{fabricindex.NICByNetworkDevice: nd.Name}, client.UnsafeDisableDeepCopy); err != nil {
 		return ctrl.Result{}, err
 	}
 	available := map[string]string{}
-	states := map[string]netv1.HostNetworkState{}
+	states := make(map[string]netv1.HostNetworkState, len(cn.Status.States))
 	var selected, miscabled []string
-	var joined []hostView
+	var writes []nicWrite
+	ports := configuredPortsOf(nd)
 	for i := range nics.Items {
 		nic := &nics.Items[i]
 		v := viewHost(nic, nd, cn)
@@ -125,32 +128,21 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, cn *netv1.ClusterNetwo
 		switch {
 		case isSelected:
 			selected = append(selected, nic.Spec.Node)
-			joined = append(joined, v)
+			st, want := selectedHost(cn, ports, v, vres.assigned, allVLANs)
+			if want != nil && !reflect.DeepEqual(nic.Status, *want) {
+				writes = append(writes, nicWrite{nic: nic, status: *want})
+				continue // its state follows the write
+			}
+			states[nic.Spec.Node] = st
 		case nic.Status.ClusterNetwork == cn.Name:
 			// The host left: clear its status; the switch ports go back to idle.
-			if err := r.setNICStatus(ctx, nic, netv1.NICStatus{}); err != nil {
-				return ctrl.Result{}, err
-			}
+			writes = append(writes, nicWrite{nic: nic, status: netv1.NICStatus{}, left: true})
 		case nic.Labels[netv1.SelectedForLabel] == "" && nic.Status.ClusterNetwork == "" && v.cabling == "" && v.placement != nil && nic.DeletionTimestamp.IsZero():
 			available[nic.Spec.Node] = nic.Name
 		}
 	}
-	// Each selected host's NIC status is a write of its own: a thousand hosts joining at once
-	// must not wait on each other's round trips.
-	hostStates := make([]netv1.HostNetworkState, len(joined))
-	var wg sync.WaitGroup
-	slots := make(chan struct{}, nicWriters)
-	for i, v := range joined {
-		wg.Add(1)
-		slots <- struct{}{}
-		go func() {
-			defer func() { <-slots; wg.Done() }()
-			hostStates[i] = r.selectedHost(ctx, cn, nd, v, vres.assigned, allVLANs)
-		}()
-	}
-	wg.Wait()
-	for i, v := range joined {
-		states[v.nic.Spec.Node] = hostStates[i]
+	if err := r.writeNICs(ctx, ports, writes, states); err != nil {
+		return ctrl.Result{}, err
 	}
 	sort.Strings(selected)
 	cn.Status.Available, cn.Status.Selected, cn.Status.States = available, selected, states
@@ -163,33 +155,72 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, cn *netv1.ClusterNetwo
 	return result, nil
 }
 
-// selectedHost writes the NIC status of a selected host and returns its state.
-func (r *Reconciler) selectedHost(ctx context.Context, cn *netv1.ClusterNetwork, nd *netv1.NetworkDevice, v hostView, vlans map[string]int, allVLANs bool) netv1.HostNetworkState {
+// selectedHost is a selected host's state and, when its ports can be configured, the NIC
+// status it should have (nil: none to write).
+func selectedHost(cn *netv1.ClusterNetwork, ports switchPorts, v hostView, vlans map[string]int, allVLANs bool) (netv1.HostNetworkState, *netv1.NICStatus) {
 	nic := v.nic
 	switch {
 	case v.cabling != "":
-		return netv1.HostNetworkState{NIC: nic.Name, State: netv1.HostError, Message: v.cabling}
+		return netv1.HostNetworkState{NIC: nic.Name, State: netv1.HostError, Message: v.cabling}, nil
 	case v.placement == nil:
-		return netv1.HostNetworkState{NIC: nic.Name, State: netv1.HostError, Message: v.misfit}
+		return netv1.HostNetworkState{NIC: nic.Name, State: netv1.HostError, Message: v.misfit}, nil
 	case !allVLANs:
-		return netv1.HostNetworkState{NIC: nic.Name, State: netv1.HostConfiguring, Message: "waiting for VLAN ids (see condition VLANsAssigned)"}
+		return netv1.HostNetworkState{NIC: nic.Name, State: netv1.HostConfiguring, Message: "waiting for VLAN ids (see condition VLANsAssigned)"}, nil
 	case nic.Status.ClusterNetwork != "" && nic.Status.ClusterNetwork != cn.Name:
-		return netv1.HostNetworkState{NIC: nic.Name, State: netv1.HostError, Message: fmt.Sprintf("NIC %s is used by ClusterNetwork %s", nic.Name, nic.Status.ClusterNetwork)}
+		return netv1.HostNetworkState{NIC: nic.Name, State: netv1.HostError, Message: fmt.Sprintf("NIC %s is used by ClusterNetwork %s", nic.Name, nic.Status.ClusterNetwork)}, nil
 	}
-	if err := r.setNICStatus(ctx, nic, wantStatus(cn, v.placement, vlans)); err != nil {
-		return netv1.HostNetworkState{NIC: nic.Name, State: netv1.HostConfiguring, Message: "writing NIC status: " + err.Error()}
-	}
-	return hostState(nic, nd)
+	want := wantStatus(cn, v.placement, vlans)
+	return hostState(nic, want, ports), &want
 }
 
-// setNICStatus writes a NIC's status when it differs.
+// nicWrite is a NIC status to write: a selected host's assignment, or cleared when it left.
+type nicWrite struct {
+	nic    *netv1.NIC // the cache's object: read, never changed
+	status netv1.NICStatus
+	left   bool
+}
+
+// writeNICs writes the NIC statuses that changed, nicWriters at a time (a thousand hosts joining
+// at once must not wait on each other's round trips), and records the selected hosts' states.
+// A host that left must have its status cleared: that failure fails the reconcile.
+func (r *Reconciler) writeNICs(ctx context.Context, ports switchPorts, writes []nicWrite, states map[string]netv1.HostNetworkState) error {
+	errs := make([]error, len(writes))
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, nicWriters)
+	for i, w := range writes {
+		wg.Add(1)
+		slots <- struct{}{}
+		go func() {
+			defer func() { <-slots; wg.Done() }()
+			errs[i] = r.setNICStatus(ctx, w.nic, w.status)
+		}()
+	}
+	wg.Wait()
+	var failed []error
+	for i, w := range writes {
+		switch {
+		case w.left:
+			if errs[i] != nil {
+				failed = append(failed, errs[i])
+			}
+		case errs[i] != nil:
+			states[w.nic.Spec.Node] = netv1.HostNetworkState{NIC: w.nic.Name, State: netv1.HostConfiguring, Message: "writing NIC status: " + errs[i].Error()}
+		default:
+			states[w.nic.Spec.Node] = hostState(w.nic, w.status, ports)
+		}
+	}
+	return errors.Join(failed...)
+}
+
+// setNICStatus writes a NIC's status when it differs. nic is not changed (it may be the
+// cache's own object): a copy is patched.
 func (r *Reconciler) setNICStatus(ctx context.Context, nic *netv1.NIC, st netv1.NICStatus) error {
 	if reflect.DeepEqual(nic.Status, st) {
 		return nil
 	}
-	base := nic.DeepCopy()
-	nic.Status = st
-	return r.Client.Status().Patch(ctx, nic, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{}))
+	changed := nic.DeepCopy()
+	changed.Status = st
+	return r.Client.Status().Patch(ctx, changed, client.MergeFromWithOptions(nic, client.MergeFromWithOptimisticLock{}))
 }
 
 // reconcileDelete resets every host of the ClusterNetwork, waits until the switches no longer
@@ -271,9 +302,9 @@ func setReady(cn *netv1.ClusterNetwork, allVLANs bool) {
 	}
 	switch {
 	case len(failed) > 0:
-		set(cn, netv1.ConditionReady, false, netv1.ReasonHostsFailed, strings.Join(failed, "; "))
+		set(cn, netv1.ConditionReady, false, netv1.ReasonHostsFailed, hostList(failed, "; "))
 	case len(configuring) > 0:
-		set(cn, netv1.ConditionReady, false, netv1.ReasonHostsConfiguring, "configuring switch ports of "+strings.Join(configuring, ", "))
+		set(cn, netv1.ConditionReady, false, netv1.ReasonHostsConfiguring, "configuring switch ports of "+hostList(configuring, ", "))
 	default:
 		set(cn, netv1.ConditionReady, true, netv1.ReasonAllReady, fmt.Sprintf("%d selected host(s) ready, %d available", len(cn.Status.Selected), len(cn.Status.Available)))
 	}
@@ -286,8 +317,9 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, con
 		return err
 	}
 	byDevice := func(ctx context.Context, ns, nd string) []reconcile.Request {
+		// Names only: no copy of each ClusterNetwork (and its thousand-host status) per NIC event.
 		cns := &netv1.ClusterNetworkList{}
-		if err := r.Client.List(ctx, cns, client.InNamespace(ns), client.MatchingFields{fabricindex.ClusterNetworkByNetworkDevice: nd}); err != nil {
+		if err := r.Client.List(ctx, cns, client.InNamespace(ns), client.MatchingFields{fabricindex.ClusterNetworkByNetworkDevice: nd}, client.UnsafeDisableDeepCopy); err != nil {
 			ctrl.LoggerFrom(ctx).Error(err, "listing ClusterNetworks of a NetworkDevice", "networkDevice", nd)
 			return nil
 		}

@@ -36,7 +36,9 @@ func TestATrunkCarriesItsNetworksAndNothingElse(t *testing.T) {
 			before := f.Switch.Ports(t)
 
 			reg := &switchdriver.Registry{}
-			reg.Register(openvswitch.Driver{})
+			ovsdb := openvswitch.New() // as the manager registers it: connections kept between sessions
+			t.Cleanup(ovsdb.CloseIdle)
+			reg.Register(ovsdb)
 			reg.Register(openvswitchssh.New())
 			startFabricWith(t, ns, reg)
 			leaf, secret := tc.leaf(t, f, ns)

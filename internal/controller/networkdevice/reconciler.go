@@ -97,8 +97,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		reterr = errors.Join(reterr, patcher.Patch(ctx, nd, patch.WithOwnedConditions{Conditions: []string{netv1.ConditionReachable, netv1.ConditionHostKeyTrusted}}))
 	}()
 
+	// Read only: the cache's own objects, not a copy of every NIC per reconcile.
 	nics := &netv1.NICList{}
-	if err := r.Client.List(ctx, nics, client.InNamespace(nd.Namespace), client.MatchingFields{fabricindex.NICByNetworkDevice: nd.Name}); err != nil {
+	if err := r.Client.List(ctx, nics, client.InNamespace(nd.Namespace), client.MatchingFields{fabricindex.NICByNetworkDevice: nd.Name}, client.UnsafeDisableDeepCopy); err != nil {
 		return ctrl.Result{}, err
 	}
 	desired := fabric.Desired(PortWants(nics.Items))

@@ -10,6 +10,6 @@ import (
 )
 
 func init() {
-	switchdriver.Register(openvswitch.Driver{})
+	switchdriver.Register(openvswitch.New())
 	switchdriver.Register(openvswitchssh.New())
 }

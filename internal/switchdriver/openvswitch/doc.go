@@ -2,6 +2,7 @@
 // vSwitch's ports through the OVSDB management protocol (RFC 7047) with the libovsdb client, over
 // a tcp:, ssl: or unix: remote. VLANs on Open vSwitch exist only as port tags, so ensure-vlan and
 // remove-vlan change nothing; a port is set through its Port row's tag, trunks and vlan_mode
-// columns, and every Batch is one OVSDB transaction. The driver keeps no state: each session
-// reads the rows it needs and writes only the ones whose columns differ.
+// columns, and every Batch is one OVSDB transaction. The driver keeps no switch state: each
+// session reads the rows it needs with select and writes only the ones whose columns differ.
+// New's driver keeps a switch's connection (a socket and the schema, no rows) between sessions.
 package openvswitch

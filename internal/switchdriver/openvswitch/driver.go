@@ -26,13 +26,27 @@ const DefaultPort = 6640
 // DefaultDialTimeout bounds opening a session, so an unreachable switch fails fast.
 const DefaultDialTimeout = 5 * time.Second
 
-// Driver opens OVSDB sessions to Open vSwitch switches.
+// Driver opens OVSDB sessions to Open vSwitch switches. The zero Driver opens a connection per
+// session; New's keeps each switch's connection open between sessions (see conns).
 type Driver struct {
 	// DialTimeout bounds connecting and reading the schema; 0 means DefaultDialTimeout.
 	DialTimeout time.Duration
+	// conns keeps idle connections; nil: every session dials its own and closes it.
+	conns *conns
 }
 
 var _ fabric.Driver = Driver{}
+
+// New returns a Driver that keeps a switch's connection open for DefaultKeepIdle after a
+// session ends, for the next session to the same remote with the same credentials.
+func New() Driver { return Driver{conns: newConns(DefaultKeepIdle)} }
+
+// CloseIdle closes the connections kept between sessions.
+func (d Driver) CloseIdle() {
+	if d.conns != nil {
+		d.conns.closeAll()
+	}
+}
 
 // NetworkOS returns "openvswitch".
 func (Driver) NetworkOS() string { return NetworkOS }
@@ -40,12 +54,31 @@ func (Driver) NetworkOS() string { return NetworkOS }
 // DefaultPort returns 6640.
 func (Driver) DefaultPort() int { return DefaultPort }
 
-// Connect opens an OVSDB session to the switch at ep.
+// Connect opens an OVSDB session to the switch at ep, over the connection kept from the last
+// session when there is one.
 func (d Driver) Connect(ctx context.Context, ep fabric.Endpoint) (fabric.Session, error) {
 	remote, err := Remote(ep)
 	if err != nil {
 		return nil, err
 	}
+	key := connKey(remote, ep.Credentials.CertPEM, ep.Credentials.KeyPEM, ep.Credentials.CAPEM)
+	sess := &Session{switchName: ep.Switch, bridge: ep.Bridge}
+	if d.conns != nil {
+		sess.release = func(c client.Client) { d.conns.put(key, c) }
+		if c := d.conns.take(key); c != nil {
+			sess.client = c
+			sess.redial = func(ctx context.Context) (client.Client, error) { return d.dial(ctx, ep, remote) }
+			return sess, nil
+		}
+	}
+	if sess.client, err = d.dial(ctx, ep, remote); err != nil {
+		return nil, err
+	}
+	return sess, nil
+}
+
+// dial opens a new OVSDB connection and reads the server's schema.
+func (d Driver) dial(ctx context.Context, ep fabric.Endpoint, remote string) (client.Client, error) {
 	opts := []client.Option{
 		client.WithEndpoint(remote),
 		client.WithLeaderOnly(false),
@@ -80,7 +113,7 @@ func (d Driver) Connect(ctx context.Context, ep fabric.Endpoint) (fabric.Session
 		}
 		return nil, fmt.Errorf("switch %s: cannot open OVSDB remote %s: %w", ep.Switch, remote, err)
 	}
-	return &Session{client: c, switchName: ep.Switch, bridge: ep.Bridge}, nil
+	return c, nil
 }
 
 // Remote is the OVSDB remote for ep: ep.Address when it is already one ("tcp:...", "ssl:...",

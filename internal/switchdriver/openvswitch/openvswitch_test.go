@@ -2,6 +2,7 @@ package openvswitch_test
 
 import (
 	"context"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -74,4 +75,39 @@ func atoi(t *testing.T, s string) int {
 		t.Fatal(err)
 	}
 	return n
+}
+
+// A port of another bridge is never touched through the managed bridge, whether the batch would
+// change it or finds it already as asked; the rest of the batch is not applied either.
+func TestPortOfAnotherBridgeIsRefused(t *testing.T) {
+	s := ovstest.StartSwitch(t, ovstest.Options{})
+	managed, other := s.AddBridge(t, "br0"), s.AddBridge(t, "br1")
+	s.AddPorts(t, managed, 1, "p1")
+	s.AddPorts(t, other, 1, "q1")
+	ctx := context.Background()
+	versions := s.PortVersions(t)
+	for _, batch := range []fabric.Batch{
+		{
+			{Op: fabric.OpAccessPort, Port: fabric.Port{Name: "p1", Mode: fabric.ModeAccess, VLAN: 1001}},
+			{Op: fabric.OpAccessPort, Port: fabric.Port{Name: "q1", Mode: fabric.ModeAccess, VLAN: 1001}},
+		},
+		{{Op: fabric.OpResetPort, Port: fabric.Port{Name: "q1", VLAN: 1}}}, // q1 already reads so
+	} {
+		sess, err := openvswitch.Driver{}.Connect(ctx, fabric.Endpoint{Switch: "leaf1", Address: s.UnixRemote, Bridge: managed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = sess.Apply(ctx, batch)
+		changes := sess.(*openvswitch.Session).Changes()
+		_ = sess.Close()
+		if err == nil || !strings.Contains(err.Error(), `port "q1" is not on bridge `+managed) {
+			t.Fatalf("apply %v: %v, want an error saying q1 is not on %s", batch, err, managed)
+		}
+		if changes != 0 {
+			t.Fatalf("apply %v: %d changes sent, want none", batch, changes)
+		}
+	}
+	if after := s.PortVersions(t); !reflect.DeepEqual(after, versions) {
+		t.Fatalf("a refused batch changed Port rows:\nbefore %v\nafter  %v", versions, after)
+	}
 }

@@ -13,12 +13,21 @@ import (
 	"github.com/metalwire/metalwire/pkg/fabric"
 )
 
-// Session is one OVSDB connection to a switch. It reads with select operations rather than a
-// monitor, so what it reads is what the server holds at that moment, also right after Apply.
+// Session is one batch's use of an OVSDB connection to a switch. It reads with select
+// operations rather than a monitor, so what it reads is what the server holds at that moment,
+// also right after Apply, whether the connection is new or kept from an earlier session.
 type Session struct {
 	client     client.Client
 	switchName string
 	bridge     string
+	// release keeps the connection for the next session (nil: Close closes it).
+	release func(client.Client)
+	// redial opens a new connection; set while the session runs on a kept connection that has
+	// not answered yet, which the server may have closed since the last session.
+	redial func(context.Context) (client.Client, error)
+	// broken is set when a call failed below OVSDB (a lost connection, a timeout): the
+	// connection is closed, not kept.
+	broken bool
 	// changes counts the transactions that changed something (the idempotence measure).
 	changes int
 }
@@ -29,9 +38,18 @@ var _ fabric.Session = &Session{}
 // empty batch, or one the switch already matches, sends none.
 func (s *Session) Changes() int { return s.changes }
 
-// Close ends the OVSDB connection.
+// Close ends the session: the connection is kept for the next one when the driver keeps
+// connections and nothing failed on it, else closed.
 func (s *Session) Close() error {
-	s.client.Close()
+	if s.client == nil {
+		return nil
+	}
+	if s.release != nil && !s.broken {
+		s.release(s.client)
+	} else {
+		s.client.Close()
+	}
+	s.client = nil
 	return nil
 }
 
@@ -39,7 +57,7 @@ func (s *Session) Close() error {
 // falling back to the database schema's version.
 func (s *Session) Info(ctx context.Context) (fabric.Info, error) {
 	var rows []openvSwitchRow
-	if err := s.selectRows(ctx, tableOpenvSwitch, nil, &rows); err != nil {
+	if err := s.selectRows(ctx, tableOpenvSwitch, []string{"ovs_version"}, &rows); err != nil {
 		return fabric.Info{}, err
 	}
 	if len(rows) > 0 && rows[0].OVSVersion != nil && *rows[0].OVSVersion != "" {
@@ -90,22 +108,14 @@ func (s *Session) Apply(ctx context.Context, batch fabric.Batch) error {
 	if len(want) == 0 {
 		return nil // VLANs exist only as port tags on Open vSwitch
 	}
-	ports, err := s.managedPorts(ctx)
+	ports, err := s.portsNamed(ctx, order)
 	if err != nil {
 		return err
-	}
-	var missing []string
-	for _, n := range order {
-		if _, ok := ports[n]; !ok {
-			missing = append(missing, n)
-		}
-	}
-	if len(missing) > 0 {
-		return fmt.Errorf("switch %s: %s %s not on %s; nothing was changed", s.switchName, plural(len(missing), "port", "ports"), quoteList(missing), s.where())
 	}
 	m := mapper.NewMapper(s.client.Schema())
 	table := s.client.Schema().Table(tablePort)
 	var ops []ovsdb.Operation
+	var updated []string
 	for _, n := range order {
 		cur := ports[n]
 		w := want[n]
@@ -130,24 +140,148 @@ func (s *Session) Apply(ctx context.Context, batch fabric.Batch) error {
 			Row:   data,
 			Where: []ovsdb.Condition{ovsdb.NewCondition("_uuid", ovsdb.ConditionEqual, ovsdb.UUID{GoUUID: cur.UUID})},
 		})
+		updated = append(updated, n)
 	}
 	if len(ops) == 0 {
-		return nil
+		// Nothing to write; still refuse a batch naming a port of another bridge, as a write would.
+		return s.checkOnBridge(ctx, order, ports)
+	}
+	// The ports must still be on the bridge when the updates land: the wait fails the whole
+	// transaction otherwise, and nothing is changed.
+	guard := s.onBridgeOp(ports, ovsdb.OperationWait)
+	if guard != nil {
+		ops = append([]ovsdb.Operation{*guard}, ops...)
 	}
 	results, err := s.client.Transact(ctx, ops...)
 	if err != nil {
+		s.broken = true
 		return fmt.Errorf("switch %s: OVSDB transaction of %d port updates: %w", s.switchName, len(ops), err)
 	}
 	if _, err := ovsdb.CheckOperationResults(results, ops); err != nil {
+		if guard != nil && len(results) > 0 && results[0].Error != "" {
+			if notOn := s.notOnBridge(ctx, order); notOn != nil {
+				return notOn
+			}
+		}
 		return fmt.Errorf("switch %s: OVSDB refused the transaction (nothing was changed): %w", s.switchName, err)
 	}
-	for i, r := range results[:len(ops)] {
+	updates := results[:len(ops)]
+	if guard != nil {
+		updates = updates[1:]
+	}
+	for i, r := range updates {
 		if r.Count != 1 {
-			return fmt.Errorf("switch %s: port %s was removed while being configured (update matched %d rows)", s.switchName, order[i], r.Count)
+			return fmt.Errorf("switch %s: port %s was removed while being configured (update matched %d rows)", s.switchName, updated[i], r.Count)
 		}
 	}
 	s.changes++
 	return nil
+}
+
+// portColumns are the Port columns the driver reads: the row's id, its name and VLAN setting.
+var portColumns = []string{"_uuid", "name", "tag", "trunks", "vlan_mode"}
+
+// portsNamed reads, in one transaction, only the Port rows of the given names (a select by the
+// table's unique name index each) and refuses names the switch lacks. Whether they are on the
+// managed bridge is checked by the caller (onBridgeOp), so the bridge's whole port list is not
+// read on every batch.
+func (s *Session) portsNamed(ctx context.Context, names []string) (map[string]portRow, error) {
+	ops := make([]ovsdb.Operation, 0, len(names))
+	for _, n := range names {
+		ops = append(ops, ovsdb.Operation{Op: ovsdb.OperationSelect, Table: tablePort, Columns: portColumns,
+			Where: []ovsdb.Condition{ovsdb.NewCondition("name", ovsdb.ConditionEqual, n)}})
+	}
+	results, err := s.transact(ctx, ops)
+	if err != nil {
+		return nil, err
+	}
+	ports := make(map[string]portRow, len(names))
+	for i := range ops {
+		var rows []portRow
+		if err := s.decode(tablePort, results[i].Rows, &rows); err != nil {
+			return nil, err
+		}
+		for _, r := range rows {
+			ports[r.Name] = r
+		}
+	}
+	var missing []string
+	for _, n := range names {
+		if _, ok := ports[n]; !ok {
+			missing = append(missing, n)
+		}
+	}
+	if len(missing) > 0 {
+		if s.bridge != "" {
+			if _, err := s.managedPorts(ctx); err != nil {
+				return nil, err // the bridge itself is missing: say that
+			}
+		}
+		return nil, s.missingError(missing)
+	}
+	return ports, nil
+}
+
+// onBridgeOp is an operation on the managed bridge's row that matches only when every one of
+// ports is among the bridge's ports (nil when no bridge is named: any bridge will do).
+func (s *Session) onBridgeOp(ports map[string]portRow, op string) *ovsdb.Operation {
+	if s.bridge == "" {
+		return nil
+	}
+	uuids := make([]any, 0, len(ports))
+	for _, r := range ports {
+		uuids = append(uuids, ovsdb.UUID{GoUUID: r.UUID})
+	}
+	o := ovsdb.Operation{Op: op, Table: tableBridge, Columns: []string{"name"}, Where: []ovsdb.Condition{
+		ovsdb.NewCondition("name", ovsdb.ConditionEqual, s.bridge),
+		ovsdb.NewCondition("ports", ovsdb.ConditionIncludes, ovsdb.OvsSet{GoSet: uuids}),
+	}}
+	if op == ovsdb.OperationWait {
+		o.Until, o.Timeout, o.Rows = "==", ptr(0), []ovsdb.Row{{"name": s.bridge}}
+	}
+	return &o
+}
+
+// checkOnBridge refuses ports that exist but are not on the managed bridge.
+func (s *Session) checkOnBridge(ctx context.Context, names []string, ports map[string]portRow) error {
+	op := s.onBridgeOp(ports, ovsdb.OperationSelect)
+	if op == nil {
+		return nil
+	}
+	results, err := s.transact(ctx, []ovsdb.Operation{*op})
+	if err != nil {
+		return err
+	}
+	if len(results[0].Rows) == 1 {
+		return nil
+	}
+	if notOn := s.notOnBridge(ctx, names); notOn != nil {
+		return notOn
+	}
+	return nil // they moved back in the meantime
+}
+
+// notOnBridge reads the whole bridge to name the ports of names that are not on it (nil when
+// all are).
+func (s *Session) notOnBridge(ctx context.Context, names []string) error {
+	ports, err := s.managedPorts(ctx)
+	if err != nil {
+		return err
+	}
+	var missing []string
+	for _, n := range names {
+		if _, ok := ports[n]; !ok {
+			missing = append(missing, n)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	return s.missingError(missing)
+}
+
+func (s *Session) missingError(missing []string) error {
+	return fmt.Errorf("switch %s: %s %s not on %s; nothing was changed", s.switchName, plural(len(missing), "port", "ports"), quoteList(missing), s.where())
 }
 
 // managedPorts reads, in one transaction, the Bridge and Port rows and returns by name the ports
@@ -159,7 +293,7 @@ func (s *Session) managedPorts(ctx context.Context) (map[string]portRow, error) 
 	}
 	ops := []ovsdb.Operation{
 		{Op: ovsdb.OperationSelect, Table: tableBridge, Where: where, Columns: []string{"_uuid", "name", "ports"}},
-		{Op: ovsdb.OperationSelect, Table: tablePort, Columns: []string{"_uuid", "name", "tag", "trunks", "vlan_mode"}},
+		{Op: ovsdb.OperationSelect, Table: tablePort, Columns: portColumns},
 	}
 	results, err := s.transact(ctx, ops)
 	if err != nil {
@@ -201,7 +335,21 @@ func (s *Session) selectRows(ctx context.Context, table string, columns []string
 
 func (s *Session) transact(ctx context.Context, ops []ovsdb.Operation) ([]ovsdb.OperationResult, error) {
 	results, err := s.client.Transact(ctx, ops...)
+	if err != nil && s.redial != nil && ctx.Err() == nil {
+		// The kept connection was closed by the other end while idle: open a new one and read
+		// again (nothing has been written in this session yet).
+		c, derr := s.redial(ctx)
+		if derr != nil {
+			s.broken, s.redial = true, nil
+			return nil, derr
+		}
+		s.client.Close()
+		s.client = c
+		results, err = s.client.Transact(ctx, ops...)
+	}
+	s.redial = nil
 	if err != nil {
+		s.broken = true
 		return nil, fmt.Errorf("switch %s: OVSDB read: %w", s.switchName, err)
 	}
 	if _, err := ovsdb.CheckOperationResults(results, ops); err != nil {
@@ -210,52 +358,21 @@ func (s *Session) transact(ctx context.Context, ops []ovsdb.Operation) ([]ovsdb.
 	return results, nil
 }
 
-// decode maps result rows onto a slice of one of the model structs.
+// decode reads result rows into a slice of one of the model structs (see rows.go).
 func (s *Session) decode(table string, rows []ovsdb.Row, out any) error {
-	m := mapper.NewMapper(s.client.Schema())
-	ts := s.client.Schema().Table(table)
+	var err error
 	switch out := out.(type) {
 	case *[]bridgeRow:
-		for i := range rows {
-			var r bridgeRow
-			if err := decodeRow(m, table, ts, &rows[i], &r); err != nil {
-				return err
-			}
-			*out = append(*out, r)
-		}
+		*out, err = bridgeRowsOf(rows)
 	case *[]portRow:
-		for i := range rows {
-			var r portRow
-			if err := decodeRow(m, table, ts, &rows[i], &r); err != nil {
-				return err
-			}
-			*out = append(*out, r)
-		}
+		*out, err = portRowsOf(rows)
 	case *[]openvSwitchRow:
-		for i := range rows {
-			var r openvSwitchRow
-			if err := decodeRow(m, table, ts, &rows[i], &r); err != nil {
-				return err
-			}
-			*out = append(*out, r)
-		}
+		*out, err = openvSwitchRowsOf(rows)
 	default:
-		return fmt.Errorf("decode %s: unexpected %T", table, out)
+		err = fmt.Errorf("unexpected %T", out)
 	}
-	return nil
-}
-
-func decodeRow(m mapper.Mapper, table string, ts *ovsdb.TableSchema, row *ovsdb.Row, into any) error {
-	info, err := mapper.NewInfo(table, ts, into)
 	if err != nil {
-		return err
-	}
-	if err := m.GetRowData(row, info); err != nil {
-		return err
-	}
-	// _uuid is not a schema column, so the mapper leaves it to us.
-	if u, ok := (*row)["_uuid"].(ovsdb.UUID); ok {
-		return info.SetField("_uuid", u.GoUUID)
+		return fmt.Errorf("switch %s: reading the %s table: %w", s.switchName, table, err)
 	}
 	return nil
 }

@@ -1,0 +1,113 @@
+package openvswitch
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"sync"
+	"time"
+
+	"github.com/ovn-org/libovsdb/client"
+)
+
+// DefaultKeepIdle is how long New's driver keeps a switch's connection open after its last
+// session.
+const DefaultKeepIdle = 2 * time.Minute
+
+// conns keeps at most one idle OVSDB connection per remote between sessions. It is transport,
+// not switch state: a kept connection holds a socket and the schema the server sent when it
+// was opened (which only changes when ovsdb-server restarts, and that closes the socket), and
+// no rows. Sessions read with select, never a monitor, so libovsdb's cache stays empty and
+// every session still reads the switch as it is at that moment.
+//
+// Opening a connection costs the dial (a TLS handshake on ssl:), list_dbs and get_schema (the
+// Open_vSwitch schema is 27 kB of JSON, checked against the driver's model): most of a short
+// session's CPU. The controller opens a session per switch per reconcile.
+type conns struct {
+	keep time.Duration
+	mu   sync.Mutex
+	idle map[string]*idleConn
+}
+
+type idleConn struct {
+	client client.Client
+	timer  *time.Timer
+}
+
+func newConns(keep time.Duration) *conns {
+	return &conns{keep: keep, idle: map[string]*idleConn{}}
+}
+
+// take hands out the idle connection to key, if one is still connected; the caller owns it.
+func (p *conns) take(key string) client.Client {
+	p.mu.Lock()
+	ic, ok := p.idle[key]
+	delete(p.idle, key)
+	p.mu.Unlock()
+	if !ok {
+		return nil
+	}
+	ic.timer.Stop()
+	if !alive(ic.client) {
+		ic.client.Close()
+		return nil
+	}
+	return ic.client
+}
+
+// put keeps c as key's idle connection for the keep time, then closes it. A connection that is
+// no longer connected, or one more than the one already kept, is closed now.
+func (p *conns) put(key string, c client.Client) {
+	if !alive(c) {
+		c.Close()
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if _, ok := p.idle[key]; ok {
+		c.Close()
+		return
+	}
+	ic := &idleConn{client: c}
+	ic.timer = time.AfterFunc(p.keep, func() {
+		p.mu.Lock()
+		if p.idle[key] == ic {
+			delete(p.idle, key)
+		}
+		p.mu.Unlock()
+		c.Close()
+	})
+	p.idle[key] = ic
+}
+
+// closeAll closes every idle connection.
+func (p *conns) closeAll() {
+	p.mu.Lock()
+	idle := p.idle
+	p.idle = map[string]*idleConn{}
+	p.mu.Unlock()
+	for _, ic := range idle {
+		ic.timer.Stop()
+		ic.client.Close()
+	}
+}
+
+// alive says whether c still has its socket. libovsdb, without its reconnect option, drops the
+// RPC client (and with it the current endpoint) when the server closes the connection, but
+// leaves Connected() true; both are checked.
+func alive(c client.Client) bool {
+	return c.Connected() && c.CurrentEndpoint() != ""
+}
+
+// connKey tells connections apart by everything that opened them: the remote and, for ssl:,
+// the client certificate, key and CA (a rotated Secret gets a connection of its own).
+func connKey(remote string, certPEM, keyPEM, caPEM []byte) string {
+	if len(certPEM) == 0 && len(keyPEM) == 0 && len(caPEM) == 0 {
+		return remote
+	}
+	h := sha256.New()
+	for _, b := range [][]byte{certPEM, keyPEM, caPEM} {
+		_, _ = h.Write(b)
+		_, _ = h.Write([]byte{0})
+	}
+	return remote + " " + hex.EncodeToString(h.Sum(nil))
+}
