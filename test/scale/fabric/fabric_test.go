@@ -31,6 +31,7 @@ import (
 	"github.com/metalwire/metalwire/internal/switchdriver/openvswitch"
 	"github.com/metalwire/metalwire/internal/switchdriver/ovstest"
 	"github.com/metalwire/metalwire/pkg/fabric"
+	"github.com/metalwire/metalwire/test/scale/measure"
 )
 
 const (
@@ -117,7 +118,10 @@ func TestFabricScale(t *testing.T) {
 	writes.reset()
 
 	cpuBefore := cpuTime(t)
+	split := measure.CPUSplit(0)
+	busy := measure.MachineBusy()
 	peak := watchPeakMemory(ctx)
+	profiled := profileAPIServer(ctx, t, "15")
 	start := time.Now()
 	parallel(t, hosts, func(h int) error {
 		nic := &netv1.NIC{}
@@ -132,6 +136,9 @@ func TestFabricScale(t *testing.T) {
 	waitAllReady(t, hosts, start)
 	elapsed := time.Since(start)
 	cpu := cpuTime(t) - cpuBefore
+	used := split()
+	profiled()
+	machineBusy := busy()
 	peakHeap := peak()
 	managerWrites := writes.snapshot()
 
@@ -163,6 +170,7 @@ func TestFabricScale(t *testing.T) {
 		float64(hosts)/elapsed.Seconds(), cpu.Seconds(), float64(peakHeap)/(1<<20), float64(maxRSS(t))/(1<<20))
 	fmt.Printf("floor: the %d selection patches alone, no controller running, %d writers: %.2fs; all ready in %.2fx the floor\n",
 		hosts, writers, floor.Seconds(), elapsed.Seconds()/floor.Seconds())
+	fmt.Printf("CPU over the run: %s (benchmark: the manager and the selection's writers); machine %.0f%% busy\n", used, machineBusy)
 	fmt.Printf("manager API writes: %d, %.2f per host (%s)\n", managerWrites.total(), float64(managerWrites.total())/float64(hosts), managerWrites)
 	fmt.Println("\nper switch: ports configured, sessions opened, batches applied, OVSDB transactions sent")
 	var txns []int
