@@ -18,6 +18,7 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/go-logr/logr/testr"
 	. "github.com/onsi/gomega"
+	admissionv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -145,7 +146,9 @@ func TestClusterctlUpgradeApply(t *testing.T) {
 
 	t.Run("what clusterctl replaced and what it kept", func(t *testing.T) {
 		after := componentUIDs(ctx, t, env.Client)
-		for _, k := range []string{"Deployment", "ServiceAccount", "Service", "Role", "RoleBinding", "Issuer", "Certificate"} {
+		for _, k := range []string{"Deployment", "ServiceAccount", "Service", "Role", "RoleBinding", "Issuer", "Certificate",
+			// Cluster-scoped, but not in clusterctl's list of cluster-scoped kinds: deleted too.
+			"ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding"} {
 			NewWithT(t).Expect(after[k]).NotTo(Equal(uids[k]), "%s is deleted and created again", k)
 		}
 		for _, k := range []string{"Namespace", "ClusterRole", "ClusterRoleBinding", "CRD " + dataTemplates, "Secret " + servingSec} {
@@ -378,6 +381,8 @@ func componentUIDs(ctx context.Context, t *testing.T, c client.Client) map[strin
 	get("ClusterRole", &rbacv1.ClusterRole{}, "", "metalwire-manager-role")
 	get("ClusterRoleBinding", &rbacv1.ClusterRoleBinding{}, "", "metalwire-manager")
 	get("Secret "+servingSec, &corev1.Secret{}, installNamespace, servingSec)
+	get("ValidatingAdmissionPolicy", &admissionv1.ValidatingAdmissionPolicy{}, "", "metalwire-same-namespace-references")
+	get("ValidatingAdmissionPolicyBinding", &admissionv1.ValidatingAdmissionPolicyBinding{}, "", "metalwire-same-namespace-references")
 	for _, kind := range []string{"Issuer", "Certificate"} {
 		u := &unstructured.Unstructured{}
 		u.SetAPIVersion("cert-manager.io/v1")
