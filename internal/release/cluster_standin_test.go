@@ -118,6 +118,7 @@ type clusterStandIn struct {
 	binary     string
 	kubeconfig string // reaches the API server as the ServiceAccount
 	namespace  string // the manager Deployment's
+	dir        string // the Pods' files (removed after the Pods stop)
 
 	mu   sync.Mutex
 	runs []*podRun
@@ -127,7 +128,8 @@ type clusterStandIn struct {
 // startClusterStandIn runs the stand-in until the test ends; a Pod still running is stopped then.
 func startClusterStandIn(t *testing.T, env *testenv.Env, binary, kubeconfig, namespace string) *clusterStandIn {
 	t.Helper()
-	s := &clusterStandIn{env: env, binary: binary, kubeconfig: kubeconfig, namespace: namespace}
+	// Made before the cleanup below is registered, so removed after it stopped every Pod.
+	s := &clusterStandIn{env: env, binary: binary, kubeconfig: kubeconfig, namespace: namespace, dir: t.TempDir()}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
@@ -135,7 +137,7 @@ func startClusterStandIn(t *testing.T, env *testenv.Env, binary, kubeconfig, nam
 		tick := time.NewTicker(200 * time.Millisecond)
 		defer tick.Stop()
 		for {
-			s.step(ctx, t)
+			s.step(ctx)
 			select {
 			case <-ctx.Done():
 				return
@@ -180,10 +182,10 @@ func (s *clusterStandIn) Errors() []error {
 	return slices.Clone(s.errs)
 }
 
-func (s *clusterStandIn) step(ctx context.Context, t *testing.T) {
+func (s *clusterStandIn) step(ctx context.Context) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, err := range []error{s.issueCertificates(ctx), s.injectCA(ctx), s.runDeployment(ctx, t)} {
+	for _, err := range []error{s.issueCertificates(ctx), s.injectCA(ctx), s.runDeployment(ctx)} {
 		if err != nil && ctx.Err() == nil && !slices.ContainsFunc(s.errs, func(e error) bool { return e.Error() == err.Error() }) {
 			s.errs = append(s.errs, err)
 		}
@@ -277,7 +279,7 @@ func (s *clusterStandIn) injectCA(ctx context.Context) error {
 }
 
 // runDeployment keeps one manager process running per manager Deployment that asks for one.
-func (s *clusterStandIn) runDeployment(ctx context.Context, t *testing.T) error {
+func (s *clusterStandIn) runDeployment(ctx context.Context) error {
 	deployments := &appsv1.DeploymentList{}
 	if err := s.env.Client.List(ctx, deployments, client.InNamespace(s.namespace)); err != nil {
 		return fmt.Errorf("deployment stand-in: %w", err)
@@ -316,7 +318,7 @@ func (s *clusterStandIn) runDeployment(ctx context.Context, t *testing.T) error 
 	}
 	if running == nil && wanted {
 		var err error
-		if running, err = s.start(ctx, t, d); err != nil {
+		if running, err = s.start(ctx, d); err != nil {
 			return err
 		}
 	}
@@ -327,7 +329,7 @@ func (s *clusterStandIn) runDeployment(ctx context.Context, t *testing.T) error 
 }
 
 // start runs the Deployment's manager container once the Secret it mounts exists.
-func (s *clusterStandIn) start(ctx context.Context, t *testing.T, d *appsv1.Deployment) (*podRun, error) {
+func (s *clusterStandIn) start(ctx context.Context, d *appsv1.Deployment) (*podRun, error) {
 	spec := d.Spec.Template.Spec
 	var container *corev1.Container
 	for i := range spec.Containers {
@@ -338,7 +340,11 @@ func (s *clusterStandIn) start(ctx context.Context, t *testing.T, d *appsv1.Depl
 	if container == nil {
 		return nil, fmt.Errorf("deployment %s has no manager container", d.Name)
 	}
-	certDir := filepath.Join(t.TempDir(), "serving-certs")
+	podDir, err := os.MkdirTemp(s.dir, "pod-")
+	if err != nil {
+		return nil, err
+	}
+	certDir := filepath.Join(podDir, "serving-certs")
 	for _, v := range spec.Volumes {
 		if v.Secret == nil {
 			continue
@@ -370,7 +376,7 @@ func (s *clusterStandIn) start(ctx context.Context, t *testing.T, d *appsv1.Depl
 	args := append(slices.Clone(container.Args), "--kubeconfig="+s.kubeconfig, "--leader-election-namespace="+d.Namespace,
 		"--health-probe-bind-address="+probe, "--metrics-bind-address=0",
 		fmt.Sprintf("--webhook-port=%d", s.env.Webhooks.LocalServingPort), "--webhook-cert-dir="+certDir)
-	logPath := filepath.Join(t.TempDir(), "manager.log")
+	logPath := filepath.Join(podDir, "manager.log")
 	logFile, err := os.Create(logPath)
 	if err != nil {
 		return nil, err
