@@ -12,6 +12,8 @@ import (
 	"k8s.io/utils/ptr"
 	clusterctlv1 "sigs.k8s.io/cluster-api/cmd/clusterctl/api/v1alpha3"
 	"sigs.k8s.io/cluster-api/cmd/clusterctl/client"
+	"sigs.k8s.io/cluster-api/util/contract"
+	utilyaml "sigs.k8s.io/cluster-api/util/yaml"
 )
 
 const testVersion = "v0.1.0"
@@ -162,4 +164,25 @@ func TestClusterctlGenerateCluster(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(string(out)).To(ContainSubstring("demo.metalwire.io/role"))
 	g.Expect(string(out)).NotTo(ContainSubstring("${"))
+}
+
+// clusterctl init and upgrade refuse a provider whose CRD is not named as Cluster API names a
+// kind's CRD (<plural>.<group>, its own plural rules) unless the CRD says to skip the check.
+func TestCRDNamesPassClusterctlsCheck(t *testing.T) {
+	g := NewWithT(t)
+	objs, err := utilyaml.ToUnstructured(makeArtifacts(t).Components)
+	g.Expect(err).NotTo(HaveOccurred())
+	n := 0
+	for _, o := range objs {
+		if o.GetKind() != "CustomResourceDefinition" {
+			continue
+		}
+		n++
+		group, _, _ := unstructured.NestedString(o.Object, "spec", "group")
+		kind, _, _ := unstructured.NestedString(o.Object, "spec", "names", "kind")
+		if _, skip := o.GetAnnotations()[clusterctlv1.SkipCRDNamePreflightCheckAnnotation]; !skip {
+			g.Expect(o.GetName()).To(Equal(contract.CalculateCRDName(group, kind)), "clusterctl init refuses CRD %s: name it so, or annotate it %s", o.GetName(), clusterctlv1.SkipCRDNamePreflightCheckAnnotation)
+		}
+	}
+	g.Expect(n).To(BeNumerically(">", 0))
 }

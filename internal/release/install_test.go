@@ -257,3 +257,43 @@ func writeKubeconfig(path, server string) error {
 	cfg.CurrentContext = "manager"
 	return clientcmd.WriteToFile(*cfg, path)
 }
+
+// The kubelet kills the manager terminationGracePeriodSeconds after SIGTERM. The manager gives
+// its controllers --graceful-shutdown-timeout to finish, then releases its Lease and exits: the
+// Pod's grace must be longer, or a slow stop is killed before the Lease is released (and the
+// next replica waits for it to expire).
+func TestPodGracePeriodExceedsManagerShutdown(t *testing.T) {
+	g := NewWithT(t)
+	// The components as clusterctl writes them with no variable set (every default taken).
+	processed, err := yamlprocessor.NewSimpleProcessor().Process(makeArtifacts(t).Components, func(k string) (string, error) {
+		return "", fmt.Errorf("variable %s is not set", k)
+	})
+	g.Expect(err).NotTo(HaveOccurred())
+	objs, err := utilyaml.ToUnstructured(processed)
+	g.Expect(err).NotTo(HaveOccurred())
+	for _, o := range objs {
+		if o.GetKind() != "Deployment" {
+			continue
+		}
+		grace := 30.0 // Kubernetes' default
+		if v, found, _ := unstructured.NestedFieldNoCopy(o.Object, "spec", "template", "spec", "terminationGracePeriodSeconds"); found {
+			f, ok := v.(float64) // as YAML decodes numbers
+			g.Expect(ok).To(BeTrue(), "terminationGracePeriodSeconds %v", v)
+			grace = f
+		}
+		containers, _, _ := unstructured.NestedSlice(o.Object, "spec", "template", "spec", "containers")
+		g.Expect(containers).To(HaveLen(1))
+		var args []string
+		for _, a := range containers[0].(map[string]any)["args"].([]any) {
+			args = append(args, a.(string))
+		}
+		opts := &manager.Options{}
+		fs := pflag.NewFlagSet("manager", pflag.ContinueOnError)
+		opts.AddFlags(fs)
+		g.Expect(fs.Parse(args)).To(Succeed())
+		g.Expect(time.Duration(grace*float64(time.Second))).To(BeNumerically(">=", opts.GracefulShutdown+5*time.Second),
+			"terminationGracePeriodSeconds %v against --graceful-shutdown-timeout %s: leave the manager time to release its Lease", grace, opts.GracefulShutdown)
+		return
+	}
+	t.Fatal("the components have no Deployment")
+}

@@ -2,8 +2,6 @@ package release
 
 import (
 	"context"
-	"fmt"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -38,22 +36,7 @@ func TestClusterctlUpgradePlan(t *testing.T) {
 	next.Metadata = Metadata()
 	ReleaseSeries = saved
 	g.Expect(next.Write(filepath.Join(dir, "infrastructure-"+ProviderName, "v0.2.0"))).To(Succeed())
-	core := filepath.Join(dir, "cluster-api", "v1.14.2")
-	g.Expect(os.MkdirAll(core, 0o750)).To(Succeed())
-	g.Expect(os.WriteFile(filepath.Join(core, "core-components.yaml"), []byte("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: capi-system\n"), 0o600)).To(Succeed())
-	g.Expect(os.WriteFile(filepath.Join(core, "metadata.yaml"), []byte(
-		"apiVersion: clusterctl.cluster.x-k8s.io/v1alpha3\nkind: Metadata\nreleaseSeries:\n  - major: 1\n    minor: 14\n    contract: v1beta2\n"), 0o600)).To(Succeed())
-	cfg := filepath.Join(dir, "clusterctl.yaml")
-	g.Expect(os.WriteFile(cfg, fmt.Appendf(nil, `providers:
-  - name: cluster-api
-    type: CoreProvider
-    url: file://%s/core-components.yaml
-  - name: %s
-    type: InfrastructureProvider
-    url: file://%s/infrastructure-%s/v0.1.0/%s
-`, core, ProviderName, dir, ProviderName, ComponentsFile), 0o600)).To(Succeed())
-	t.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "xdg"))
-	t.Setenv("HOME", dir)
+	cfg := clusterctlConfig(t, dir)
 
 	// What clusterctl init would have left: its inventory, a Provider object per provider.
 	c, err := clusterctl.New(ctx, cfg)
