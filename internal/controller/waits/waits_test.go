@@ -34,7 +34,7 @@ func TestRewrites(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	var w Rewrites
 	g.Expect(w.Hold("a", true, 0, t0)).To(BeZero(), "words this process never wrote are written at once")
-	g.Expect(w.Hold("a", true, 0, t0.Add(5*time.Second))).To(Equal(DefaultQuiet-5*time.Second), "new words of the same wait wait for the quiet period")
+	g.Expect(w.Hold("a", true, 0, t0.Add(5*time.Second))).To(Equal(DefaultQuiet-5*time.Second), "new words for the same wait are held for the quiet period")
 	g.Expect(w.Hold("a", false, 0, t0.Add(6*time.Second))).To(BeZero(), "a new reason is written at once")
 	g.Expect(w.Hold("a", true, 0, t0.Add(6*time.Second+DefaultQuiet))).To(BeZero(), "after the quiet period the words are written")
 	g.Expect(w.Hold("b", true, 10*time.Second, t0)).To(BeZero(), "each object keeps its own clock")
