@@ -1,14 +1,10 @@
 package metal3data_test
 
 import (
-	"context"
-	"sync"
 	"testing"
 	"time"
 
 	. "github.com/onsi/gomega"
-	"k8s.io/apimachinery/pkg/watch"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
 )
@@ -24,8 +20,8 @@ func TestRenderingWritesEachObjectOnce(t *testing.T) {
 	template(t, ns, "tmpl", specOf(t, simpleTemplate))
 	host(t, ns, "node-0", map[string]string{"example.com/rack": "r1"}, nil, "", "eth0=52:54:00:00:00:01")
 
-	claims := countWrites(t, ns, &infrav1.Metal3DataClaimList{})
-	datas := countWrites(t, ns, &infrav1.Metal3DataList{})
+	claims := env.CountModified(t, ns, &infrav1.Metal3DataClaimList{})
+	datas := env.CountModified(t, ns, &infrav1.Metal3DataList{})
 	machine(t, ns, "m3m-0", "tmpl", machineOpts{host: "node-0"})
 	data := renderedData(t, ns, "m3m-0")
 
@@ -33,40 +29,4 @@ func TestRenderingWritesEachObjectOnce(t *testing.T) {
 	g.Consistently(func() map[string]int { return claims() }).WithTimeout(3*time.Second).WithPolling(poll).
 		Should(Equal(map[string]int{"m3m-0": 1}), "the claim's status is written once, when its data is rendered")
 	g.Expect(datas()).To(Equal(map[string]int{data.Name: 1}), "the Metal3Data is written once after its creation: its status")
-}
-
-// countWrites watches a kind in ns and returns a function giving, per object, how many times it
-// was modified after its creation.
-func countWrites(t *testing.T, ns string, list client.ObjectList) func() map[string]int {
-	t.Helper()
-	g := NewWithT(t)
-	wc, err := client.NewWithWatch(env.Config, client.Options{Scheme: env.Scheme})
-	g.Expect(err).NotTo(HaveOccurred())
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	w, err := wc.Watch(ctx, list, client.InNamespace(ns))
-	g.Expect(err).NotTo(HaveOccurred())
-	t.Cleanup(w.Stop)
-	var mu sync.Mutex
-	counts := map[string]int{}
-	go func() {
-		for ev := range w.ResultChan() {
-			o, ok := ev.Object.(client.Object)
-			if !ok || ev.Type != watch.Modified {
-				continue
-			}
-			mu.Lock()
-			counts[o.GetName()]++
-			mu.Unlock()
-		}
-	}()
-	return func() map[string]int {
-		mu.Lock()
-		defer mu.Unlock()
-		out := make(map[string]int, len(counts))
-		for k, v := range counts {
-			out[k] = v
-		}
-		return out
-	}
 }
