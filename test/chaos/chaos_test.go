@@ -3,6 +3,7 @@ package chaos
 import (
 	"context"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -31,21 +32,25 @@ func TestManagerKilled(t *testing.T) {
 	start := time.Now()
 	created := make(chan error, 1)
 	go func() { created <- createClaims(c, m3ms) }()
-	// A manager needs a few seconds to start and sync its caches; the kills come at random
-	// moments from just after that to well into the run.
-	// The larger the run, the longer it lasts: spread the kills over it.
-	spread := 5000 * max(1, n/250)
+	// Every kill lands during the scale-up: at a random point of its progress (between 5% and
+	// 95% of the machines served, in order), a random moment up to a second after it is reached.
+	targets := make([]int, settings.kills)
+	for k := range targets {
+		targets[k] = n/20 + rnd.IntN(max(1, n*9/10))
+	}
+	slices.Sort(targets)
 	var lastKill time.Time
-	for k := range settings.kills {
-		time.Sleep(time.Duration(1000+rnd.IntN(spread)) * time.Millisecond)
-		w, err := readWorld(context.Background(), c)
-		progress := "?"
-		if err == nil {
-			progress = fmt.Sprintf("%d of %d rendered, %d Metal3Data, %d IPAddresses", w.renderedCount(), n, len(w.data), len(w.addresses))
-		}
+	for k, target := range targets {
+		served := 0
+		waitFor(t, convergeTimeout(n), fmt.Sprintf("%d machines served before kill %d", target, k+1), func() bool {
+			var err error
+			served, err = claimsServed(context.Background(), c)
+			return err == nil && served >= target
+		})
+		time.Sleep(time.Duration(rnd.IntN(1000)) * time.Millisecond)
 		mgr.kill()
 		lastKill = time.Now()
-		fmt.Printf("  kill %d at %s: %s\n", k+1, seconds(time.Since(start)), progress)
+		fmt.Printf("  kill %d at %s: %d of %d claims served (kill planned at %d)\n", k+1, seconds(time.Since(start)), served, n, target)
 		mgr = startManager(t, c, fmt.Sprintf("manager-%d", k+1), withoutLeaderElection)
 	}
 	if err := <-created; err != nil {

@@ -114,6 +114,22 @@ func (w *world) renderedCount() int {
 	return n
 }
 
+// claimsServed counts the claims whose status says ready: a cheap progress figure (one list of
+// the claims), not the invariant check.
+func claimsServed(ctx context.Context, c *cluster) (int, error) {
+	claims := &infrav1.Metal3DataClaimList{}
+	if err := c.env.Client.List(ctx, claims, client.InNamespace(ns)); err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, cl := range claims.Items {
+		if meta.IsStatusConditionTrue(cl.Status.Conditions, infrav1.DataClaimReadyCondition) {
+			n++
+		}
+	}
+	return n, nil
+}
+
 // waitRendered waits until every one of n claims is served and returns when that was. It
 // prints progress every few seconds.
 func waitRendered(t *testing.T, c *cluster, n int, timeout time.Duration) time.Time {
