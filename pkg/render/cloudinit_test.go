@@ -12,6 +12,7 @@ import (
 	. "github.com/onsi/gomega"
 	"sigs.k8s.io/yaml"
 
+	"github.com/metalwire/metalwire/internal/testneeds"
 	"github.com/metalwire/metalwire/pkg/render"
 )
 
@@ -56,7 +57,7 @@ type netplanRoute struct {
 func requireCloudInit(t *testing.T) {
 	t.Helper()
 	if _, err := exec.LookPath("cloud-init"); err != nil {
-		t.Skip("skipped: cloud-init is not installed (make test installs the Debian package cloud-init)")
+		testneeds.Missing(t, "cloud-init is not installed (make test installs the Debian package cloud-init)")
 	}
 }
 
