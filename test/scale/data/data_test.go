@@ -49,6 +49,8 @@ func TestDataScale(t *testing.T) {
 	if s := os.Getenv("BENCH_DATA_CONCURRENCY"); s != "" {
 		extra = append(extra, "--concurrency="+s)
 	}
+	// Any other manager flags, e.g. --profiler-address=localhost:6060 to profile a run.
+	extra = append(extra, strings.Fields(os.Getenv("BENCH_DATA_MANAGER_FLAGS"))...)
 	fmt.Printf("\ndata templating at scale: claims on one Metal3DataTemplate with two /16 IP pools, created by %d goroutines;\n", writers)
 	fmt.Println("the manager runs IPPool, Metal3DataTemplate, Metal3DataClaim and Metal3Data as `metalwire manager` does.")
 	fmt.Println("floor: the 12 writes a machine requires (claim, Metal3Data, 2 IPClaims, 2 IPAddresses, 2 IPClaim statuses,")
