@@ -93,6 +93,7 @@ func runManager() int {
 		Scheme:                 scheme.New(),
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
+		PprofBindAddress:       o.ProfilerAddr,
 		Cache: cache.Options{
 			DefaultNamespaces: map[string]cache.Config{o.WatchNamespace: {}},
 			DefaultTransform:  cache.TransformStripManagedFields(),
