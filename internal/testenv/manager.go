@@ -2,6 +2,8 @@ package testenv
 
 import (
 	"bytes"
+	"fmt"
+	"os"
 	"runtime/pprof"
 	"strings"
 	"testing"
@@ -41,4 +43,21 @@ func controllerStacks() string {
 		}
 	}
 	return out.String()
+}
+
+// RunWithManagers runs a package's tests while its test managers run, then stops them (stop
+// cancels their context) and waits for each (managers: what each Start returned on its
+// channel). A manager that ended with an error fails the run, as a test would.
+func RunWithManagers(m *testing.M, stop func(), managers ...<-chan error) int {
+	code := m.Run()
+	stop()
+	for _, done := range managers {
+		if err := <-done; err != nil {
+			fmt.Fprintln(os.Stderr, "manager:", err)
+			if code == 0 {
+				code = 1
+			}
+		}
+	}
+	return code
 }

@@ -66,15 +66,7 @@ func run(m *testing.M) int {
 	}
 	done := make(chan error, 1)
 	go func() { done <- mgr.Start(ctx) }()
-	code := m.Run()
-	cancel()
-	if err := <-done; err != nil {
-		fmt.Fprintln(os.Stderr, "manager:", err)
-		if code == 0 {
-			code = 1
-		}
-	}
-	return code
+	return testenv.RunWithManagers(m, cancel, done)
 }
 
 // createProvisioned makes what Cluster API and metalwire leave for one running machine: a

@@ -110,17 +110,7 @@ func run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	code := m.Run()
-	cancel()
-	for _, d := range []chan error{done, fastTrackDone} {
-		if err := <-d; err != nil {
-			fmt.Fprintln(os.Stderr, "manager:", err)
-			if code == 0 {
-				code = 1
-			}
-		}
-	}
-	return code
+	return testenv.RunWithManagers(m, cancel, done, fastTrackDone)
 }
 
 // fastTrackLabel (value "on") on a Metal3Machine hands it to the manager started with fast track.

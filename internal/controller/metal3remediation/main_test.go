@@ -104,17 +104,7 @@ func run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	code := m.Run()
-	cancel()
-	for _, done := range []chan error{deleting, tainting} {
-		if err := <-done; err != nil {
-			fmt.Fprintln(os.Stderr, "manager:", err)
-			if code == 0 {
-				code = 1
-			}
-		}
-	}
-	return code
+	return testenv.RunWithManagers(m, cancel, deleting, tainting)
 }
 
 // nodeModeLabel on a Metal3Remediation picks the test manager that reconciles it.
