@@ -18,6 +18,7 @@ import (
 
 	bmov1 "github.com/metalwire/metalwire/api/baremetal/v1alpha1"
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
+	"github.com/metalwire/metalwire/internal/controller/cachelag"
 	"github.com/metalwire/metalwire/pkg/hostmatch"
 )
 
@@ -49,18 +50,17 @@ type nsChoice struct {
 	lastArrival time.Time
 	matcher     *hostmatch.Matcher
 	// Machines and hosts this manager claimed, until the cache shows the claim: without them a
-	// lagging cache would offer the host again, or count the machine as still waiting. A claimed
-	// host maps to its resourceVersion before the claim: while the cache still has that version
-	// it has not seen the claim; once it has another, the cache is trusted again (the host may
-	// well be free by then, released by the machine that claimed it).
+	// lagging cache would offer the host again, or count the machine as still waiting. Once the
+	// cache shows a claimed host in another version it is trusted again (the host may well be
+	// free by then, released by the machine that claimed it).
 	claimedMachines sets.Set[string]
-	claimedHosts    map[string]string
+	claimedHosts    cachelag.Writes[struct{}]
 }
 
 // lagging says whether the cache's copy of h predates this manager's claim of it.
 func (n *nsChoice) lagging(h *bmov1.BareMetalHost) bool {
-	rv, ok := n.claimedHosts[h.Name]
-	return ok && rv == h.ResourceVersion
+	_, unseen := n.claimedHosts.Unseen(h.Name, h.ResourceVersion)
+	return unseen
 }
 
 func (c *hostChoice) namespace(ns string) *nsChoice {
@@ -69,7 +69,7 @@ func (c *hostChoice) namespace(ns string) *nsChoice {
 	}
 	n, ok := c.byNS[ns]
 	if !ok {
-		n = &nsChoice{matcher: hostmatch.New(), claimedMachines: sets.New[string](), claimedHosts: map[string]string{}}
+		n = &nsChoice{matcher: hostmatch.New(), claimedMachines: sets.New[string]()}
 		c.byNS[ns] = n
 	}
 	return n
@@ -125,7 +125,7 @@ func (c *hostChoice) done(m3m *infrav1.Metal3Machine, host *bmov1.BareMetalHost,
 	case claimMade:
 		n.matcher.Claimed(m3m.Name, host.Name)
 		n.claimedMachines.Insert(m3m.Name)
-		n.claimedHosts[host.Name] = host.ResourceVersion
+		n.claimedHosts.Wrote(host.Name, host.ResourceVersion, struct{}{})
 	case claimLost:
 		n.matcher.Unpin(m3m.Name)
 		n.matcher.RemoveHost(host.Name)
@@ -178,12 +178,12 @@ func (n *nsChoice) sync(ctx context.Context, cl client.Reader, ns string) error 
 	if err := cl.List(ctx, free, client.InNamespace(ns), client.MatchingFields{hostConsumerIndex: noConsumer}, client.UnsafeDisableDeepCopy); err != nil {
 		return err
 	}
-	stillLagging := map[string]string{}
+	stillLagging := sets.New[string]()
 	hosts := make([]bmov1.BareMetalHost, 0, len(free.Items))
 	for i := range free.Items {
 		h := free.Items[i]
 		if n.lagging(&h) {
-			stillLagging[h.Name] = h.ResourceVersion
+			stillLagging.Insert(h.Name)
 			continue
 		}
 		if _, reserved := h.Labels[NodeReuseLabel]; reserved {
@@ -191,7 +191,7 @@ func (n *nsChoice) sync(ctx context.Context, cl client.Reader, ns string) error 
 		}
 		hosts = append(hosts, h)
 	}
-	n.claimedHosts = stillLagging
+	n.claimedHosts.Retain(stillLagging.Has)
 	for _, m := range added {
 		sel, err := m.Spec.HostSelector.Selector()
 		if err != nil {
