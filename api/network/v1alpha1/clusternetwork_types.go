@@ -142,13 +142,16 @@ type ClusterNetworkStatus struct {
 	// +optional
 	Networks []NetworkStatus `json:"networks,omitempty"`
 	// Available maps each host that can join (it is free and has cards meeting every network's
-	// nicHint) to its NIC object.
+	// nicHint) to its NIC object. Atomic: one writer, the controller, owns it whole (a map
+	// of a thousand hosts would otherwise add one managedFields entry per host).
+	// +mapType=atomic
 	// +optional
 	Available map[string]string `json:"available,omitempty"`
 	// Selected lists the hosts that have joined (selected by a Metal3Machine).
 	// +optional
 	Selected []string `json:"selected,omitempty"`
-	// States maps each selected host to how far its switch ports are.
+	// States maps each selected host to how far its switch ports are. Atomic, as available.
+	// +mapType=atomic
 	// +optional
 	States map[string]HostNetworkState `json:"states,omitempty"`
 	// Conditions: Ready, VLANsAssigned, NICsValid.
