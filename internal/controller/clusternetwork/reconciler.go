@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/cluster-api/util/conditions"
@@ -24,9 +26,16 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	netv1 "github.com/metalwire/metalwire/api/network/v1alpha1"
+	"github.com/metalwire/metalwire/internal/controller/cachelag"
 	"github.com/metalwire/metalwire/internal/controller/fabricindex"
+	"github.com/metalwire/metalwire/internal/controller/waits"
 	"github.com/metalwire/metalwire/internal/controller/watchfilter"
 )
+
+// DefaultProgressQuiet is how long the hosts' progress may stay unwritten in a ClusterNetwork's
+// status while hosts keep moving: their states read at most this late. docs/fabric.md has the
+// figures that set it.
+const DefaultProgressQuiet = time.Second
 
 const (
 	defaultVLANRetry = 30 * time.Second
@@ -45,6 +54,14 @@ type Reconciler struct {
 	// WatchFilter is --watch-filter: with a value, only ClusterNetworks labelled with it are
 	// served.
 	WatchFilter string
+	// ProgressQuiet is the least time between two status writes that only report the hosts'
+	// progress (holdProgress): zero means DefaultProgressQuiet, negative writes each at once.
+	ProgressQuiet time.Duration
+
+	progress waits.Rewrites
+	// nicWrites are the NIC statuses written that the cache may not show yet: a reconcile that
+	// runs before it does must not write them again.
+	nicWrites cachelag.Writes[netv1.NICStatus]
 }
 
 // +kubebuilder:rbac:groups=network.metalwire.io,resources=clusternetworks,verbs=get;list;watch;update;patch
@@ -57,7 +74,7 @@ type Reconciler struct {
 var owned = []string{netv1.ConditionReady, netv1.ConditionVLANsAssigned, netv1.ConditionNICsValid}
 
 // Reconcile brings one ClusterNetwork in line.
-func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, reterr error) {
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	cn := &netv1.ClusterNetwork{}
 	if err := r.Client.Get(ctx, req.NamespacedName, cn); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
@@ -69,14 +86,60 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	defer func() {
-		reterr = errors.Join(reterr, patcher.Patch(ctx, cn, patch.WithOwnedConditions{Conditions: owned}))
-	}()
-	if !cn.DeletionTimestamp.IsZero() {
-		return r.reconcileDelete(ctx, cn)
+	writeStatus := func(result ctrl.Result, err error) (ctrl.Result, error) {
+		return result, errors.Join(err, patcher.Patch(ctx, cn, patch.WithOwnedConditions{Conditions: owned}))
 	}
+	if !cn.DeletionTimestamp.IsZero() {
+		r.progress.Forget(cn.UID)
+		return writeStatus(r.reconcileDelete(ctx, cn))
+	}
+	before := cn.DeepCopy()
 	controllerutil.AddFinalizer(cn, netv1.ClusterNetworkFinalizer)
-	return r.reconcileNormal(ctx, cn)
+	result, err := r.reconcileNormal(ctx, cn)
+	if err == nil {
+		if hold := r.holdProgress(before, cn); hold > 0 {
+			// Hosts moved on since the last write: that is written once the quiet period ends,
+			// with whatever else moved by then (the NIC statuses that drive the switches were
+			// written already).
+			if result.RequeueAfter == 0 || hold < result.RequeueAfter {
+				result.RequeueAfter = hold
+			}
+			return result, nil
+		}
+	}
+	return writeStatus(result, err)
+}
+
+// holdProgress says how much longer the reconciled status may stay unwritten: zero to write it
+// now. Only the hosts' progress may wait (available, selected, states and the Ready summary of
+// them), at most ProgressQuiet since the last write; the first change after a quiet spell, the
+// finalizer, VLAN ids and the other conditions are written at once. In a burst of a thousand
+// hosts joining, every NIC the switches configure changes the status, and each write has the
+// API server decode, validate and store the whole object (a thousand hosts' states).
+func (r *Reconciler) holdProgress(before, after *netv1.ClusterNetwork) time.Duration {
+	if equality.Semantic.DeepEqual(before.Status, after.Status) && slices.Equal(before.Finalizers, after.Finalizers) {
+		return 0 // nothing to write
+	}
+	mayWait := slices.Equal(before.Finalizers, after.Finalizers) &&
+		equality.Semantic.DeepEqual(before.Status.Networks, after.Status.Networks) &&
+		sameCondition(before, after, netv1.ConditionVLANsAssigned) &&
+		sameCondition(before, after, netv1.ConditionNICsValid)
+	quiet := r.ProgressQuiet
+	if quiet == 0 {
+		quiet = DefaultProgressQuiet
+	}
+	if quiet < 0 {
+		return 0
+	}
+	return r.progress.Hold(after.UID, mayWait, quiet, time.Now())
+}
+
+func sameCondition(a, b *netv1.ClusterNetwork, typ string) bool {
+	ca, cb := conditions.Get(a, typ), conditions.Get(b, typ)
+	if ca == nil || cb == nil {
+		return ca == nil && cb == nil
+	}
+	return ca.Status == cb.Status && ca.Reason == cb.Reason && ca.Message == cb.Message && ca.ObservedGeneration == cb.ObservedGeneration
 }
 
 func (r *Reconciler) reconcileNormal(ctx context.Context, cn *netv1.ClusterNetwork) (ctrl.Result, error) {
@@ -118,29 +181,42 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, cn *netv1.ClusterNetwo
 	var selected, miscabled []string
 	var writes []nicWrite
 	ports := configuredPortsOf(nd)
+	listed := make(map[string]bool, len(nics.Items))
 	for i := range nics.Items {
 		nic := &nics.Items[i]
 		v := viewHost(nic, nd, cn)
 		if v.cabling != "" {
 			miscabled = append(miscabled, v.cabling)
 		}
+		key := nicKey(nic)
+		listed[key] = true
+		// What this manager wrote that the cache does not show yet is as good as shown.
+		status := nic.Status
+		if unseen, ok := r.nicWrites.Unseen(key, nic.ResourceVersion); ok {
+			status = unseen
+		}
 		isSelected := nic.Labels[netv1.SelectedForLabel] == cn.Name
 		switch {
 		case isSelected:
 			selected = append(selected, nic.Spec.Node)
 			st, want := selectedHost(cn, ports, v, vres.assigned, allVLANs)
-			if want != nil && !reflect.DeepEqual(nic.Status, *want) {
+			if want != nil && !reflect.DeepEqual(status, *want) {
 				writes = append(writes, nicWrite{nic: nic, status: *want})
 				continue // its state follows the write
 			}
 			states[nic.Spec.Node] = st
-		case nic.Status.ClusterNetwork == cn.Name:
+		case status.ClusterNetwork == cn.Name:
 			// The host left: clear its status; the switch ports go back to idle.
 			writes = append(writes, nicWrite{nic: nic, status: netv1.NICStatus{}, left: true})
-		case nic.Labels[netv1.SelectedForLabel] == "" && nic.Status.ClusterNetwork == "" && v.cabling == "" && v.placement != nil && nic.DeletionTimestamp.IsZero():
+		case nic.Status.ClusterNetwork == cn.Name:
+			// Cleared, the cache does not show it yet: neither used nor available.
+		case nic.Labels[netv1.SelectedForLabel] == "" && status.ClusterNetwork == "" && v.cabling == "" && v.placement != nil && nic.DeletionTimestamp.IsZero():
 			available[nic.Spec.Node] = nic.Name
 		}
 	}
+	// Writes of NICs gone from the NetworkDevice will never be seen.
+	prefix := nicKeyPrefix(cn.Namespace, nd.Name)
+	r.nicWrites.Retain(func(k string) bool { return !strings.HasPrefix(k, prefix) || listed[k] })
 	if err := r.writeNICs(ctx, ports, writes, states); err != nil {
 		return ctrl.Result{}, err
 	}
@@ -220,7 +296,21 @@ func (r *Reconciler) setNICStatus(ctx context.Context, nic *netv1.NIC, st netv1.
 	}
 	changed := nic.DeepCopy()
 	changed.Status = st
-	return r.Client.Status().Patch(ctx, changed, client.MergeFromWithOptions(nic, client.MergeFromWithOptimisticLock{}))
+	if err := r.Client.Status().Patch(ctx, changed, client.MergeFromWithOptions(nic, client.MergeFromWithOptimisticLock{})); err != nil {
+		return err
+	}
+	r.nicWrites.Wrote(nicKey(nic), nic.ResourceVersion, st)
+	return nil
+}
+
+// nicKey names a NIC among the writes the cache may not show yet: by its NetworkDevice, so
+// that each reconcile can forget the writes of NICs it no longer lists.
+func nicKey(nic *netv1.NIC) string {
+	return nicKeyPrefix(nic.Namespace, nic.Spec.NetworkDeviceRef) + nic.Name
+}
+
+func nicKeyPrefix(namespace, networkDevice string) string {
+	return namespace + "/" + networkDevice + "/"
 }
 
 // reconcileDelete resets every host of the ClusterNetwork, waits until the switches no longer

@@ -1,6 +1,7 @@
 package networkdevice
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -16,10 +17,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	netv1 "github.com/metalwire/metalwire/api/network/v1alpha1"
 	"github.com/metalwire/metalwire/internal/controller/fabricindex"
+	"github.com/metalwire/metalwire/internal/controller/waits"
 	"github.com/metalwire/metalwire/internal/controller/watchfilter"
 	"github.com/metalwire/metalwire/internal/switchdriver"
 	"github.com/metalwire/metalwire/pkg/fabric"
@@ -28,9 +31,11 @@ import (
 // Defaults of the Reconciler's knobs.
 const (
 	DefaultConcurrency = 4
-	defaultRetryFirst  = time.Second
-	defaultRetryLast   = 5 * time.Minute
-	defaultTimeout     = 30 * time.Second
+	// DefaultPassQuiet is the least time between two passes over one NetworkDevice's switches.
+	DefaultPassQuiet  = time.Second
+	defaultRetryFirst = time.Second
+	defaultRetryLast  = 5 * time.Minute
+	defaultTimeout    = 30 * time.Second
 )
 
 // Reconciler manages the switches of NetworkDevices.
@@ -47,10 +52,16 @@ type Reconciler struct {
 	// WatchFilter is --watch-filter: with a value, only NetworkDevices labelled with it are
 	// configured; another manager's switches are never reached.
 	WatchFilter string
+	// PassQuiet is the least time between two passes over one NetworkDevice's switches (zero
+	// means DefaultPassQuiet, negative none): a change after a quiet spell is applied at once,
+	// and the NIC changes of a burst (a thousand hosts joining) that come within it are applied
+	// together, in one batch per switch and one status write, not in one pass each.
+	PassQuiet time.Duration
 
-	once  sync.Once
-	slots chan struct{}
-	locks sync.Map // switch key -> *sync.Mutex
+	once   sync.Once
+	slots  chan struct{}
+	locks  sync.Map // switch key -> *sync.Mutex
+	passes waits.Rewrites
 }
 
 // +kubebuilder:rbac:groups=network.metalwire.io,resources=networkdevices,verbs=get;list;watch;update;patch
@@ -87,7 +98,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if !nd.DeletionTimestamp.IsZero() || !watchfilter.Matches(nd, r.WatchFilter) {
+		r.passes.Forget(nd.UID)
 		return ctrl.Result{}, nil
+	}
+	if r.PassQuiet >= 0 {
+		if hold := r.passes.Hold(nd.UID, true, cmp.Or(r.PassQuiet, DefaultPassQuiet), time.Now()); hold > 0 {
+			return ctrl.Result{RequeueAfter: hold}, nil
+		}
 	}
 	patcher, err := patch.NewHelper(nd, r.Client)
 	if err != nil {
@@ -395,7 +412,10 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, con
 		return err
 	}
 	return ctrl.NewControllerManagedBy(mgr).
-		For(&netv1.NetworkDevice{}, builder.WithPredicates(watchfilter.Predicate(r.WatchFilter))).
+		// Its own status writes start no pass: only its spec (generation), labels (the watch
+		// filter) and annotations do.
+		For(&netv1.NetworkDevice{}, builder.WithPredicates(watchfilter.Predicate(r.WatchFilter),
+			predicate.Or(predicate.GenerationChangedPredicate{}, predicate.LabelChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
 		Watches(&netv1.NIC{}, handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
 			nic := o.(*netv1.NIC)
 			return []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: nic.Namespace, Name: nic.Spec.NetworkDeviceRef}}}

@@ -7,10 +7,11 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 )
 
-// Rewrites remembers when each object's wait was last written, so that the words of a wait that
-// lasts are rewritten at most once per quiet period: a Metal3Machine waiting for a host names
-// the hosts it cannot have and who holds them, words that change with every claim of a
-// scale-up. It lives in memory: a restarted manager writes the next change at once.
+// Rewrites remembers when each object's status was last written, so that a change that may wait
+// is written at most once per quiet period, the first at once: a Metal3Machine waiting for a
+// host names the hosts it cannot have and who holds them, words that change with every claim of
+// a scale-up; a ClusterNetwork's host states change with every host of a burst that joins. It
+// lives in memory: a restarted manager writes the next change at once.
 //
 // The zero value is ready to use.
 type Rewrites struct {
@@ -18,17 +19,17 @@ type Rewrites struct {
 	last map[types.UID]time.Time
 }
 
-// Hold returns how much longer the object's new wait must stay unwritten: zero to write it now,
-// which then counts as written now. onlyWords says the status already reports this wait (same
-// status and reason) and only its message changed; any other change is written at once. quiet
-// zero means DefaultQuiet.
-func (w *Rewrites) Hold(uid types.UID, onlyWords bool, quiet time.Duration, now time.Time) time.Duration {
+// Hold returns how much longer the object's changed status must stay unwritten: zero to write it
+// now, which then counts as written now. mayWait says the change may wait (for a wait: the
+// status already reports it, same status and reason, and only its message changed); any other
+// change is written at once. quiet zero means DefaultQuiet.
+func (w *Rewrites) Hold(uid types.UID, mayWait bool, quiet time.Duration, now time.Time) time.Duration {
 	if quiet == 0 {
 		quiet = DefaultQuiet
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if last, ok := w.last[uid]; ok && onlyWords {
+	if last, ok := w.last[uid]; ok && mayWait {
 		if hold := last.Add(quiet).Sub(now); hold > 0 {
 			return hold
 		}
