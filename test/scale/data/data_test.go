@@ -116,6 +116,8 @@ func run(t *testing.T, e *testenv.Env, n int, flags []string) runResult {
 	cpuBefore := measure.ProcessCPU(mgr.Process.Pid)
 	busy := measure.MachineBusy()
 	split := measure.CPUSplit(mgr.Process.Pid)
+	profiled := measure.ProfileAPIServer(ctx, t, e.Config, os.Getenv("BENCH_DATA_APISERVER_PROFILE"), envInts(t, "BENCH_DATA_APISERVER_PROFILE_SECONDS", []int{60})[0])
+	defer profiled()
 	start := time.Now()
 	parallel(t, n, func(i int) error {
 		_, err := f.claim(ctx, m3ms[i])
@@ -128,7 +130,7 @@ func run(t *testing.T, e *testenv.Env, n int, flags []string) runResult {
 			t.Fatalf("after %s only %d of %d claims report rendered data", time.Since(start), served.Load(), n)
 		}
 		if time.Since(lastPrint) > 10*time.Second {
-			fmt.Printf("  %6.1fs: %d of %d claims served (load %s)\n", time.Since(start).Seconds(), served.Load(), n, measure.LoadAverage())
+			fmt.Printf("  %6.1fs: %d of %d claims served (load %s)%s\n", time.Since(start).Seconds(), served.Load(), n, measure.LoadAverage(), progress(ctx, e, before))
 			lastPrint = time.Now()
 		}
 		time.Sleep(20 * time.Millisecond)
@@ -152,6 +154,21 @@ func run(t *testing.T, e *testenv.Env, n int, flags []string) runResult {
 	}
 	stop()
 	return r
+}
+
+// progress is what the manager has written so far, by resource: where a run spends its time
+// shows as the stage whose writes lag.
+func progress(ctx context.Context, e *testenv.Env, before measure.Writes) string {
+	now, err := measure.APIWrites(ctx, e.Config)
+	if err != nil {
+		return "; " + err.Error()
+	}
+	w := now.Minus(before).Only(dataResources...)
+	parts := make([]string, 0, len(w))
+	for _, k := range w.Keys() {
+		parts = append(parts, fmt.Sprintf("%s %d", k, w[k]))
+	}
+	return "\n      writes so far: " + strings.Join(parts, ", ")
 }
 
 // waitForManager waits until the manager has started its controllers: its process lives and

@@ -141,7 +141,7 @@ func TestFabricScale(t *testing.T) {
 	split := measure.CPUSplit(0)
 	busy := measure.MachineBusy()
 	peak := watchPeakMemory(ctx)
-	profiled := profileAPIServer(ctx, t, "15")
+	profiled := measure.ProfileAPIServer(ctx, t, env.Config, os.Getenv("FABRIC_BENCH_APISERVER_PROFILE"), 15)
 	start := time.Now()
 	parallel(t, hosts, func(h int) error {
 		nic := &netv1.NIC{}

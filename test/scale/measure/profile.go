@@ -1,8 +1,9 @@
-package fabric
+package measure
 
 import (
 	"context"
 	"os"
+	"strconv"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -10,15 +11,14 @@ import (
 	"k8s.io/client-go/rest"
 )
 
-// profileAPIServer writes a CPU profile of the API server over seconds to the file named by
-// FABRIC_BENCH_APISERVER_PROFILE, if set, in the background: where the server's CPU goes
-// while the fabric runs. The returned function waits for it.
-func profileAPIServer(ctx context.Context, t *testing.T, seconds string) func() {
-	path := os.Getenv("FABRIC_BENCH_APISERVER_PROFILE")
+// ProfileAPIServer writes a CPU profile of the API server at cfg over seconds to path, in the
+// background: where the server's CPU goes while a benchmark runs. An empty path profiles
+// nothing. The returned function waits for the profile.
+func ProfileAPIServer(ctx context.Context, t *testing.T, cfg *rest.Config, path string, seconds int) func() {
 	if path == "" {
 		return func() {}
 	}
-	c := rest.CopyConfig(env.Config)
+	c := rest.CopyConfig(cfg)
 	c.GroupVersion = &schema.GroupVersion{}
 	c.NegotiatedSerializer = clientgoscheme.Codecs.WithoutConversion()
 	c.Timeout = 0
@@ -29,7 +29,7 @@ func profileAPIServer(ctx context.Context, t *testing.T, seconds string) func() 
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		body, err := rc.Get().AbsPath("/debug/pprof/profile").Param("seconds", seconds).DoRaw(ctx)
+		body, err := rc.Get().AbsPath("/debug/pprof/profile").Param("seconds", strconv.Itoa(seconds)).DoRaw(ctx)
 		if err != nil {
 			t.Errorf("profiling the API server: %v", err)
 			return
