@@ -91,7 +91,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 	if !cn.DeletionTimestamp.IsZero() {
 		r.progress.Forget(cn.UID)
-		return writeStatus(r.reconcileDelete(ctx, cn))
+		return writeStatus(ctrl.Result{}, r.reconcileDelete(ctx, cn))
 	}
 	before := cn.DeepCopy()
 	controllerutil.AddFinalizer(cn, netv1.ClusterNetworkFinalizer)
@@ -315,16 +315,16 @@ func nicKeyPrefix(namespace, networkDevice string) string {
 
 // reconcileDelete resets every host of the ClusterNetwork, waits until the switches no longer
 // carry its VLANs, frees them, then lets the object go.
-func (r *Reconciler) reconcileDelete(ctx context.Context, cn *netv1.ClusterNetwork) (ctrl.Result, error) {
+func (r *Reconciler) reconcileDelete(ctx context.Context, cn *netv1.ClusterNetwork) error {
 	nd := &netv1.NetworkDevice{}
 	err := r.Client.Get(ctx, client.ObjectKey{Namespace: cn.Namespace, Name: cn.Spec.NetworkDeviceRef}, nd)
 	if err != nil && !apierrors.IsNotFound(err) {
-		return ctrl.Result{}, err
+		return err
 	}
 	ndGone := apierrors.IsNotFound(err)
 	nics := &netv1.NICList{}
 	if err := r.Client.List(ctx, nics, client.InNamespace(cn.Namespace), client.MatchingFields{fabricindex.NICByNetworkDevice: cn.Spec.NetworkDeviceRef}); err != nil {
-		return ctrl.Result{}, err
+		return err
 	}
 	for i := range nics.Items {
 		nic := &nics.Items[i]
@@ -332,12 +332,12 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, cn *netv1.ClusterNetwo
 			base := nic.DeepCopy()
 			delete(nic.Labels, netv1.SelectedForLabel)
 			if err := r.Client.Patch(ctx, nic, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
-				return ctrl.Result{}, err
+				return err
 			}
 		}
 		if nic.Status.ClusterNetwork == cn.Name {
 			if err := r.setNICStatus(ctx, nic, netv1.NICStatus{}); err != nil {
-				return ctrl.Result{}, err
+				return err
 			}
 		}
 	}
@@ -349,14 +349,14 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, cn *netv1.ClusterNetwo
 		}
 		if still := usesVLANs(nd, ids); still != "" {
 			set(cn, netv1.ConditionReady, false, netv1.ReasonDeleting, "resetting the hosts' switch ports before deletion: "+still)
-			return ctrl.Result{}, nil // the NetworkDevice's status change wakes us
+			return nil // the NetworkDevice's status change wakes us
 		}
 	}
 	if err := r.releaseAll(ctx, cn); err != nil {
-		return ctrl.Result{}, err
+		return err
 	}
 	controllerutil.RemoveFinalizer(cn, netv1.ClusterNetworkFinalizer)
-	return ctrl.Result{}, nil
+	return nil
 }
 
 func (r *Reconciler) vlanRetry() time.Duration {
