@@ -23,7 +23,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, m3m *infrav1.Metal3Mac
 		setCondition(m3m, infrav1.Metal3MachineReadyCondition, metav1.ConditionFalse, reason, message)
 	}
 	deleting(infrav1.Metal3MachineDeletingReason, "deleting")
-	r.waitWords.Forget(m3m.UID)
+	r.waitWords.Forget(string(m3m.UID))
 
 	host, err := r.hostToRelease(ctx, m3m)
 	if err != nil {

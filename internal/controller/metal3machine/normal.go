@@ -121,14 +121,14 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, m3m *infrav1.Metal3Mac
 			// The words of a lasting wait (which hosts are claimed, by whom) change with every
 			// claim of a scale-up: they are rewritten at most once per quiet period.
 			onlyWords := old != nil && old.Status == metav1.ConditionFalse && old.Reason == reason
-			if hold := r.waitWords.Hold(m3m.UID, onlyWords, r.QuietWaits, time.Now()); hold > 0 {
+			if hold := r.waitWords.Hold(string(m3m.UID), onlyWords, r.QuietWaits, time.Now()); hold > 0 {
 				return ctrl.Result{RequeueAfter: min(hold, r.HostRecheck)}, nil
 			}
 			r.Recorder.Eventf(m3m, nil, corev1.EventTypeWarning, infrav1.AssociateBareMetalHostFailedReason, "ClaimHost", "%s", why)
 			notAssociated(reason, why)
 			return requeue, nil
 		}
-		r.waitWords.Forget(m3m.UID)
+		r.waitWords.Forget(string(m3m.UID))
 		r.Recorder.Eventf(m3m, host, corev1.EventTypeNormal, infrav1.AssociateBareMetalHostSuccessReason, "ClaimHost", "claimed BareMetalHost %s", host.Name)
 		metrics.HostsAssociated.Inc()
 	}
