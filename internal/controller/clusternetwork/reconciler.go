@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/cluster-api/util/conditions"
 	"sigs.k8s.io/cluster-api/util/patch"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -22,6 +23,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -77,6 +79,9 @@ var owned = []string{netv1.ConditionReady, netv1.ConditionVLANsAssigned, netv1.C
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	cn := &netv1.ClusterNetwork{}
 	if err := r.Client.Get(ctx, req.NamespacedName, cn); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.progress.Forget(req.String())
+		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if !watchfilter.Matches(cn, r.WatchFilter) {
@@ -90,17 +95,18 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return result, errors.Join(err, patcher.Patch(ctx, cn, patch.WithOwnedConditions{Conditions: owned}))
 	}
 	if !cn.DeletionTimestamp.IsZero() {
-		r.progress.Forget(cn.UID)
+		r.progress.Forget(req.String())
 		return writeStatus(ctrl.Result{}, r.reconcileDelete(ctx, cn))
 	}
 	before := cn.DeepCopy()
 	controllerutil.AddFinalizer(cn, netv1.ClusterNetworkFinalizer)
 	result, err := r.reconcileNormal(ctx, cn)
 	if err == nil {
-		if hold := r.holdProgress(before, cn); hold > 0 {
+		if hold := r.holdProgress(req.String(), before, cn); hold > 0 {
 			// Hosts moved on since the last write: that is written once the quiet period ends,
 			// with whatever else moved by then (the NIC statuses that drive the switches were
 			// written already).
+			ctrl.LoggerFrom(ctx).V(1).Info("hosts' progress held", "for", hold)
 			if result.RequeueAfter == 0 || hold < result.RequeueAfter {
 				result.RequeueAfter = hold
 			}
@@ -116,7 +122,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 // finalizer, VLAN ids and the other conditions are written at once. In a burst of a thousand
 // hosts joining, every NIC the switches configure changes the status, and each write has the
 // API server decode, validate and store the whole object (a thousand hosts' states).
-func (r *Reconciler) holdProgress(before, after *netv1.ClusterNetwork) time.Duration {
+func (r *Reconciler) holdProgress(key string, before, after *netv1.ClusterNetwork) time.Duration {
 	if equality.Semantic.DeepEqual(before.Status, after.Status) && slices.Equal(before.Finalizers, after.Finalizers) {
 		return 0 // nothing to write
 	}
@@ -131,7 +137,7 @@ func (r *Reconciler) holdProgress(before, after *netv1.ClusterNetwork) time.Dura
 	if quiet < 0 {
 		return 0
 	}
-	return r.progress.Hold(after.UID, mayWait, quiet, time.Now())
+	return r.progress.Hold(key, mayWait, quiet, time.Now())
 }
 
 func sameCondition(a, b *netv1.ClusterNetwork, typ string) bool {
@@ -181,18 +187,15 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, cn *netv1.ClusterNetwo
 	var selected, miscabled []string
 	var writes []nicWrite
 	ports := configuredPortsOf(nd)
-	listed := make(map[string]bool, len(nics.Items))
 	for i := range nics.Items {
 		nic := &nics.Items[i]
 		v := viewHost(nic, nd, cn)
 		if v.cabling != "" {
 			miscabled = append(miscabled, v.cabling)
 		}
-		key := nicKey(nic)
-		listed[key] = true
 		// What this manager wrote that the cache does not show yet is as good as shown.
 		status := nic.Status
-		if unseen, ok := r.nicWrites.Unseen(key, nic.ResourceVersion); ok {
+		if unseen, ok := r.nicWrites.Unseen(nicKey(nic), nic.ResourceVersion); ok {
 			status = unseen
 		}
 		isSelected := nic.Labels[netv1.SelectedForLabel] == cn.Name
@@ -214,9 +217,6 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, cn *netv1.ClusterNetwo
 			available[nic.Spec.Node] = nic.Name
 		}
 	}
-	// Writes of NICs gone from the NetworkDevice will never be seen.
-	prefix := nicKeyPrefix(cn.Namespace, nd.Name)
-	r.nicWrites.Retain(func(k string) bool { return !strings.HasPrefix(k, prefix) || listed[k] })
 	if err := r.writeNICs(ctx, ports, writes, states); err != nil {
 		return ctrl.Result{}, err
 	}
@@ -303,14 +303,9 @@ func (r *Reconciler) setNICStatus(ctx context.Context, nic *netv1.NIC, st netv1.
 	return nil
 }
 
-// nicKey names a NIC among the writes the cache may not show yet: by its NetworkDevice, so
-// that each reconcile can forget the writes of NICs it no longer lists.
-func nicKey(nic *netv1.NIC) string {
-	return nicKeyPrefix(nic.Namespace, nic.Spec.NetworkDeviceRef) + nic.Name
-}
-
-func nicKeyPrefix(namespace, networkDevice string) string {
-	return namespace + "/" + networkDevice + "/"
+// nicKey names a NIC among the writes the cache may not show yet.
+func nicKey(nic client.Object) string {
+	return client.ObjectKeyFromObject(nic).String()
 }
 
 // reconcileDelete resets every host of the ClusterNetwork, waits until the switches no longer
@@ -424,6 +419,10 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, con
 		Watches(&netv1.NIC{}, handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, o client.Object) []reconcile.Request {
 			return byDevice(ctx, o.GetNamespace(), o.(*netv1.NIC).Spec.NetworkDeviceRef)
 		})).
+		// A deleted NIC's last written status will never be seen.
+		Watches(&netv1.NIC{}, handler.Funcs{DeleteFunc: func(_ context.Context, e event.DeleteEvent, _ workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			r.nicWrites.Forget(nicKey(e.Object))
+		}}).
 		Watches(&netv1.NetworkDevice{}, handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, o client.Object) []reconcile.Request {
 			return byDevice(ctx, o.GetNamespace(), o.GetName())
 		})).
