@@ -35,18 +35,23 @@ func startFabric(t *testing.T, ns string, drv *standin.Driver) {
 	startFabricWith(t, ns, reg)
 }
 
-// startFabricWith starts a manager running both fabric controllers over ns with the drivers of reg.
-func startFabricWith(t *testing.T, ns string, reg *switchdriver.Registry) {
+// startFabricWith starts a manager running both fabric controllers over ns with the drivers of
+// reg; opts change the manager's options.
+func startFabricWith(t *testing.T, ns string, reg *switchdriver.Registry, opts ...func(*ctrl.Options)) {
 	t.Helper()
 	g := NewWithT(t)
 	ctx, cancel := context.WithCancel(context.Background())
-	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{
+	o := ctrl.Options{
 		Scheme:                 env.Scheme,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
 		Cache:                  cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}},
 		Controller:             config.Controller{SkipNameValidation: ptr.To(true)},
-	})
+	}
+	for _, f := range opts {
+		f(&o)
+	}
+	mgr, err := ctrl.NewManager(env.Config, o)
 	g.Expect(err).NotTo(HaveOccurred())
 	nd := &networkdevice.Reconciler{Client: mgr.GetClient(), Drivers: reg, Concurrency: 2, RetryMin: 200 * time.Millisecond, RetryMax: time.Second}
 	g.Expect(nd.SetupWithManager(ctx, mgr, 2)).To(Succeed())

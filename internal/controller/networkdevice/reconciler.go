@@ -9,6 +9,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/cluster-api/util/conditions"
 	"sigs.k8s.io/cluster-api/util/patch"
@@ -16,11 +17,13 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	netv1 "github.com/metalwire/metalwire/api/network/v1alpha1"
+	"github.com/metalwire/metalwire/internal/controller/cachelag"
 	"github.com/metalwire/metalwire/internal/controller/fabricindex"
 	"github.com/metalwire/metalwire/internal/controller/waits"
 	"github.com/metalwire/metalwire/internal/controller/watchfilter"
@@ -62,6 +65,8 @@ type Reconciler struct {
 	slots  chan struct{}
 	locks  sync.Map // switch key -> *sync.Mutex
 	passes waits.Rewrites
+	// records are the status.switches written last, until the cache shows them.
+	records cachelag.Writes[[]netv1.SwitchStatus]
 }
 
 // +kubebuilder:rbac:groups=network.metalwire.io,resources=networkdevices,verbs=get;list;watch;update;patch
@@ -93,25 +98,42 @@ func (r *Reconciler) init() {
 // Reconcile brings every switch of one NetworkDevice in line with what its hosts need.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, reterr error) {
 	r.init()
+	key := req.String()
 	nd := &netv1.NetworkDevice{}
 	if err := r.Client.Get(ctx, req.NamespacedName, nd); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.passes.Forget(key)
+			r.records.Forget(key)
+		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if !nd.DeletionTimestamp.IsZero() || !watchfilter.Matches(nd, r.WatchFilter) {
-		r.passes.Forget(nd.UID)
+		r.passes.Forget(key)
 		return ctrl.Result{}, nil
 	}
 	if r.PassQuiet >= 0 {
-		if hold := r.passes.Hold(nd.UID, true, cmp.Or(r.PassQuiet, DefaultPassQuiet), time.Now()); hold > 0 {
+		if hold := r.passes.Hold(key, true, cmp.Or(r.PassQuiet, DefaultPassQuiet), time.Now()); hold > 0 {
+			ctrl.LoggerFrom(ctx).V(1).Info("pass held", "for", hold)
 			return ctrl.Result{RequeueAfter: hold}, nil
 		}
+	}
+	// The record of what the switches carry is the one this manager last wrote, also when the
+	// cache does not show it yet: a pass that started from an older record would forget a port
+	// configured since, and never reset it once its host leaves.
+	read := nd.ResourceVersion
+	if written, ok := r.records.Unseen(key, read); ok {
+		nd.Status.Switches = copySwitches(written)
 	}
 	patcher, err := patch.NewHelper(nd, r.Client)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
 	defer func() {
-		reterr = errors.Join(reterr, patcher.Patch(ctx, nd, patch.WithOwnedConditions{Conditions: []string{netv1.ConditionReachable, netv1.ConditionHostKeyTrusted}}))
+		err := patcher.Patch(ctx, nd, patch.WithOwnedConditions{Conditions: []string{netv1.ConditionReachable, netv1.ConditionHostKeyTrusted}})
+		if err == nil {
+			r.records.Wrote(key, read, copySwitches(nd.Status.Switches))
+		}
+		reterr = errors.Join(reterr, err)
 	}()
 
 	// Read only: the cache's own objects, not a copy of every NIC per reconcile.
@@ -199,6 +221,14 @@ func PortWants(nics []netv1.NIC) []fabric.PortWant {
 		}
 	}
 	return wants
+}
+
+func copySwitches(in []netv1.SwitchStatus) []netv1.SwitchStatus {
+	out := make([]netv1.SwitchStatus, len(in))
+	for i := range in {
+		in[i].DeepCopyInto(&out[i])
+	}
+	return out
 }
 
 func previousStatus(nd *netv1.NetworkDevice, name string) netv1.SwitchStatus {
@@ -405,6 +435,11 @@ func joinLines(s []string) string {
 	return out
 }
 
+// resync lets through the informer's periodic resync: an update event of an unchanged object.
+var resync = predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
+	return e.ObjectOld.GetResourceVersion() == e.ObjectNew.GetResourceVersion()
+}}
+
 // SetupWithManager watches NetworkDevices and the NICs cabled to them.
 func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, concurrency int) error {
 	r.init()
@@ -413,9 +448,10 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, con
 	}
 	return ctrl.NewControllerManagedBy(mgr).
 		// Its own status writes start no pass: only its spec (generation), labels (the watch
-		// filter) and annotations do.
+		// filter), annotations and the periodic resync (--sync-period, which reads every switch
+		// back and puts right what was changed by hand) do.
 		For(&netv1.NetworkDevice{}, builder.WithPredicates(watchfilter.Predicate(r.WatchFilter),
-			predicate.Or(predicate.GenerationChangedPredicate{}, predicate.LabelChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
+			predicate.Or(predicate.GenerationChangedPredicate{}, predicate.LabelChangedPredicate{}, predicate.AnnotationChangedPredicate{}, resync))).
 		Watches(&netv1.NIC{}, handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
 			nic := o.(*netv1.NIC)
 			return []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: nic.Namespace, Name: nic.Spec.NetworkDeviceRef}}}

@@ -89,6 +89,13 @@ func (s *Switch) AddPorts(idle int, names ...string) {
 	}
 }
 
+// SetPort sets a port as someone at the switch's console would, behind the controller's back.
+func (s *Switch) SetPort(p fabric.Port) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ports[p.Name] = p
+}
+
 // SetDown makes Connect fail (true) or succeed again (false).
 func (s *Switch) SetDown(down bool) {
 	s.mu.Lock()
