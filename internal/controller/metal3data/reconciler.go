@@ -59,6 +59,9 @@ type Reconciler struct {
 	QuietWaits time.Duration
 
 	recent recent
+	// served is when a Metal3Data of each namespace last became ready: a wait is held while
+	// others are (waits.Progress).
+	served waits.Progress
 }
 
 // +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io,resources=metal3datas,verbs=get;list;watch;update;patch
@@ -123,10 +126,14 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.
 // unwritten (waits.Unwritten); zero when it is to be written now. Errors, success and deletion
 // are written at once.
 func (r *Reconciler) unwrittenWait(before *infrav1.Metal3DataStatus, data *infrav1.Metal3Data) time.Duration {
+	now := time.Now()
+	if data.Status.Ready && !before.Ready {
+		r.served.Served(data.Namespace, now)
+	}
 	if data.Status.Ready || data.Status.ErrorMessage != nil || !data.DeletionTimestamp.IsZero() || statusEqual(before, &data.Status) {
 		return 0
 	}
-	return waits.Unwritten(data.CreationTimestamp.Time, len(before.Conditions) > 0, r.QuietWaits, time.Now())
+	return waits.Unwritten(data.CreationTimestamp.Time, r.served.LastServed(data.Namespace), len(before.Conditions) > 0, r.QuietWaits, now)
 }
 
 // statusEqual compares what a person reads in the status, leaving out lastUpdated.

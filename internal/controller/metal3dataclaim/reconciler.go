@@ -39,6 +39,10 @@ type Reconciler struct {
 	// QuietWaits is how long a new claim's wait stays unwritten (waits.Unwritten): zero means
 	// waits.DefaultQuiet, negative writes every wait at once.
 	QuietWaits time.Duration
+
+	// served is when a claim of each namespace last got its rendered data: a wait is held while
+	// others do (waits.Progress).
+	served waits.Progress
 }
 
 // +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io,resources=metal3dataclaims,verbs=get;list;watch;update;patch
@@ -118,6 +122,9 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, claim *infrav1.Metal3D
 		APIVersion: infrav1.GroupVersion.String(), Kind: "Metal3Data", Name: d.Name, Namespace: d.Namespace, UID: d.UID,
 	}
 	if d.Status.Ready {
+		if !meta.IsStatusConditionTrue(claim.Status.Conditions, infrav1.DataClaimReadyCondition) {
+			r.served.Served(claim.Namespace, time.Now())
+		}
 		claim.Status.RenderedData = ref
 		claim.Status.ErrorMessage = nil
 		setCondition(claim, metav1.ConditionTrue, infrav1.DataClaimDataReadyReason, "")
@@ -138,7 +145,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, claim *infrav1.Metal3D
 // if it lasts, and the claim is looked at again when it would be.
 func (r *Reconciler) wait(claim *infrav1.Metal3DataClaim, ref *corev1.ObjectReference, reason, message string) ctrl.Result {
 	reported := meta.FindStatusCondition(claim.Status.Conditions, infrav1.DataClaimReadyCondition) != nil
-	if after := waits.Unwritten(claim.CreationTimestamp.Time, reported, r.QuietWaits, time.Now()); after > 0 {
+	if after := waits.Unwritten(claim.CreationTimestamp.Time, r.served.LastServed(claim.Namespace), reported, r.QuietWaits, time.Now()); after > 0 {
 		return ctrl.Result{RequeueAfter: after}
 	}
 	claim.Status.RenderedData = ref
