@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -80,6 +81,7 @@ func TestDataScale(t *testing.T) {
 			runs = append(runs, r)
 		}
 		printSize(n, fl, runs)
+		printBytes(n, fl, runs)
 	}
 }
 
@@ -89,6 +91,7 @@ type runResult struct {
 	created, took time.Duration
 	writes        measure.Writes // from the first claim to the last claim served
 	quiet         measure.Writes // in the quietFor after that
+	bytes         measure.Bytes  // objects written and watch events sent, first claim to last served
 	cpu           time.Duration  // the manager's
 	server        time.Duration  // the API server's and etcd's, over the cores
 	peakRSS       int64
@@ -110,6 +113,10 @@ func run(t *testing.T, e *testenv.Env, n int, flags []string) runResult {
 	waitForManager(t, mgr)
 
 	before, err := measure.APIWrites(ctx, e.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bytesBefore, err := measure.APIBytes(ctx, e.Config)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,6 +149,10 @@ func run(t *testing.T, e *testenv.Env, n int, flags []string) runResult {
 	if err != nil {
 		t.Fatal(err)
 	}
+	bytesAtServed, err := measure.APIBytes(ctx, e.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
 	time.Sleep(quietFor)
 	atEnd, err := measure.APIWrites(ctx, e.Config)
 	if err != nil {
@@ -150,7 +161,8 @@ func run(t *testing.T, e *testenv.Env, n int, flags []string) runResult {
 	r := runResult{
 		created: created, took: took,
 		writes: atServed.Minus(before).Only(dataResources...), quiet: atEnd.Minus(atServed).Only(dataResources...),
-		cpu: measure.ProcessCPU(mgr.Process.Pid) - cpuBefore, server: used.Server() / time.Duration(numCPU()), peakRSS: measure.PeakRSS(mgr.Process.Pid), load: measure.LoadAverage(),
+		bytes: bytesAtServed.Minus(bytesBefore),
+		cpu:   measure.ProcessCPU(mgr.Process.Pid) - cpuBefore, server: used.Server() / time.Duration(numCPU()), peakRSS: measure.PeakRSS(mgr.Process.Pid), load: measure.LoadAverage(),
 	}
 	stop()
 	return r
@@ -276,6 +288,46 @@ func printSize(n int, fl floorResult, runs []runResult) {
 		}
 		fmt.Println()
 	}
+}
+
+// printBytes prints, per resource, the KiB of watch events the API server sent a machine's
+// watchers: per machine it stays the same at every size, unless a status that lists every
+// machine is rewritten while machines join.
+func printBytes(n int, fl floorResult, runs []runResult) {
+	keys := map[string]bool{}
+	for _, k := range fl.bytes.Keys() {
+		keys[k] = true
+	}
+	for _, r := range runs {
+		for _, k := range r.bytes.Keys() {
+			keys[k] = true
+		}
+	}
+	fmt.Printf("\n  %-36s %10s", "watch events, KiB per machine", "floor")
+	for _, r := range runs {
+		fmt.Printf(" %10s", r.limits)
+	}
+	fmt.Println()
+	kib := func(v int64) float64 { return float64(v) / 1024 / float64(n) }
+	var flTotal int64
+	totals := make([]int64, len(runs))
+	for _, k := range sortedKeys(keys) {
+		if res := strings.TrimPrefix(k, "watch "); !slices.Contains(dataResources, res) {
+			continue
+		}
+		fmt.Printf("  %-36s %10.2f", k, kib(fl.bytes[k]))
+		flTotal += fl.bytes[k]
+		for i, r := range runs {
+			fmt.Printf(" %10.2f", kib(r.bytes[k]))
+			totals[i] += r.bytes[k]
+		}
+		fmt.Println()
+	}
+	fmt.Printf("  %-36s %10.2f", "total", kib(flTotal))
+	for i := range runs {
+		fmt.Printf(" %10.2f", kib(totals[i]))
+	}
+	fmt.Println()
 }
 
 func perMachine(v int64, n int) float64 { return float64(v) / float64(n) }

@@ -165,21 +165,76 @@ var writeVerbs = map[string]bool{"POST": true, "PUT": true, "PATCH": true, "DELE
 
 // APIWrites reads the API server's apiserver_request_total counters of writes so far.
 func APIWrites(ctx context.Context, cfg *rest.Config) (Writes, error) {
+	return apiRequests(ctx, cfg, writeVerbs)
+}
+
+// APIReads reads the API server's apiserver_request_total counters of reads past any cache
+// (GET, LIST) so far, keyed as Writes are.
+func APIReads(ctx context.Context, cfg *rest.Config) (Writes, error) {
+	return apiRequests(ctx, cfg, map[string]bool{"GET": true, "LIST": true})
+}
+
+func apiRequests(ctx context.Context, cfg *rest.Config, verbs map[string]bool) (Writes, error) {
+	out := Writes{}
+	err := scanMetric(ctx, cfg, "apiserver_request_total", func(labels map[string]string, v float64) {
+		if !verbs[labels["verb"]] {
+			return
+		}
+		key := resourceKey(labels) + " " + labels["verb"]
+		if code := labels["code"]; strings.HasPrefix(code, "4") || strings.HasPrefix(code, "5") {
+			// Refused (a conflict, AlreadyExists) or failed: counted apart, so that a write
+			// repeated because a cache lagged shows.
+			key += " refused " + code
+		}
+		out[key] += int64(v)
+	})
+	return out, err
+}
+
+// Bytes are the bytes of watch events the API server sent so far, by resource, keyed "watch
+// <resource>": every write of an object is sent whole to each of its watchers (a controller's
+// informers), so a status listing every machine, rewritten while machines join, shows here as
+// bytes that grow with the square of a scale-up's size. (The API server's metrics size only the
+// responses of reads, not the objects its writes stored.)
+type Bytes = Writes
+
+// APIBytes reads the API server's apiserver_watch_events_sizes sums so far.
+func APIBytes(ctx context.Context, cfg *rest.Config) (Bytes, error) {
+	out := Bytes{}
+	err := scanMetric(ctx, cfg, "apiserver_watch_events_sizes_sum", func(labels map[string]string, v float64) {
+		res := labels["resource"]
+		if res == "" { // before Kubernetes 1.32 the label was the kind
+			res = strings.ToLower(labels["kind"]) + "s"
+		}
+		out["watch "+res] += int64(v)
+	})
+	return out, err
+}
+
+func resourceKey(labels map[string]string) string {
+	key := labels["resource"]
+	if labels["subresource"] != "" {
+		key += "/" + labels["subresource"]
+	}
+	return key
+}
+
+// scanMetric calls f with the labels and value of each sample of the API server's metric name.
+func scanMetric(ctx context.Context, cfg *rest.Config, name string, f func(labels map[string]string, v float64)) error {
 	c := rest.CopyConfig(cfg)
 	c.GroupVersion = &schema.GroupVersion{}
 	c.NegotiatedSerializer = clientgoscheme.Codecs.WithoutConversion()
 	rc, err := rest.UnversionedRESTClientFor(c)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	body, err := rc.Get().AbsPath("/metrics").DoRaw(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("reading the API server's metrics: %w", err)
+		return fmt.Errorf("reading the API server's metrics: %w", err)
 	}
-	out := Writes{}
 	sc := bufio.NewScanner(bytes.NewReader(body))
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	const prefix = "apiserver_request_total{"
+	prefix := name + "{"
 	for sc.Scan() {
 		line := sc.Text()
 		if !strings.HasPrefix(line, prefix) {
@@ -189,27 +244,13 @@ func APIWrites(ctx context.Context, cfg *rest.Config) (Writes, error) {
 		if end < len(prefix) {
 			continue
 		}
-		labels := parseLabels(line[len(prefix):end])
-		if !writeVerbs[labels["verb"]] {
-			continue
-		}
 		v, err := strconv.ParseFloat(strings.TrimSpace(line[end+1:]), 64)
 		if err != nil {
 			continue
 		}
-		key := labels["resource"]
-		if labels["subresource"] != "" {
-			key += "/" + labels["subresource"]
-		}
-		key += " " + labels["verb"]
-		if code := labels["code"]; strings.HasPrefix(code, "4") || strings.HasPrefix(code, "5") {
-			// Refused (a conflict, AlreadyExists) or failed: counted apart, so that a write
-			// repeated because a cache lagged shows.
-			key += " refused " + code
-		}
-		out[key] += int64(v)
+		f(parseLabels(line[len(prefix):end]), v)
 	}
-	return out, sc.Err()
+	return sc.Err()
 }
 
 func parseLabels(s string) map[string]string {
