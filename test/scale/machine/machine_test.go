@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -120,6 +121,7 @@ type result struct {
 	took          time.Duration
 	served        int
 	writes        measure.Writes
+	reads         measure.Writes // GETs and LISTs the API server answered, past any cache
 	serverCPU     time.Duration
 	managerCPU    time.Duration
 	managerPeak   int64
@@ -163,6 +165,14 @@ func TestMachineScale(t *testing.T) {
 		fmt.Printf("  %s:", r.what)
 		for _, k := range r.writes.Keys() {
 			fmt.Printf(" %s %.2f;", k, float64(r.writes[k])/float64(n))
+		}
+		fmt.Println()
+	}
+	fmt.Printf("\nreads past any cache (GET, LIST) per machine by resource:\n")
+	for _, r := range results {
+		fmt.Printf("  %s:", r.what)
+		for _, k := range r.reads.Keys() {
+			fmt.Printf(" %s %.2f;", k, float64(r.reads[k])/float64(n))
 		}
 		fmt.Println()
 	}
@@ -280,6 +290,8 @@ func floor(t *testing.T, e *testenv.Env, w workload, n int) result {
 	setup(t, e, w)
 	writesBefore, err := writesSoFar(ctx, e.Config)
 	NewWithT(t).Expect(err).NotTo(HaveOccurred())
+	readsBefore, err := measure.APIReads(ctx, e.Config)
+	NewWithT(t).Expect(err).NotTo(HaveOccurred())
 	serve := func(m3m *infrav1.Metal3Machine) error {
 		cond := func(typ string, st metav1.ConditionStatus, reason, msg string) metav1.Condition {
 			return metav1.Condition{Type: typ, Status: st, Reason: reason, Message: msg, LastTransitionTime: metav1.Now()}
@@ -354,7 +366,9 @@ func floor(t *testing.T, e *testenv.Env, w workload, n int) result {
 	took := time.Since(start)
 	writes, err := writesSoFar(ctx, e.Config)
 	NewWithT(t).Expect(err).NotTo(HaveOccurred())
-	return result{what: "floor", took: took, served: w.maximum, writes: machineWrites(writes, writesBefore, n),
+	reads, err := measure.APIReads(ctx, e.Config)
+	NewWithT(t).Expect(err).NotTo(HaveOccurred())
+	return result{what: "floor", took: took, served: w.maximum, writes: machineWrites(writes, writesBefore, n), reads: reads.Minus(readsBefore).Only(counted...),
 		serverCPU: server().Server(), load: load, loadEnd: measure.LoadAverage()}
 }
 
@@ -371,6 +385,8 @@ func withManager(t *testing.T, e *testenv.Env, w workload, n int, what string, f
 	g.Expect(os.WriteFile(kubeconfig, e.KubeConfig, 0o600)).To(Succeed())
 	args := append([]string{"manager", "--kubeconfig", kubeconfig, "--controllers=infrastructure", "--namespace", ns,
 		"--leader-elect=false", "--metrics-bind-address=0", "--health-probe-bind-address=0"}, flags...)
+	// Any other manager flags, e.g. --profiler-address=localhost:6060 to profile a run.
+	args = append(args, strings.Fields(os.Getenv("BENCH_MACHINE_MANAGER_FLAGS"))...)
 	mgr := exec.CommandContext(ctx, managerBinary, args...)
 	var logs bytes.Buffer
 	mgr.Stdout, mgr.Stderr = &logs, &logs
@@ -391,8 +407,18 @@ func withManager(t *testing.T, e *testenv.Env, w workload, n int, what string, f
 	served, last := watchServed(ctx, t, e)
 	writesBefore, err := writesSoFar(ctx, e.Config)
 	g.Expect(err).NotTo(HaveOccurred())
+	readsBefore, err := measure.APIReads(ctx, e.Config)
+	g.Expect(err).NotTo(HaveOccurred())
 	cpuBefore := measure.ProcessCPU(mgr.Process.Pid)
 	server := measure.CPUSplit(0)
+	// BENCH_MACHINE_APISERVER_PROFILE=file writes a CPU profile of the API server over the first
+	// 20 s of each manager run (file, then file.2 for the second): where its CPU goes.
+	profile := os.Getenv("BENCH_MACHINE_APISERVER_PROFILE")
+	if profile != "" && strings.HasPrefix(what, "generous") {
+		profile += ".2"
+	}
+	profiled := measure.ProfileAPIServer(ctx, t, e.Config, profile, 20)
+	defer profiled()
 	load := measure.LoadAverage()
 	start := time.Now()
 	parallel(t, n, writers, func(i int) error {
@@ -417,7 +443,9 @@ func withManager(t *testing.T, e *testenv.Env, w workload, n int, what string, f
 	time.Sleep(3 * time.Second)
 	writes, err := writesSoFar(ctx, e.Config)
 	g.Expect(err).NotTo(HaveOccurred())
-	r := result{what: what, took: took, served: int(served.Load()), writes: machineWrites(writes, writesBefore, n),
+	reads, err := measure.APIReads(ctx, e.Config)
+	g.Expect(err).NotTo(HaveOccurred())
+	r := result{what: what, took: took, served: int(served.Load()), writes: machineWrites(writes, writesBefore, n), reads: reads.Minus(readsBefore).Only(counted...),
 		serverCPU: server().Server(), managerCPU: measure.ProcessCPU(mgr.Process.Pid) - cpuBefore, managerPeak: measure.PeakRSS(mgr.Process.Pid),
 		load: load, loadEnd: measure.LoadAverage()}
 
