@@ -3,8 +3,11 @@ package metal3machine
 import (
 	"context"
 
+	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	bmov1 "github.com/metalwire/metalwire/api/baremetal/v1alpha1"
@@ -67,7 +70,7 @@ func (r *Reconciler) hostToMachines(ctx context.Context, o client.Object) []reco
 		return nil
 	}
 	waiting := &infrav1.Metal3MachineList{}
-	if err := r.Client.List(ctx, waiting, client.InNamespace(host.Namespace), client.MatchingFields{waitingForHostIndex: "true"}); err != nil {
+	if err := r.Client.List(ctx, waiting, client.InNamespace(host.Namespace), client.MatchingFields{waitingForHostIndex: "true"}, client.UnsafeDisableDeepCopy); err != nil {
 		ctrl.LoggerFrom(ctx).Error(err, "listing Metal3Machines waiting for a host", "host", client.ObjectKeyFromObject(host))
 		return nil
 	}
@@ -76,4 +79,25 @@ func (r *Reconciler) hostToMachines(ctx context.Context, o client.Object) []reco
 		reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&waiting.Items[i])})
 	}
 	return reqs
+}
+
+// hostEvents maps host events through hostToMachines, an update by the host as it is now and, if
+// it had a consumer, by that consumer too (a host released, or taken over, wakes the machine that
+// had it). It does not map the copy from before the update as a free host: that copy of a host
+// just claimed is free, and mapping it, as EnqueueRequestsFromMapFunc maps both copies, woke every
+// waiting machine of the namespace at every claim of a scale-up, each to find nothing changed
+// for it (docs/host-choice.md).
+func (r *Reconciler) hostEvents() handler.EventHandler {
+	mapped := handler.EnqueueRequestsFromMapFunc(r.hostToMachines)
+	return handler.Funcs{
+		CreateFunc:  mapped.Create,
+		DeleteFunc:  mapped.Delete,
+		GenericFunc: mapped.Generic,
+		UpdateFunc: func(ctx context.Context, e event.UpdateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			mapped.Generic(ctx, event.GenericEvent{Object: e.ObjectNew}, q)
+			if old, ok := e.ObjectOld.(*bmov1.BareMetalHost); ok && old.Spec.ConsumerRef != nil {
+				mapped.Generic(ctx, event.GenericEvent{Object: old}, q)
+			}
+		},
+	}
 }

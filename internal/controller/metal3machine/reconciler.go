@@ -171,7 +171,7 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, con
 		Watches(&clusterv1.Machine{}, handler.EnqueueRequestsFromMapFunc(
 			util.MachineToInfrastructureMapFunc(infrav1.GroupVersion.WithKind(metal3MachineKind)))).
 		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(clusterToMachines)).
-		Watches(&bmov1.BareMetalHost{}, handler.EnqueueRequestsFromMapFunc(r.hostToMachines)).
+		Watches(&bmov1.BareMetalHost{}, r.hostEvents()).
 		// A ClusterNetwork's status says which hosts are available and how far their ports are.
 		Watches(&netv1.ClusterNetwork{}, handler.EnqueueRequestsFromMapFunc(r.clusterNetworkToMachines)).
 		// The machine's Metal3DataClaim says when its data is rendered: wake the machine then,
