@@ -31,15 +31,6 @@ import (
 func (r *Reconciler) claimHost(ctx context.Context, m3m *infrav1.Metal3Machine, machine *clusterv1.Machine, cn *netv1.ClusterNetwork,
 	shape func(*bmov1.BareMetalHost),
 ) (*bmov1.BareMetalHost, string, error) {
-	// A machine whose own claim has not reached the cache yet must not claim a second host.
-	live := &infrav1.Metal3Machine{}
-	if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(m3m), live); err != nil {
-		return nil, "", err
-	}
-	if live.Annotations[infrav1.HostAnnotation] != "" {
-		return nil, "", errCacheBehind
-	}
-
 	sel, err := m3m.Spec.HostSelector.Selector()
 	if err != nil {
 		return nil, "", fmt.Errorf("spec.%w; fix the selector", err)
@@ -53,6 +44,21 @@ func (r *Reconciler) claimHost(ctx context.Context, m3m *infrav1.Metal3Machine, 
 		if consumedBy(&ours.Items[i], m3m) {
 			return &ours.Items[i], "", nil
 		}
+	}
+
+	// While machines still arrive the machine only joins the matching (errCacheBehind brings it
+	// back in a second), before anything is read past the cache: a thousand machines arriving
+	// ask about once a second each.
+	if err := r.choice.settle(ctx, r.Client, m3m); err != nil {
+		return nil, "", err
+	}
+	// A machine whose own claim has not reached the cache yet must not claim a second host.
+	live := &infrav1.Metal3Machine{}
+	if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(m3m), live); err != nil {
+		return nil, "", err
+	}
+	if live.Annotations[infrav1.HostAnnotation] != "" {
+		return nil, "", errCacheBehind
 	}
 
 	// Cluster API's contract: the finalizer is persisted before any side effect, so that a
@@ -122,10 +128,11 @@ func (r *Reconciler) candidates(ctx context.Context, m3m *infrav1.Metal3Machine,
 		return reuse, why, err
 	}
 	// Free hosts only, matched by the selector in the cache: the full list of a namespace's
-	// hosts is read only to explain a failure.
+	// hosts is read only to explain a failure. The cache's own objects, not copies: claimHost
+	// patches a copy of the one it claims, and nothing changes the others.
 	list := &bmov1.BareMetalHostList{}
 	if err := r.Client.List(ctx, list, client.InNamespace(m3m.Namespace),
-		client.MatchingFields{hostConsumerIndex: noConsumer}, client.MatchingLabelsSelector{Selector: sel}); err != nil {
+		client.MatchingFields{hostConsumerIndex: noConsumer}, client.MatchingLabelsSelector{Selector: sel}, client.UnsafeDisableDeepCopy); err != nil {
 		return nil, "", err
 	}
 	free := slices.DeleteFunc(list.Items, func(h bmov1.BareMetalHost) bool {
