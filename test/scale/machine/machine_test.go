@@ -160,26 +160,25 @@ func TestMachineScale(t *testing.T) {
 			float64(r.writes.Total())/float64(n), ratio, r.serverCPU.Seconds(), r.managerCPU.Seconds(), float64(r.managerPeak)/(1<<20), r.load, r.loadEnd)
 	}
 	fmt.Printf("server floor (API server and etcd CPU for the floor's writes, over %d cores): %.2fs\n", runtime.NumCPU(), results[0].serverCPU.Seconds()/float64(runtime.NumCPU()))
-	fmt.Printf("\nwrites per machine by resource and verb:\n")
-	for _, r := range results {
-		fmt.Printf("  %s:", r.what)
-		for _, k := range r.writes.Keys() {
-			fmt.Printf(" %s %.2f;", k, float64(r.writes[k])/float64(n))
-		}
-		fmt.Println()
-	}
-	fmt.Printf("\nreads past any cache (GET, LIST) per machine by resource:\n")
-	for _, r := range results {
-		fmt.Printf("  %s:", r.what)
-		for _, k := range r.reads.Keys() {
-			fmt.Printf(" %s %.2f;", k, float64(r.reads[k])/float64(n))
-		}
-		fmt.Println()
-	}
+	printPerMachine("writes per machine by resource and verb", results, n, func(r result) measure.Writes { return r.writes })
+	printPerMachine("reads past any cache (GET, LIST) per machine by resource", results, n, func(r result) measure.Writes { return r.reads })
 	for _, r := range results[1:] {
 		if r.served < w.maximum {
 			t.Errorf("%s: served %d machines, a maximum matching serves %d", r.what, r.served, w.maximum)
 		}
+	}
+}
+
+// printPerMachine prints, for each run, the requests counted by of, per machine.
+func printPerMachine(title string, results []result, n int, of func(result) measure.Writes) {
+	fmt.Printf("\n%s:\n", title)
+	for _, r := range results {
+		fmt.Printf("  %s:", r.what)
+		counts := of(r)
+		for _, k := range counts.Keys() {
+			fmt.Printf(" %s %.2f;", k, float64(counts[k])/float64(n))
+		}
+		fmt.Println()
 	}
 }
 
