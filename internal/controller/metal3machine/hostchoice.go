@@ -46,10 +46,10 @@ const (
 )
 
 // syncEvery is how stale the matching's view of the waiting machines may be when a machine it
-// already holds asks for its host: in a scale-up each of a thousand machines asks about once a
-// second while they settle, and reading every waiting machine for each ask was a sixth of the
-// manager's CPU. A machine new to the matching always reads them, so arrivals are never missed;
-// a machine gone holds its assignment at most this much longer.
+// already holds asks whether machines still arrive (settle): in a scale-up each of a thousand
+// machines asks about once a second until they settle, and reading every waiting machine for
+// each ask was a sixth of the manager's CPU. A machine new to the matching always reads them,
+// and a machine about to claim (assign) always does: a claim never misses an arrival.
 const syncEvery = 200 * time.Millisecond
 
 type nsChoice struct {
@@ -62,7 +62,7 @@ type nsChoice struct {
 	// free by then, released by the machine that claimed it).
 	claimedMachines sets.Set[string]
 	claimedHosts    cachelag.Writes[struct{}]
-	// lastSync is when the waiting machines were last read (syncIfStale).
+	// lastSync is when the waiting machines were last read (sync).
 	lastSync time.Time
 }
 
@@ -91,7 +91,10 @@ func (c *hostChoice) assign(ctx context.Context, cl client.Reader, m3m *infrav1.
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	n := c.namespace(m3m.Namespace)
-	if err := n.settled(ctx, cl, m3m); err != nil {
+	if err := n.sync(ctx, cl, m3m.Namespace); err != nil {
+		return nil, err
+	}
+	if err := n.arriving(m3m); err != nil {
 		return nil, err
 	}
 	names := make([]string, 0, len(order))
@@ -114,20 +117,23 @@ func (c *hostChoice) assign(ctx context.Context, cl client.Reader, m3m *infrav1.
 }
 
 // settle brings the machine into its namespace's matching and returns errCacheBehind while
-// machines still arrive there: a machine claims only once they settle.
+// machines still arrive there: a machine claims only once they settle. It reads the waiting
+// machines at most every syncEvery for a machine the matching holds.
 func (c *hostChoice) settle(ctx context.Context, cl client.Reader, m3m *infrav1.Metal3Machine) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.namespace(m3m.Namespace).settled(ctx, cl, m3m)
-}
-
-func (n *nsChoice) settled(ctx context.Context, cl client.Reader, m3m *infrav1.Metal3Machine) error {
+	n := c.namespace(m3m.Namespace)
 	if !n.matcher.Has(m3m.Name) || time.Since(n.lastSync) >= syncEvery {
 		if err := n.sync(ctx, cl, m3m.Namespace); err != nil {
 			return err
 		}
-		n.lastSync = time.Now()
 	}
+	return n.arriving(m3m)
+}
+
+// arriving returns errCacheBehind while machines still join the matching, unless m3m has waited
+// maxSettle already.
+func (n *nsChoice) arriving(m3m *infrav1.Metal3Machine) error {
 	if quiet := time.Since(n.lastArrival); quiet < settleAfterArrival && time.Since(m3m.CreationTimestamp.Time) < maxSettle {
 		return fmt.Errorf("%w: machines still arriving in namespace %s, claiming once they settle", errCacheBehind, m3m.Namespace)
 	}
@@ -192,6 +198,7 @@ func (n *nsChoice) sync(ctx context.Context, cl client.Reader, ns string) error 
 		}
 		present.Insert(m.Name)
 	}
+	n.lastSync = time.Now()
 	n.claimedMachines = stillClaimed
 	for _, name := range n.matcher.Machines() {
 		if !present.Has(name) {

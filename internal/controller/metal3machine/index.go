@@ -81,12 +81,13 @@ func (r *Reconciler) hostToMachines(ctx context.Context, o client.Object) []reco
 	return reqs
 }
 
-// hostEvents maps host events through hostToMachines, an update by the host as it is now and, if
-// it had a consumer, by that consumer too (a host released, or taken over, wakes the machine that
-// had it). It does not map the copy from before the update as a free host: that copy of a host
-// just claimed is free, and mapping it, as EnqueueRequestsFromMapFunc maps both copies, woke every
-// waiting machine of the namespace at every claim of a scale-up, each to find nothing changed
-// for it (docs/host-choice.md).
+// hostEvents maps host events through hostToMachines, an update by the host as it is now and by
+// the host as it was if it was held (a consumer, or a reservation for node reuse): a host
+// released, taken over or claimed from a reservation wakes the machines that had a claim on it.
+// A free host's earlier copy is not mapped: that copy of a host just claimed is free, and mapping
+// it, as EnqueueRequestsFromMapFunc maps both copies, woke every waiting machine of the
+// namespace at every claim of a scale-up (docs/host-choice.md). A resync (the same version
+// twice) is mapped as controller-runtime maps it, at low priority.
 func (r *Reconciler) hostEvents() handler.EventHandler {
 	mapped := handler.EnqueueRequestsFromMapFunc(r.hostToMachines)
 	return handler.Funcs{
@@ -94,8 +95,12 @@ func (r *Reconciler) hostEvents() handler.EventHandler {
 		DeleteFunc:  mapped.Delete,
 		GenericFunc: mapped.Generic,
 		UpdateFunc: func(ctx context.Context, e event.UpdateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			if e.ObjectOld.GetResourceVersion() == e.ObjectNew.GetResourceVersion() {
+				mapped.Update(ctx, e, q)
+				return
+			}
 			mapped.Generic(ctx, event.GenericEvent{Object: e.ObjectNew}, q)
-			if old, ok := e.ObjectOld.(*bmov1.BareMetalHost); ok && old.Spec.ConsumerRef != nil {
+			if old, ok := e.ObjectOld.(*bmov1.BareMetalHost); ok && (old.Spec.ConsumerRef != nil || old.Labels[NodeReuseLabel] != "") {
 				mapped.Generic(ctx, event.GenericEvent{Object: old}, q)
 			}
 		},

@@ -4,24 +4,48 @@ import (
 	"context"
 	"slices"
 	"testing"
+	"time"
 
+	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/workqueue"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	bmov1 "github.com/metalwire/metalwire/api/baremetal/v1alpha1"
+	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
 )
 
 // A claim is an update from a free host to one naming its machine. Only that machine is woken:
-// waking every waiting machine of the namespace at every claim cost a scale-up of a thousand
-// machines about a million reconciles that found nothing changed for them.
+// waking every waiting machine of the namespace at every claim made a scale-up of a thousand
+// machines reconcile each of them at every claim, to find nothing changed for it. A host that
+// becomes free still wakes every waiting machine, and the machine that had it.
 func TestHostUpdatesWakeTheMachinesTheyConcern(t *testing.T) {
-	host := func(consumer string) *bmov1.BareMetalHost {
-		h := &bmov1.BareMetalHost{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "host-1"}}
+	g := NewWithT(t)
+	ns := newNamespace(t)
+	// Two machines wait for a host (the namespace has none): the cache's index lists them.
+	cluster := createCluster(t, ns, "c", clusterOpts{})
+	var waiting []string
+	for _, name := range []string{"waits-1", "waits-2"} {
+		createMachine(t, cluster, name, machineOpts{})
+		waiting = append(waiting, name)
+	}
+	g.Eventually(func(g Gomega) {
+		list := &infrav1.Metal3MachineList{}
+		g.Expect(machines.Client.List(context.Background(), list, client.InNamespace(ns), client.MatchingFields{waitingForHostIndex: "true"})).To(Succeed())
+		g.Expect(list.Items).To(HaveLen(2))
+	}).WithTimeout(10 * time.Second).Should(Succeed())
+
+	host := func(version, consumer, reservedFor string) *bmov1.BareMetalHost {
+		h := &bmov1.BareMetalHost{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "host-1", ResourceVersion: version, Labels: map[string]string{}}}
+		h.Status.Provisioning.State = bmov1.StateAvailable
 		if consumer != "" {
 			h.Spec.ConsumerRef = &corev1.ObjectReference{Kind: metal3MachineKind, Name: consumer}
+		}
+		if reservedFor != "" {
+			h.Labels[NodeReuseLabel] = reservedFor
 		}
 		return h
 	}
@@ -30,15 +54,16 @@ func TestHostUpdatesWakeTheMachinesTheyConcern(t *testing.T) {
 		old, new *bmov1.BareMetalHost
 		want     []string
 	}{
-		{name: "claimed: its machine only", old: host(""), new: host("m1"), want: []string{"m1"}},
-		{name: "taken over: the machine that had it and the one that has it", old: host("m1"), new: host("m2"), want: []string{"m1", "m2"}},
-		{name: "changed under its machine", old: host("m1"), new: host("m1"), want: []string{"m1"}},
+		{name: "claimed: its machine only", old: host("1", "", ""), new: host("2", "m1", ""), want: []string{"m1"}},
+		{name: "taken over: the machine that had it and the one that has it", old: host("1", "m1", ""), new: host("2", "m2", ""), want: []string{"m1", "m2"}},
+		{name: "changed under its machine", old: host("1", "m1", ""), new: host("2", "m1", ""), want: []string{"m1"}},
+		{name: "released: the machine that had it and every waiting machine", old: host("1", "m1", ""), new: host("2", "", ""), want: append([]string{"m1"}, waiting...)},
+		{name: "claimed from a reservation: every waiting machine, as the others it was kept for wait", old: host("1", "", "owner"), new: host("2", "m1", ""), want: append([]string{"m1"}, waiting...)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			q := workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[reconcile.Request]())
 			defer q.ShutDown()
-			r := &Reconciler{} // none of these events reads the cache: a claimed host names its machine
-			r.hostEvents().Update(context.Background(), event.UpdateEvent{ObjectOld: tc.old, ObjectNew: tc.new}, q)
+			machines.hostEvents().Update(context.Background(), event.UpdateEvent{ObjectOld: tc.old, ObjectNew: tc.new}, q)
 			var got []string
 			for q.Len() > 0 {
 				req, _ := q.Get()
@@ -46,8 +71,9 @@ func TestHostUpdatesWakeTheMachinesTheyConcern(t *testing.T) {
 				q.Done(req)
 			}
 			slices.Sort(got)
-			if !slices.Equal(got, tc.want) {
-				t.Fatalf("woke %v, want %v", got, tc.want)
+			want := slices.Sorted(slices.Values(tc.want))
+			if !slices.Equal(got, want) {
+				t.Fatalf("woke %v, want %v", got, want)
 			}
 		})
 	}

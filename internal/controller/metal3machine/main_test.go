@@ -28,6 +28,9 @@ import (
 // Metal3Machine and Metal3Cluster reconcilers against it.
 var env *testenv.Env
 
+// machines is that manager's Metal3Machine reconciler, reading its cache.
+var machines *Reconciler
+
 func TestMain(m *testing.M) { os.Exit(run(m)) }
 
 func run(m *testing.M) int {
@@ -78,7 +81,7 @@ func run(m *testing.M) int {
 		return 1
 	}
 	clusterCache.(interface{ SetConnectionCreationRetryInterval(time.Duration) }).SetConnectionCreationRetryInterval(time.Second)
-	machines := &Reconciler{
+	machines = &Reconciler{
 		ClusterCache: clusterCache,
 		Client:       mgr.GetClient(),
 		APIReader:    mgr.GetAPIReader(),
