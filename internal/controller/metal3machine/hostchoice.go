@@ -60,7 +60,7 @@ type nsChoice struct {
 	// lagging cache would offer the host again, or count the machine as still waiting. Once the
 	// cache shows a claimed host in another version it is trusted again (the host may well be
 	// free by then, released by the machine that claimed it).
-	claimedMachines sets.Set[string]
+	claimedMachines map[string]string // machine -> the host it claimed
 	claimedHosts    cachelag.Writes[struct{}]
 	// lastSync is when the waiting machines were last read (sync).
 	lastSync time.Time
@@ -78,7 +78,7 @@ func (c *hostChoice) namespace(ns string) *nsChoice {
 	}
 	n, ok := c.byNS[ns]
 	if !ok {
-		n = &nsChoice{matcher: hostmatch.New(), claimedMachines: sets.New[string]()}
+		n = &nsChoice{matcher: hostmatch.New(), claimedMachines: map[string]string{}}
 		c.byNS[ns] = n
 	}
 	return n
@@ -140,6 +140,32 @@ func (n *nsChoice) arriving(m3m *infrav1.Metal3Machine) error {
 	return nil
 }
 
+// unseenClaim says whether this manager claimed a host for the machine that the cache does not
+// show yet. A claim is two writes, the host's consumerRef and then the machine's annotation; if
+// the second fails, the machine is still waiting on its next reconcile, the cache may still show
+// its host free, and without this it would claim a second host. Once the cache shows the host
+// in a later version the record goes: the machine then finds its host among those naming it, or
+// the claim was undone and it claims again.
+func (c *hostChoice) unseenClaim(ctx context.Context, cl client.Reader, m3m *infrav1.Metal3Machine) (bool, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := c.namespace(m3m.Namespace)
+	name, ok := n.claimedMachines[m3m.Name]
+	if !ok {
+		return false, nil
+	}
+	host := &bmov1.BareMetalHost{}
+	switch err := cl.Get(ctx, client.ObjectKey{Namespace: m3m.Namespace, Name: name}, host); {
+	case apierrors.IsNotFound(err):
+	case err != nil:
+		return false, err
+	case n.lagging(host):
+		return true, nil
+	}
+	delete(n.claimedMachines, m3m.Name)
+	return false, nil
+}
+
 // claimOutcome is how a claim of an assigned host ended.
 type claimOutcome int
 
@@ -157,7 +183,7 @@ func (c *hostChoice) done(m3m *infrav1.Metal3Machine, host *bmov1.BareMetalHost,
 	switch outcome {
 	case claimMade:
 		n.matcher.Claimed(m3m.Name, host.Name)
-		n.claimedMachines.Insert(m3m.Name)
+		n.claimedMachines[m3m.Name] = host.Name
 		n.claimedHosts.Wrote(host.Name, host.ResourceVersion, struct{}{})
 	case claimLost:
 		n.matcher.Unpin(m3m.Name)
@@ -178,12 +204,12 @@ func (n *nsChoice) sync(ctx context.Context, cl client.Reader, ns string) error 
 	}
 	present := sets.New[string]()
 	clusters := map[string]*clusterv1.Cluster{}
-	stillClaimed := sets.New[string]()
+	stillClaimed := map[string]string{}
 	var added []*infrav1.Metal3Machine
 	for i := range waiting.Items {
 		m := &waiting.Items[i]
-		if n.claimedMachines.Has(m.Name) {
-			stillClaimed.Insert(m.Name) // the cache has not seen the claim yet
+		if host, ok := n.claimedMachines[m.Name]; ok {
+			stillClaimed[m.Name] = host // the cache has not seen the claim yet
 			continue
 		}
 		if !n.matcher.Has(m.Name) {

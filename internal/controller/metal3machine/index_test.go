@@ -78,3 +78,38 @@ func TestHostUpdatesWakeTheMachinesTheyConcern(t *testing.T) {
 		})
 	}
 }
+
+// A claim is two writes: the host's consumerRef, then the machine's annotation. When the second
+// fails, the machine reconciles again while the cache may still show its host free: it must wait
+// for the cache, not claim a second host. Once the cache shows the host in a later version the
+// record goes, and the machine finds its host among those naming it (or claims again if the claim
+// was undone).
+func TestAClaimTheCacheHasNotSeenBlocksASecondClaim(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns := newNamespace(t)
+	createHost(t, ns, "h1", map[string]string{"rack": "a"}, bmov1.StateAvailable)
+	cached := &bmov1.BareMetalHost{}
+	g.Eventually(func() error {
+		return machines.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "h1"}, cached)
+	}).Should(Succeed())
+	m3m := &infrav1.Metal3Machine{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "m1"}}
+
+	choice := &hostChoice{}
+	unseen, err := choice.unseenClaim(ctx, machines.Client, m3m)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(unseen).To(BeFalse(), "no claim made: nothing to wait for")
+
+	choice.done(m3m, cached, claimMade) // the host patch went through; the machine's did not
+	unseen, err = choice.unseenClaim(ctx, machines.Client, m3m)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(unseen).To(BeTrue(), "the cache still shows the host as it was before the claim")
+
+	// The host moves on (here a label; in life, the claim itself reaching the cache).
+	live := &bmov1.BareMetalHost{}
+	g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "h1"}, live)).To(Succeed())
+	before := live.DeepCopy()
+	live.Labels["rack"] = "b"
+	g.Expect(env.Client.Patch(ctx, live, client.MergeFrom(before))).To(Succeed())
+	g.Eventually(func() (bool, error) { return choice.unseenClaim(ctx, machines.Client, m3m) }).Should(BeFalse())
+}
