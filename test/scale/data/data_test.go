@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -91,7 +90,7 @@ type runResult struct {
 	created, took time.Duration
 	writes        measure.Writes // from the first claim to the last claim served
 	quiet         measure.Writes // in the quietFor after that
-	bytes         measure.Bytes  // objects written and watch events sent, first claim to last served
+	bytes         measure.Writes // watch events' bytes by resource, first claim to last served
 	cpu           time.Duration  // the manager's
 	server        time.Duration  // the API server's and etcd's, over the cores
 	peakRSS       int64
@@ -112,14 +111,11 @@ func run(t *testing.T, e *testenv.Env, n int, flags []string) runResult {
 	defer stop()
 	waitForManager(t, mgr)
 
-	before, err := measure.APIWrites(ctx, e.Config)
+	metricsBefore, err := measure.ReadMetrics(ctx, e.Config)
 	if err != nil {
 		t.Fatal(err)
 	}
-	bytesBefore, err := measure.APIBytes(ctx, e.Config)
-	if err != nil {
-		t.Fatal(err)
-	}
+	before := metricsBefore.Writes()
 	cpuBefore := measure.ProcessCPU(mgr.Process.Pid)
 	busy := measure.MachineBusy()
 	split := measure.CPUSplit(mgr.Process.Pid)
@@ -145,14 +141,11 @@ func run(t *testing.T, e *testenv.Env, n int, flags []string) runResult {
 	took := time.Since(start)
 	used := split()
 	fmt.Printf("  (%s, %d machines: machine CPU %.0f%% busy, load %s; CPU used: %s)\n", strings.Join(flags, " "), n, busy(), measure.LoadAverage(), used)
-	atServed, err := measure.APIWrites(ctx, e.Config)
+	metricsAtServed, err := measure.ReadMetrics(ctx, e.Config)
 	if err != nil {
 		t.Fatal(err)
 	}
-	bytesAtServed, err := measure.APIBytes(ctx, e.Config)
-	if err != nil {
-		t.Fatal(err)
-	}
+	atServed := metricsAtServed.Writes()
 	time.Sleep(quietFor)
 	atEnd, err := measure.APIWrites(ctx, e.Config)
 	if err != nil {
@@ -161,7 +154,7 @@ func run(t *testing.T, e *testenv.Env, n int, flags []string) runResult {
 	r := runResult{
 		created: created, took: took,
 		writes: atServed.Minus(before).Only(dataResources...), quiet: atEnd.Minus(atServed).Only(dataResources...),
-		bytes: bytesAtServed.Minus(bytesBefore),
+		bytes: metricsAtServed.WatchBytes().Minus(metricsBefore.WatchBytes()).Only(dataResources...),
 		cpu:   measure.ProcessCPU(mgr.Process.Pid) - cpuBefore, server: used.Server() / time.Duration(numCPU()), peakRSS: measure.PeakRSS(mgr.Process.Pid), load: measure.LoadAverage(),
 	}
 	stop()
@@ -259,24 +252,16 @@ func printSize(n int, fl floorResult, runs []runResult) {
 		fmt.Printf("%15s %9s %9.2fs %9.2fs %8s %11.2fs %12s %12.2f %12d %11.2fs %8.0f MiB %6s\n", "", r.limits, r.created.Seconds(), r.took.Seconds(), ratio,
 			r.server.Seconds(), cpuRatio, perMachine(r.writes.Total(), n), r.quiet.Total(), r.cpu.Seconds(), float64(r.peakRSS)/(1<<20), r.load)
 	}
-	keys := map[string]bool{}
-	for _, k := range fl.writes.Only(dataResources...).Keys() {
-		keys[k] = true
-	}
+	keys := []measure.Writes{fl.writes.Only(dataResources...)}
 	for _, r := range runs {
-		for _, k := range r.writes.Keys() {
-			keys[k] = true
-		}
-		for _, k := range r.quiet.Keys() {
-			keys[k] = true
-		}
+		keys = append(keys, r.writes, r.quiet)
 	}
 	fmt.Printf("\n  writes per machine %30s", "floor")
 	for _, r := range runs {
 		fmt.Printf(" %10s", r.limits)
 	}
 	fmt.Printf("   (quiet: total writes in the %s after)\n", quietFor)
-	for _, k := range sortedKeys(keys) {
+	for _, k := range unionKeys(keys...) {
 		fmt.Printf("  %-40s %8.2f", k, perMachine(fl.writes[k], n))
 		for _, r := range runs {
 			fmt.Printf(" %10.2f", perMachine(r.writes[k], n))
@@ -294,50 +279,40 @@ func printSize(n int, fl floorResult, runs []runResult) {
 // watchers: per machine it stays the same at every size, unless a status that lists every
 // machine is rewritten while machines join.
 func printBytes(n int, fl floorResult, runs []runResult) {
-	keys := map[string]bool{}
-	for _, k := range fl.bytes.Keys() {
-		keys[k] = true
-	}
-	for _, r := range runs {
-		for _, k := range r.bytes.Keys() {
-			keys[k] = true
-		}
-	}
+	floorBytes := fl.bytes.Only(dataResources...)
+	all := []measure.Writes{floorBytes}
 	fmt.Printf("\n  %-36s %10s", "watch events, KiB per machine", "floor")
 	for _, r := range runs {
 		fmt.Printf(" %10s", r.limits)
+		all = append(all, r.bytes)
 	}
 	fmt.Println()
 	kib := func(v int64) float64 { return float64(v) / 1024 / float64(n) }
-	var flTotal int64
-	totals := make([]int64, len(runs))
-	for _, k := range sortedKeys(keys) {
-		if res := strings.TrimPrefix(k, "watch "); !slices.Contains(dataResources, res) {
-			continue
-		}
-		fmt.Printf("  %-36s %10.2f", k, kib(fl.bytes[k]))
-		flTotal += fl.bytes[k]
-		for i, r := range runs {
-			fmt.Printf(" %10.2f", kib(r.bytes[k]))
-			totals[i] += r.bytes[k]
+	for _, k := range unionKeys(all...) {
+		fmt.Printf("  %-36s", k)
+		for _, b := range all {
+			fmt.Printf(" %10.2f", kib(b[k]))
 		}
 		fmt.Println()
 	}
-	fmt.Printf("  %-36s %10.2f", "total", kib(flTotal))
-	for i := range runs {
-		fmt.Printf(" %10.2f", kib(totals[i]))
+	fmt.Printf("  %-36s", "total")
+	for _, b := range all {
+		fmt.Printf(" %10.2f", kib(b.Total()))
 	}
 	fmt.Println()
 }
 
 func perMachine(v int64, n int) float64 { return float64(v) / float64(n) }
 
-func sortedKeys(m map[string]bool) []string {
-	w := measure.Writes{}
-	for k := range m {
-		w[k] = 1
+// unionKeys are the keys of every count, in order.
+func unionKeys(counts ...measure.Writes) []string {
+	all := measure.Writes{}
+	for _, c := range counts {
+		for k := range c {
+			all[k] = 1
+		}
 	}
-	return w.Keys()
+	return all.Keys()
 }
 
 func envInts(t *testing.T, name string, def []int) []int {

@@ -27,7 +27,7 @@ type floorResult struct {
 	took   time.Duration
 	server time.Duration // the API server's and etcd's CPU over the machine's cores
 	writes measure.Writes
-	bytes  measure.Bytes
+	bytes  measure.Writes // watch events' bytes by resource
 	load   string
 }
 
@@ -46,11 +46,7 @@ func floor(t *testing.T, e *testenv.Env, n int) floorResult {
 		t.Fatal(err)
 	}
 	m3ms := f.machines(t, n)
-	before, err := measure.APIWrites(ctx, e.Config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	bytesBefore, err := measure.APIBytes(ctx, e.Config)
+	before, err := measure.ReadMetrics(ctx, e.Config)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,16 +71,12 @@ func floor(t *testing.T, e *testenv.Env, n int) floorResult {
 	}
 	took := time.Since(start)
 	used := split()
-	after, err := measure.APIWrites(ctx, e.Config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	bytesAfter, err := measure.APIBytes(ctx, e.Config)
+	after, err := measure.ReadMetrics(ctx, e.Config)
 	if err != nil {
 		t.Fatal(err)
 	}
 	fmt.Printf("  (floor, %d machines: machine CPU %.0f%% busy, load %s; CPU used: %s)\n", n, busy(), measure.LoadAverage(), used)
-	return floorResult{took: took, server: used.Server() / time.Duration(numCPU()), writes: after.Minus(before), bytes: bytesAfter.Minus(bytesBefore), load: measure.LoadAverage()}
+	return floorResult{took: took, server: used.Server() / time.Duration(numCPU()), writes: after.Writes().Minus(before.Writes()), bytes: after.WatchBytes().Minus(before.WatchBytes()), load: measure.LoadAverage()}
 }
 
 // renderByHand makes the eleven writes that follow a claim's creation, as the controllers'

@@ -48,10 +48,11 @@ const (
 // Cluster API's).
 var counted = []string{"baremetalhosts", "metal3machines", "metal3clusters", "metal3dataclaims", "metal3datas"}
 
-// writesSoFar is the API server's count of writes to the counted resources so far.
-func writesSoFar(ctx context.Context, cfg *rest.Config) (measure.Writes, error) {
-	w, err := measure.APIWrites(ctx, cfg)
-	return w.Only(counted...), err
+// requestsSoFar is the API server's count of writes to the counted resources so far, and of its
+// reads of them past any cache, from one reading of its metrics.
+func requestsSoFar(ctx context.Context, cfg *rest.Config) (writes, reads measure.Writes, err error) {
+	m, err := measure.ReadMetrics(ctx, cfg)
+	return m.Writes().Only(counted...), m.Reads().Only(counted...), err
 }
 
 // machineWrites are the writes made since before, without the benchmark's own creation of the
@@ -287,9 +288,7 @@ func floor(t *testing.T, e *testenv.Env, w workload, n int) result {
 	t.Helper()
 	ctx := context.Background()
 	setup(t, e, w)
-	writesBefore, err := writesSoFar(ctx, e.Config)
-	NewWithT(t).Expect(err).NotTo(HaveOccurred())
-	readsBefore, err := measure.APIReads(ctx, e.Config)
+	writesBefore, readsBefore, err := requestsSoFar(ctx, e.Config)
 	NewWithT(t).Expect(err).NotTo(HaveOccurred())
 	serve := func(m3m *infrav1.Metal3Machine) error {
 		cond := func(typ string, st metav1.ConditionStatus, reason, msg string) metav1.Condition {
@@ -363,11 +362,9 @@ func floor(t *testing.T, e *testenv.Env, w workload, n int) result {
 		t.Fatalf("floor writes: %v", err)
 	}
 	took := time.Since(start)
-	writes, err := writesSoFar(ctx, e.Config)
+	writes, reads, err := requestsSoFar(ctx, e.Config)
 	NewWithT(t).Expect(err).NotTo(HaveOccurred())
-	reads, err := measure.APIReads(ctx, e.Config)
-	NewWithT(t).Expect(err).NotTo(HaveOccurred())
-	return result{what: "floor", took: took, served: w.maximum, writes: machineWrites(writes, writesBefore, n), reads: reads.Minus(readsBefore).Only(counted...),
+	return result{what: "floor", took: took, served: w.maximum, writes: machineWrites(writes, writesBefore, n), reads: reads.Minus(readsBefore),
 		serverCPU: server().Server(), load: load, loadEnd: measure.LoadAverage()}
 }
 
@@ -404,9 +401,7 @@ func withManager(t *testing.T, e *testenv.Env, w workload, n int, what string, f
 	}).WithTimeout(2*time.Minute).Should(ContainElement(infrav1.ClusterFinalizer), "the manager never picked up the Metal3Cluster")
 
 	served, last := watchServed(ctx, t, e)
-	writesBefore, err := writesSoFar(ctx, e.Config)
-	g.Expect(err).NotTo(HaveOccurred())
-	readsBefore, err := measure.APIReads(ctx, e.Config)
+	writesBefore, readsBefore, err := requestsSoFar(ctx, e.Config)
 	g.Expect(err).NotTo(HaveOccurred())
 	cpuBefore := measure.ProcessCPU(mgr.Process.Pid)
 	server := measure.CPUSplit(0)
@@ -440,11 +435,9 @@ func withManager(t *testing.T, e *testenv.Env, w workload, n int, what string, f
 	took := time.Unix(0, last.Load()).Sub(start)
 	// The writes that follow the last claim count too (statuses of machines left waiting).
 	time.Sleep(3 * time.Second)
-	writes, err := writesSoFar(ctx, e.Config)
+	writes, reads, err := requestsSoFar(ctx, e.Config)
 	g.Expect(err).NotTo(HaveOccurred())
-	reads, err := measure.APIReads(ctx, e.Config)
-	g.Expect(err).NotTo(HaveOccurred())
-	r := result{what: what, took: took, served: int(served.Load()), writes: machineWrites(writes, writesBefore, n), reads: reads.Minus(readsBefore).Only(counted...),
+	r := result{what: what, took: took, served: int(served.Load()), writes: machineWrites(writes, writesBefore, n), reads: reads.Minus(readsBefore),
 		serverCPU: server().Server(), managerCPU: measure.ProcessCPU(mgr.Process.Pid) - cpuBefore, managerPeak: measure.PeakRSS(mgr.Process.Pid),
 		load: load, loadEnd: measure.LoadAverage()}
 

@@ -4,7 +4,6 @@
 package measure
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -14,6 +13,9 @@ import (
 	"strings"
 	"time"
 
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
@@ -157,109 +159,97 @@ func PeakRSS(pid int) int64 {
 	return 0
 }
 
-// Writes are the API server's counts of write requests (POST, PUT, PATCH, DELETE, APPLY), keyed
-// "<resource>[/<subresource>] <verb>[ refused <code>]".
+// Writes are the API server's counts of requests by resource, keyed
+// "<resource>[/<subresource>] <verb>[ refused <code>]": its writes (POST, PUT, PATCH, DELETE,
+// APPLY) or its reads past any cache (GET, LIST).
 type Writes map[string]int64
 
-var writeVerbs = map[string]bool{"POST": true, "PUT": true, "PATCH": true, "DELETE": true, "APPLY": true}
+var (
+	writeVerbs = map[string]bool{"POST": true, "PUT": true, "PATCH": true, "DELETE": true, "APPLY": true}
+	readVerbs  = map[string]bool{"GET": true, "LIST": true}
+)
 
-// APIWrites reads the API server's apiserver_request_total counters of writes so far.
-func APIWrites(ctx context.Context, cfg *rest.Config) (Writes, error) {
-	return apiRequests(ctx, cfg, writeVerbs)
-}
+// Metrics is one reading of the API server's /metrics, from which a benchmark takes what it
+// counts: one request to the server however many figures it wants at that moment.
+type Metrics map[string]*dto.MetricFamily
 
-// APIReads reads the API server's apiserver_request_total counters of reads past any cache
-// (GET, LIST) so far, keyed as Writes are.
-func APIReads(ctx context.Context, cfg *rest.Config) (Writes, error) {
-	return apiRequests(ctx, cfg, map[string]bool{"GET": true, "LIST": true})
-}
-
-func apiRequests(ctx context.Context, cfg *rest.Config, verbs map[string]bool) (Writes, error) {
-	out := Writes{}
-	err := scanMetric(ctx, cfg, "apiserver_request_total", func(labels map[string]string, v float64) {
-		if !verbs[labels["verb"]] {
-			return
-		}
-		key := resourceKey(labels) + " " + labels["verb"]
-		if code := labels["code"]; strings.HasPrefix(code, "4") || strings.HasPrefix(code, "5") {
-			// Refused (a conflict, AlreadyExists) or failed: counted apart, so that a write
-			// repeated because a cache lagged shows.
-			key += " refused " + code
-		}
-		out[key] += int64(v)
-	})
-	return out, err
-}
-
-// Bytes are the bytes of watch events the API server sent so far, by resource, keyed "watch
-// <resource>": every write of an object is sent whole to each of its watchers (a controller's
-// informers), so a status listing every machine, rewritten while machines join, shows here as
-// bytes that grow with the square of a scale-up's size. (The API server's metrics size only the
-// responses of reads, not the objects its writes stored.)
-type Bytes = Writes
-
-// APIBytes reads the API server's apiserver_watch_events_sizes sums so far.
-func APIBytes(ctx context.Context, cfg *rest.Config) (Bytes, error) {
-	out := Bytes{}
-	err := scanMetric(ctx, cfg, "apiserver_watch_events_sizes_sum", func(labels map[string]string, v float64) {
-		res := labels["resource"]
-		if res == "" { // before Kubernetes 1.32 the label was the kind
-			res = strings.ToLower(labels["kind"]) + "s"
-		}
-		out["watch "+res] += int64(v)
-	})
-	return out, err
-}
-
-func resourceKey(labels map[string]string) string {
-	key := labels["resource"]
-	if labels["subresource"] != "" {
-		key += "/" + labels["subresource"]
-	}
-	return key
-}
-
-// scanMetric calls f with the labels and value of each sample of the API server's metric name.
-func scanMetric(ctx context.Context, cfg *rest.Config, name string, f func(labels map[string]string, v float64)) error {
+// ReadMetrics reads the API server's metrics now.
+func ReadMetrics(ctx context.Context, cfg *rest.Config) (Metrics, error) {
 	c := rest.CopyConfig(cfg)
 	c.GroupVersion = &schema.GroupVersion{}
 	c.NegotiatedSerializer = clientgoscheme.Codecs.WithoutConversion()
 	rc, err := rest.UnversionedRESTClientFor(c)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	body, err := rc.Get().AbsPath("/metrics").DoRaw(ctx)
 	if err != nil {
-		return fmt.Errorf("reading the API server's metrics: %w", err)
+		return nil, fmt.Errorf("reading the API server's metrics: %w", err)
 	}
-	sc := bufio.NewScanner(bytes.NewReader(body))
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	prefix := name + "{"
-	for sc.Scan() {
-		line := sc.Text()
-		if !strings.HasPrefix(line, prefix) {
-			continue
-		}
-		end := strings.LastIndex(line, "}")
-		if end < len(prefix) {
-			continue
-		}
-		v, err := strconv.ParseFloat(strings.TrimSpace(line[end+1:]), 64)
-		if err != nil {
-			continue
-		}
-		f(parseLabels(line[len(prefix):end]), v)
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(bytes.NewReader(body))
+	if err != nil {
+		return nil, fmt.Errorf("parsing the API server's metrics: %w", err)
 	}
-	return sc.Err()
+	return families, nil
 }
 
-func parseLabels(s string) map[string]string {
-	out := map[string]string{}
-	for _, kv := range strings.Split(s, ",") {
-		k, v, ok := strings.Cut(kv, "=")
-		if ok {
-			out[k] = strings.Trim(v, `"`)
+// APIWrites reads the API server's apiserver_request_total counters of writes so far.
+func APIWrites(ctx context.Context, cfg *rest.Config) (Writes, error) {
+	m, err := ReadMetrics(ctx, cfg)
+	return m.Writes(), err
+}
+
+// Writes are the apiserver_request_total counters of writes.
+func (m Metrics) Writes() Writes { return m.requests(writeVerbs) }
+
+// Reads are the apiserver_request_total counters of reads past any cache (GET, LIST).
+func (m Metrics) Reads() Writes { return m.requests(readVerbs) }
+
+func (m Metrics) requests(verbs map[string]bool) Writes {
+	out := Writes{}
+	for _, s := range m["apiserver_request_total"].GetMetric() {
+		labels := labelsOf(s)
+		if !verbs[labels["verb"]] {
+			continue
 		}
+		key := labels["resource"]
+		if labels["subresource"] != "" {
+			key += "/" + labels["subresource"]
+		}
+		key += " " + labels["verb"]
+		if code := labels["code"]; strings.HasPrefix(code, "4") || strings.HasPrefix(code, "5") {
+			// Refused (a conflict, AlreadyExists, NotFound) or failed: counted apart, so that a
+			// write repeated because a cache lagged shows.
+			key += " refused " + code
+		}
+		out[key] += int64(s.GetCounter().GetValue())
+	}
+	return out
+}
+
+// WatchBytes are the bytes of watch events the API server sent so far, keyed by resource
+// (apiserver_watch_events_sizes): every write of an object is sent whole to each of its
+// watchers (a controller's informers), so a status listing every machine, rewritten while
+// machines join, shows here as bytes that grow with the square of a scale-up's size. (The API
+// server's metrics size only the responses of reads, not the objects its writes stored.)
+func (m Metrics) WatchBytes() Writes {
+	out := Writes{}
+	for _, s := range m["apiserver_watch_events_sizes"].GetMetric() {
+		labels := labelsOf(s)
+		res := labels["resource"]
+		if res == "" { // before Kubernetes 1.32 the label was the kind
+			res = strings.ToLower(labels["kind"]) + "s"
+		}
+		out[res] += int64(s.GetHistogram().GetSampleSum())
+	}
+	return out
+}
+
+func labelsOf(s *dto.Metric) map[string]string {
+	out := make(map[string]string, len(s.GetLabel()))
+	for _, l := range s.GetLabel() {
+		out[l.GetName()] = l.GetValue()
 	}
 	return out
 }
