@@ -45,18 +45,10 @@ func (r *Reconciler) claimHost(ctx context.Context, m3m *infrav1.Metal3Machine, 
 			return &ours.Items[i], "", nil
 		}
 	}
-	// A host this manager claimed for the machine, which the cache does not show yet: the
-	// machine's own write after the claim failed, and must not lead to a second claim.
-	switch unseen, err := r.choice.unseenClaim(ctx, r.Client, m3m); {
-	case err != nil:
-		return nil, "", err
-	case unseen:
-		return nil, "", errCacheBehind
-	}
-
-	// While machines still arrive the machine only joins the matching (errCacheBehind brings it
-	// back in a second), before anything is read past the cache: a thousand machines arriving
-	// ask about once a second each.
+	// While the cache may not show a host this manager claimed for the machine (its own write
+	// after the claim failed), or machines still arrive, the machine only joins the matching
+	// (errCacheBehind brings it back in a second), before anything is read past the cache: a
+	// thousand machines arriving ask about once a second each.
 	if err := r.choice.settle(ctx, r.Client, m3m); err != nil {
 		return nil, "", err
 	}

@@ -116,13 +116,20 @@ func (c *hostChoice) assign(ctx context.Context, cl client.Reader, m3m *infrav1.
 	return order[i], nil
 }
 
-// settle brings the machine into its namespace's matching and returns errCacheBehind while
-// machines still arrive there: a machine claims only once they settle. It reads the waiting
-// machines at most every syncEvery for a machine the matching holds.
+// settle returns errCacheBehind while the cache may not show the machine's own claim yet
+// (unseenClaim), or while machines still arrive in its namespace: a machine claims only once
+// they settle. Otherwise it brings the machine into the matching, reading the waiting machines
+// at most every syncEvery for a machine the matching holds. It reads nothing past the cache.
 func (c *hostChoice) settle(ctx context.Context, cl client.Reader, m3m *infrav1.Metal3Machine) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	n := c.namespace(m3m.Namespace)
+	switch unseen, err := n.unseenClaim(ctx, cl, m3m); {
+	case err != nil:
+		return err
+	case unseen:
+		return fmt.Errorf("%w: the host claimed for Metal3Machine %s is not in the cache yet", errCacheBehind, m3m.Name)
+	}
 	if !n.matcher.Has(m3m.Name) || time.Since(n.lastSync) >= syncEvery {
 		if err := n.sync(ctx, cl, m3m.Namespace); err != nil {
 			return err
@@ -146,10 +153,7 @@ func (n *nsChoice) arriving(m3m *infrav1.Metal3Machine) error {
 // its host free, and without this it would claim a second host. Once the cache shows the host
 // in a later version the record goes: the machine then finds its host among those naming it, or
 // the claim was undone and it claims again.
-func (c *hostChoice) unseenClaim(ctx context.Context, cl client.Reader, m3m *infrav1.Metal3Machine) (bool, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	n := c.namespace(m3m.Namespace)
+func (n *nsChoice) unseenClaim(ctx context.Context, cl client.Reader, m3m *infrav1.Metal3Machine) (bool, error) {
 	name, ok := n.claimedMachines[m3m.Name]
 	if !ok {
 		return false, nil
