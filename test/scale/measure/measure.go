@@ -1,6 +1,7 @@
 // Package measure holds what the scale benchmarks measure besides time: the CPU each process of
 // a run used (API server, etcd, manager, the benchmark), a process's peak memory, how busy the
-// machine was, its load average, and the API server's own count of writes by resource.
+// machine was, its load average, and from the API server's metrics its own count of writes and reads
+// by resource and the bytes of watch events it sent.
 package measure
 
 import (
