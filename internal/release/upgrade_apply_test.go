@@ -331,6 +331,10 @@ func deleteCRDs(ctx context.Context, t *testing.T, c client.Client, groups []str
 		})
 	}
 	for _, crd := range list() {
+		// A CRD deleted before its storage has initialized can stay Terminating: the API server's
+		// finalizer cannot list its instances ("storage is (re)initializing"). The test API server
+		// has just created these, so each is deleted only once its objects can be listed.
+		g.Eventually(func() error { return listInstances(ctx, c, crd) }).WithTimeout(time.Minute).Should(Succeed(), crd.GetName())
 		g.Expect(client.IgnoreNotFound(c.Delete(ctx, &crd))).To(Succeed())
 	}
 	g.Eventually(func() []string {
@@ -341,6 +345,26 @@ func deleteCRDs(ctx context.Context, t *testing.T, c client.Client, groups []str
 		}
 		return left
 	}).WithTimeout(2 * time.Minute).Should(BeEmpty())
+}
+
+// listInstances lists at most one object of the CRD's storage version: it succeeds once the API
+// server serves the CRD's objects.
+func listInstances(ctx context.Context, c client.Client, crd unstructured.Unstructured) error {
+	group, _, _ := unstructured.NestedString(crd.Object, "spec", "group")
+	kind, _, _ := unstructured.NestedString(crd.Object, "spec", "names", "kind")
+	versions, _, _ := unstructured.NestedSlice(crd.Object, "spec", "versions")
+	for _, v := range versions {
+		version, _ := v.(map[string]any)
+		if storage, _ := version["storage"].(bool); !storage {
+			continue
+		}
+		name, _ := version["name"].(string)
+		objects := &unstructured.UnstructuredList{}
+		objects.SetAPIVersion(group + "/" + name)
+		objects.SetKind(kind + "List")
+		return c.List(ctx, objects, client.Limit(1))
+	}
+	return fmt.Errorf("CRD %s has no storage version", crd.GetName())
 }
 
 // installedVersion is metalwire's version in clusterctl's inventory (its one Provider object).
