@@ -17,12 +17,33 @@ import (
 	"github.com/metalwire/metalwire/internal/switchdriver/standin"
 )
 
-// simulatedSwitchDrivers is dev mode's driver registry: the STAND-IN driver answers for the
-// networkOS of the simulated switch, in this manager only (`metalwire manager` never has it).
-func simulatedSwitchDrivers() *switchdriver.Registry {
-	r := &switchdriver.Registry{}
+// switchDrivers is dev mode's driver registry: every driver the image ships, for the real
+// switches a user points dev mode at, and the STAND-IN driver for networkOS simulated, the
+// simulated switch dev mode creates itself (`metalwire manager` never has it).
+func switchDrivers() *switchdriver.Registry {
+	r := switchdriver.Default.Clone()
 	r.Register(standin.New(string(simulator.SwitchNetworkOS)))
 	return r
+}
+
+// describeSwitches says, for every switch of every NetworkDevice, whether dev mode simulates it
+// or drives it for real.
+func describeSwitches(ctx context.Context, c client.Client) ([]string, error) {
+	devices := &networkv1.NetworkDeviceList{}
+	if err := c.List(ctx, devices); err != nil {
+		return nil, fmt.Errorf("listing NetworkDevices: %w", err)
+	}
+	var out []string
+	for _, d := range devices.Items {
+		for _, sw := range d.Spec.Switches {
+			what := "a REAL switch: configured through the " + string(sw.NetworkOS) + " driver at " + sw.Address
+			if sw.NetworkOS == simulator.SwitchNetworkOS {
+				what = "SIMULATED (a stand-in in memory: configures nothing real)"
+			}
+			out = append(out, fmt.Sprintf("switch %s of NetworkDevice %s/%s: %s", sw.Name, d.Namespace, d.Name, what))
+		}
+	}
+	return out, nil
 }
 
 // FabricRow is one host's place on the simulated switch.

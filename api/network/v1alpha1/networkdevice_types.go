@@ -5,7 +5,7 @@ import (
 )
 
 // NetworkOS names the switch operating system, and so the driver that manages a switch.
-// +kubebuilder:validation:Enum=openvswitch;openvswitch-ssh
+// +kubebuilder:validation:Enum=openvswitch;openvswitch-ssh;simulated
 type NetworkOS string
 
 const (
@@ -13,6 +13,10 @@ const (
 	NetworkOSOpenvSwitch NetworkOS = "openvswitch"
 	// NetworkOSOpenvSwitchSSH manages an Open vSwitch with ovs-vsctl over SSH (default port 22).
 	NetworkOSOpenvSwitchSSH NetworkOS = "openvswitch-ssh"
+	// NetworkOSSimulated is dev mode's simulated switch, a stand-in that configures nothing
+	// real. Only `metalwire dev` and `make demo` have a driver for it; the manager users deploy
+	// reports such a switch unreachable ("no switch driver for networkOS simulated").
+	NetworkOSSimulated NetworkOS = "simulated"
 )
 
 // SecretReference names a Secret in the object's namespace.
@@ -49,7 +53,7 @@ type Switch struct {
 	Port int32 `json:"port,omitempty"`
 
 	// NetworkOS is the switch's operating system: openvswitch (OVSDB) or openvswitch-ssh
-	// (ovs-vsctl over SSH).
+	// (ovs-vsctl over SSH); simulated is dev mode's stand-in switch, which configures nothing.
 	NetworkOS NetworkOS `json:"networkOS"`
 
 	// CredentialsRef names the Secret holding the credentials: kubernetes.io/basic-auth
@@ -162,6 +166,7 @@ type NetworkDeviceStatus struct {
 // +kubebuilder:object:root=true
 // +kubebuilder:resource:path=networkdevices,scope=Namespaced,shortName=nd
 // +kubebuilder:subresource:status
+// +kubebuilder:printcolumn:name="OS",type="string",JSONPath=".spec.switches[*].networkOS",description="The switches' operating systems; simulated is dev mode's stand-in"
 // +kubebuilder:printcolumn:name="Switches",type="integer",JSONPath=".spec.switches.length()",priority=1
 // +kubebuilder:printcolumn:name="Reachable",type="string",JSONPath=".status.conditions[?(@.type==\"Reachable\")].status",description="Whether every switch answered"
 // +kubebuilder:printcolumn:name="HostKeyTrusted",type="string",JSONPath=".status.conditions[?(@.type==\"HostKeyTrusted\")].status",description="Whether every SSH switch showed its pinned key"
