@@ -8,6 +8,7 @@ import (
 
 	"github.com/metalwire/metalwire/internal/schematest"
 	"github.com/metalwire/metalwire/pkg/generate"
+	"github.com/metalwire/metalwire/pkg/render/osnetconfig"
 )
 
 // netplanGenerate runs Debian's `netplan generate` on the file and returns what it wrote under
@@ -27,7 +28,7 @@ func TestNetplanOfTheSeedIsAcceptedByNetplan(t *testing.T) {
 	res, err := readSeed(t).Generate(generate.State{}, seedOptions)
 	g.Expect(err).NotTo(HaveOccurred())
 	for _, n := range res.Nodes {
-		plan, err := generate.Netplan(n.Interfaces, n.Node.Mapping)
+		plan, err := osnetconfig.Netplan(n.Interfaces, n.Node.Mapping)
 		g.Expect(err).NotTo(HaveOccurred())
 		files := netplanGenerate(t, plan)
 		g.Expect(files).To(HaveKeyWithValue("10-netplan-br-ctlplane.network", And(
@@ -61,7 +62,7 @@ func TestNetplanOfLinuxBondAndVLANs(t *testing.T) {
   use_dhcp: true
   domain: [example.com]
 `), &list)).To(Succeed())
-	plan, err := generate.Netplan(list, map[string]string{"nic1": "52:54:00:00:00:01", "nic2": "52:54:00:00:00:02"})
+	plan, err := osnetconfig.Netplan(list, map[string]string{"nic1": "52:54:00:00:00:01", "nic2": "52:54:00:00:00:02"})
 	g.Expect(err).NotTo(HaveOccurred())
 	files := netplanGenerate(t, plan)
 	g.Expect(files).To(HaveKeyWithValue("10-netplan-bond0.netdev", And(ContainSubstring("Kind=bond"), ContainSubstring("Mode=802.3ad"),
@@ -88,7 +89,7 @@ func TestNetplanRefusesWhatItCannotSay(t *testing.T) {
 			if err := yaml.Unmarshal([]byte(tt.given), &list); err != nil {
 				t.Fatal(err)
 			}
-			_, err := generate.Netplan(list, nil)
+			_, err := osnetconfig.Netplan(list, nil)
 			NewWithT(t).Expect(err).To(MatchError(ContainSubstring(tt.wantErr)))
 		})
 	}
