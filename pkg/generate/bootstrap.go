@@ -51,8 +51,9 @@ func metaDataFiles(format string) []any {
 		render.OSNetConfigMappingMetaDataKey: MappingPath,
 		render.NetplanMetaDataKey:            NetplanPath,
 	}
-	var files []any
-	for _, key := range render.OSNetConfigMetaDataKeys(dataTemplateFormat(format)) {
+	keys := render.OSNetConfigMetaDataKeys(dataTemplateFormat(format))
+	files := make([]any, 0, len(keys))
+	for _, key := range keys {
 		files = append(files, kubeadmFile(paths[key], "{{ ds.meta_data."+key+" }}", "base64"))
 	}
 	return files
@@ -105,4 +106,3 @@ func bootstrapObject(u *Unit, o Options) (map[string]any, error) {
 		},
 	}, nil
 }
-
