@@ -13,7 +13,8 @@ import (
 	"github.com/metalwire/metalwire/pkg/generate"
 )
 
-// Phase 2's IPPools and Metal3DataTemplates are accepted by the API server as generated.
+// Phase 2's IPPools, Metal3DataTemplates, KubeadmControlPlane and KubeadmConfigTemplate are
+// accepted by the API server as generated.
 func TestTemplatesAreAcceptedByTheAPIServer(t *testing.T) {
 	g := NewWithT(t)
 	data, err := os.ReadFile("../../pkg/generate/testdata/seed.yaml")
@@ -21,7 +22,7 @@ func TestTemplatesAreAcceptedByTheAPIServer(t *testing.T) {
 	f, err := generate.Parse(data)
 	g.Expect(err).NotTo(HaveOccurred())
 	ns := env.NewNamespace(t)
-	out, err := generate.Templates(f, generate.Options{Cluster: "demo", Namespace: ns})
+	out, err := generate.Templates(f, generate.Options{Cluster: "demo", Namespace: ns, KubernetesVersion: "v1.34.1"})
 	g.Expect(err).NotTo(HaveOccurred())
 	for _, doc := range strings.Split(string(out), "---\n") {
 		u := &unstructured.Unstructured{}
