@@ -184,5 +184,13 @@ func TestOSNetConfigTemplateErrors(t *testing.T) {
 		g.Expect(data.Spec.NetworkData).NotTo(BeNil())
 		err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: data.Spec.NetworkData.Name}, &corev1.Secret{})
 		g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "no Secret is written: %v", err)
+		// Nor the metaData the bootstrap data would read os-net-config's files from: the
+		// Metal3Machine keeps waiting for the data, so the host is never provisioned with it.
+		mdName := infrav1.MetaDataSecretName("m3m-0", data.Spec.Index)
+		if data.Spec.MetaData != nil {
+			mdName = data.Spec.MetaData.Name
+		}
+		err = env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: mdName}, &corev1.Secret{})
+		g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "no metaData Secret is written: %v", err)
 	}).WithTimeout(timeout).WithPolling(poll).Should(Succeed())
 }
