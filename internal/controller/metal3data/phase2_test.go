@@ -164,6 +164,10 @@ func TestOSNetConfigTemplateErrors(t *testing.T) {
 
 	alone := &infrav1.Metal3DataTemplate{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "alone"}, Spec: infrav1.Metal3DataTemplateSpec{OSNetConfig: onc}}
 	g.Expect(env.Client.Create(ctx, alone)).To(MatchError(ContainSubstring("osNetConfig needs networkData")))
+	unknown := onc.DeepCopy()
+	unknown.Format = "ifupdown"
+	badFormat := &infrav1.Metal3DataTemplate{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "ifupdown"}, Spec: infrav1.Metal3DataTemplateSpec{NetworkData: nd, OSNetConfig: unknown}}
+	g.Expect(env.Client.Create(ctx, badFormat)).To(MatchError(ContainSubstring(`spec.osNetConfig.format: Unsupported value: "ifupdown": supported values: "os-net-config", "netplan"`)))
 
 	tmpl := template(t, ns, "typo", infrav1.Metal3DataTemplateSpec{NetworkData: nd, OSNetConfig: onc})
 	edited := tmpl.DeepCopy()
