@@ -74,10 +74,6 @@ func kubeadmConfigSpec(u *Unit, format string) map[string]any {
 	return spec
 }
 
-// MachineTemplateName is the Metal3MachineTemplate a unit's machines are made from: the
-// KubeadmControlPlane --templates prints names it, and the user writes it (docs/generate.md).
-func MachineTemplateName(cluster string, u *Unit) string { return cluster + "-" + u.Name }
-
 // bootstrapObject is a unit's bootstrap configuration: a KubeadmControlPlane for the
 // controllers (spec.version is required there), a KubeadmConfigTemplate for a node pool.
 func bootstrapObject(u *Unit, o Options) (map[string]any, error) {
@@ -100,7 +96,9 @@ func bootstrapObject(u *Unit, o Options) (map[string]any, error) {
 			"replicas": u.Replicas,
 			"version":  o.KubernetesVersion,
 			"machineTemplate": map[string]any{"spec": map[string]any{"infrastructureRef": map[string]any{
-				"apiGroup": infrav1.GroupVersion.Group, "kind": "Metal3MachineTemplate", "name": MachineTemplateName(o.Cluster, u),
+				// The user writes this Metal3MachineTemplate (docs/generate.md), named as the unit's
+				// other objects.
+				"apiGroup": infrav1.GroupVersion.Group, "kind": "Metal3MachineTemplate", "name": name,
 			}}},
 			"kubeadmConfigSpec": spec,
 		},
