@@ -80,20 +80,14 @@ var (
 	}, []string{"namespace", "clusternetwork", "state"})
 )
 
-func init() {
-	ctrlmetrics.Registry.MustRegister(PoolAddressesAllocated, PoolAddressesFree, RenderErrors, HostsAssociated, DataRenderLatency,
-		FabricBatches, FabricChanges, FabricErrors, FabricDrift, FabricBatchDuration, FabricHosts)
+// Collectors are metalwire's own metrics, all registered with controller-runtime's registry.
+func Collectors() []prometheus.Collector {
+	return []prometheus.Collector{PoolAddressesAllocated, PoolAddressesFree, RenderErrors, HostsAssociated, DataRenderLatency,
+		FabricBatches, FabricChanges, FabricErrors, FabricDrift, FabricBatchDuration, FabricHosts}
 }
 
-// Names lists the names of metalwire's own metrics, as /metrics serves them (a histogram's
-// series add _bucket, _sum and _count).
-func Names() []string {
-	return []string{
-		"metalwire_ippool_addresses_allocated", "metalwire_ippool_addresses_free", "metalwire_render_errors_total",
-		"metalwire_hosts_associated_total", "metalwire_metal3data_render_latency_seconds",
-		"metalwire_fabric_batches_total", "metalwire_fabric_changes_total", "metalwire_fabric_errors_total",
-		"metalwire_fabric_drift_total", "metalwire_fabric_batch_duration_seconds", "metalwire_fabric_hosts",
-	}
+func init() {
+	ctrlmetrics.Registry.MustRegister(Collectors()...)
 }
 
 // FabricHostStates are the states FabricHosts counts.
