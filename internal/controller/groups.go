@@ -13,6 +13,7 @@ import (
 
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
 	"github.com/metalwire/metalwire/internal/controller/clusternetwork"
+	"github.com/metalwire/metalwire/internal/controller/hostnic"
 	"github.com/metalwire/metalwire/internal/controller/ippool"
 	"github.com/metalwire/metalwire/internal/controller/labelsync"
 	"github.com/metalwire/metalwire/internal/controller/metal3cluster"
@@ -108,6 +109,7 @@ var registry = map[Group][]namedSetup{
 	Fabric: {
 		{"clusternetwork", setupClusterNetwork},
 		{"networkdevice", setupNetworkDevice},
+		{hostnic.ControllerName, setupHostNIC},
 	},
 }
 
@@ -121,6 +123,11 @@ func setupNetworkDevice(ctx context.Context, mgr ctrl.Manager, opts Options) err
 		Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("networkdevice"), Drivers: opts.SwitchDrivers, Concurrency: opts.FabricConcurrency, WatchFilter: opts.WatchFilter,
 		RetryMin: opts.SwitchRetryMin, RetryMax: opts.SwitchRetryMax,
 	}
+	return r.SetupWithManager(ctx, mgr, opts.Concurrency)
+}
+
+func setupHostNIC(ctx context.Context, mgr ctrl.Manager, opts Options) error {
+	r := &hostnic.Reconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder(hostnic.ControllerName), WatchFilter: opts.WatchFilter}
 	return r.SetupWithManager(ctx, mgr, opts.Concurrency)
 }
 

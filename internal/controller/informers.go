@@ -37,7 +37,7 @@ var informerKinds = map[Group]func() []client.Object{
 		return []client.Object{&bmov1.BareMetalHost{}, &infrav1.Metal3PreprovisioningDataTemplate{}, &ipamv1.IPClaim{}, &corev1.Secret{}}
 	},
 	Fabric: func() []client.Object {
-		return []client.Object{&netv1.ClusterNetwork{}, &netv1.NetworkDevice{}, &netv1.NIC{}, &coordinationv1.Lease{}}
+		return []client.Object{&netv1.ClusterNetwork{}, &netv1.NetworkDevice{}, &netv1.NIC{}, &coordinationv1.Lease{}, &bmov1.BareMetalHost{}}
 	},
 }
 

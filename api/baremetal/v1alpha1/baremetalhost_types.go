@@ -125,6 +125,47 @@ type BareMetalHostSpec struct {
 	// remotely, for example); BMO refuses online: false on it.
 	// +optional
 	DisablePowerOff bool `json:"disablePowerOff,omitempty"`
+
+	// NetworkInterfaces say, per interface, which switch port it is cabled to (switchPort, which
+	// overrides what inspection's LLDP saw) and the HostNetworkAttachment its port gets. BMO's
+	// field (v0.14); metalwire reads it to make NIC objects and configure the ports itself.
+	// +optional
+	NetworkInterfaces []NetworkInterface `json:"networkInterfaces,omitempty"`
+}
+
+// SwitchPort identifies a switch port (BMO's shape).
+type SwitchPort struct {
+	// SwitchID is the switch's management MAC address.
+	// +kubebuilder:validation:Pattern=`^[0-9a-fA-F]{2}(:[0-9a-fA-F]{2}){5}$`
+	SwitchID string `json:"switchID"`
+	// PortID is the port's name in the switch's configuration.
+	PortID string `json:"portID"`
+}
+
+// HostNetworkAttachmentRef names a HostNetworkAttachment.
+type HostNetworkAttachmentRef struct {
+	// Name of the HostNetworkAttachment.
+	// +optional
+	Name string `json:"name,omitempty"`
+	// Namespace of the HostNetworkAttachment; empty is the host's.
+	// +optional
+	Namespace string `json:"namespace,omitempty"`
+}
+
+// NetworkInterface is one interface of the host, by name or MAC address (BMO's shape).
+type NetworkInterface struct {
+	// Name of the interface, as inspection found it.
+	// +optional
+	Name string `json:"name,omitempty"`
+	// MACAddress of the interface; it wins over Name.
+	// +optional
+	MACAddress string `json:"macAddress,omitempty"`
+	// HostNetworkAttachment is how the interface's switch port is configured.
+	// +optional
+	HostNetworkAttachment HostNetworkAttachmentRef `json:"hostNetworkAttachment,omitempty"`
+	// SwitchPort is the switch port the interface is cabled to; it overrides inspection's LLDP.
+	// +optional
+	SwitchPort *SwitchPort `json:"switchPort,omitempty"`
 }
 
 // VLANID is an 802.1Q VLAN identifier.

@@ -18,6 +18,10 @@ const (
 	VLANLockClusterNetworkLabel = "network.metalwire.io/cluster-network"
 	VLANLockNetworkAnnotation   = "network.metalwire.io/network"
 
+	// GeneratedFromLabel marks a NIC object metalwire made from a BareMetalHost's switch data
+	// (value: baremetalhost). A NIC of the host without it is hand-written and always wins.
+	GeneratedFromLabel = "network.metalwire.io/generated-from"
+
 	// DryRunAnnotation "true" on a NetworkDevice puts the changes each switch would get in
 	// status.switches[].plannedChanges and sends nothing.
 	DryRunAnnotation = "network.metalwire.io/dry-run"

@@ -73,6 +73,14 @@ type Switch struct {
 	// +optional
 	Bridge string `json:"bridge,omitempty"`
 
+	// MACAddress is the switch's management MAC address: the switch id that hosts' LLDP and
+	// BareMetalHost spec.networkInterfaces[].switchPort.switchID name, by which metalwire makes
+	// NIC objects for hosts. Hosts may also name the switch by its LLDP system name, which must
+	// then equal name.
+	// +kubebuilder:validation:Pattern=`^[0-9a-fA-F]{2}(:[0-9a-fA-F]{2}){5}$`
+	// +optional
+	MACAddress string `json:"macAddress,omitempty"`
+
 	// IdleVLAN is the access VLAN a port goes back to when no cluster uses it.
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=4094
