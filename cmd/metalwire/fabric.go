@@ -68,4 +68,3 @@ drifted or failed port is a red dashed edge that says so.`,
 	cmd.Flags().StringVar(&format, "format", "table", "table, dot (Graphviz) or svg")
 	return cmd
 }
-
