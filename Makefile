@@ -56,7 +56,7 @@ generate: $(CONTROLLER_GEN) ## Regenerate deepcopy code and CRDs from the API ty
 	$(CONTROLLER_GEN) object paths=./api/...
 	$(CONTROLLER_GEN) crd paths=./api/... output:crd:dir=config/crd/bases
 	@# BMO installs the real BareMetalHost CRD; ours is for tests and dev mode only.
-	mv config/crd/bases/metal3.io_baremetalhosts.yaml config/crd/dev/
+	mv config/crd/bases/metal3.io_*.yaml config/crd/dev/
 	@# A NIC's status.nics holds null for an unused card (the seed's shape); controller-gen has
 	@# no marker for nullable list items, so the schema gets it here.
 	sed -i -E 's/^( *)(description: NICAssignment is the network a card carries\.)$$/\1\2\n\1nullable: true/' config/crd/bases/network.metalwire.io_nics.yaml

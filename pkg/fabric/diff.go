@@ -11,6 +11,8 @@ type PortWant struct {
 	Port   string
 	Mode   PortMode
 	VLAN   int
+	// Native is a trunk's untagged VLAN (0: none).
+	Native int
 }
 
 // Desired builds each switch's desired state from the ports hosts need. Ports named twice in
@@ -28,9 +30,12 @@ func Desired(wants []PortWant) map[string]State {
 			if !seen || p.Mode != ModeTrunk {
 				p = Port{Name: w.Port, Mode: ModeTrunk}
 			}
-			if !slices.Contains(p.Trunk, w.VLAN) {
+			if w.VLAN != 0 && !slices.Contains(p.Trunk, w.VLAN) {
 				p.Trunk = append(p.Trunk, w.VLAN)
 				sort.Ints(p.Trunk)
+			}
+			if w.Native != 0 {
+				p.VLAN = w.Native
 			}
 		case !seen:
 			p = Port{Name: w.Port, Mode: ModeAccess, VLAN: w.VLAN}
@@ -134,6 +139,9 @@ func SamePort(a, b Port) bool { return samePort(a, b) }
 
 func portVLANs(p Port) []int {
 	if p.Mode == ModeTrunk {
+		if p.VLAN != 0 && !slices.Contains(p.Trunk, p.VLAN) {
+			return append(slices.Clone(p.Trunk), p.VLAN)
+		}
 		return p.Trunk
 	}
 	return []int{p.VLAN}

@@ -36,6 +36,9 @@ const (
 	ConditionHostKeyTrusted = "HostKeyTrusted"
 	ConditionDrifted        = "Drifted"
 	ConditionDryRun         = "DryRun"
+	// ConditionAttachmentsApplied says whether the HostNetworkAttachments of claimed hosts are
+	// on their ports (set once any host names one).
+	ConditionAttachmentsApplied = "AttachmentsApplied"
 
 	ReasonAssigned              = "Assigned"
 	ReasonVLANRangeExhausted    = "VLANRangeExhausted"
@@ -58,6 +61,8 @@ const (
 	ReasonDriftReported         = "DriftReported"
 	ReasonChangesPlanned        = "ChangesPlanned"
 	ReasonChangesSent           = "ChangesSent"
+	ReasonAttachmentsApplied    = "AttachmentsApplied"
+	ReasonAttachmentsNotApplied = "AttachmentsNotApplied"
 )
 
 // VLANLockName is the name of the Lease that holds VLAN id on a NetworkDevice: one name per

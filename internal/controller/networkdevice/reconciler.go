@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/cluster-api/util/patch"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/event"
@@ -25,6 +26,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
+	bmov1 "github.com/metalwire/metalwire/api/baremetal/v1alpha1"
 	netv1 "github.com/metalwire/metalwire/api/network/v1alpha1"
 	"github.com/metalwire/metalwire/internal/controller/cachelag"
 	"github.com/metalwire/metalwire/internal/controller/fabricindex"
@@ -75,6 +77,9 @@ type Reconciler struct {
 	records cachelag.Writes[[]netv1.SwitchStatus]
 	// secrets are the credentials Secrets the NetworkDevices name, each watched by name.
 	secrets *credentialSecrets
+	// attachments says the cluster serves BMO's HostNetworkAttachment kind, so hosts' attachments
+	// are applied.
+	attachments bool
 }
 
 // +kubebuilder:rbac:groups=network.metalwire.io,resources=networkdevices,verbs=get;list;watch;update;patch
@@ -140,7 +145,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		return ctrl.Result{}, err
 	}
 	defer func() {
-		err := patcher.Patch(ctx, nd, patch.WithOwnedConditions{Conditions: []string{netv1.ConditionReachable, netv1.ConditionHostKeyTrusted, netv1.ConditionDrifted, netv1.ConditionDryRun}})
+		err := patcher.Patch(ctx, nd, patch.WithOwnedConditions{Conditions: []string{netv1.ConditionReachable, netv1.ConditionHostKeyTrusted, netv1.ConditionDrifted, netv1.ConditionDryRun, netv1.ConditionAttachmentsApplied}})
 		if err == nil {
 			r.records.Wrote(key, read, copySwitches(nd.Status.Switches))
 		}
@@ -152,7 +157,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	if err := r.Client.List(ctx, nics, client.InNamespace(nd.Namespace), client.MatchingFields{fabricindex.NICByNetworkDevice: nd.Name}, client.UnsafeDisableDeepCopy); err != nil {
 		return ctrl.Result{}, err
 	}
-	desired := fabric.Desired(PortWants(nics.Items))
+	fromAttachments, notes, err := r.attachmentWants(ctx, nics.Items)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	desired := fabric.Desired(append(PortWants(nics.Items), fromAttachments...))
+	r.setAttachmentsApplied(nd, len(fromAttachments), notes)
 
 	// The switches of spec, then those removed from it that still carry what the controller
 	// configured: they are reset to nothing wanted, through the spec they had.
@@ -503,6 +513,37 @@ func joinLines(s []string) string {
 	return out
 }
 
+// hostToDevices maps a host to the NetworkDevices of its NIC objects.
+func (r *Reconciler) hostToDevices(c client.Reader) handler.MapFunc {
+	return func(ctx context.Context, o client.Object) []reconcile.Request {
+		nics := &netv1.NICList{}
+		if err := c.List(ctx, nics, client.InNamespace(o.GetNamespace()), client.MatchingFields{fabricindex.NICByNode: o.GetName()}, client.UnsafeDisableDeepCopy); err != nil {
+			return nil
+		}
+		out := make([]reconcile.Request, 0, len(nics.Items))
+		for _, n := range nics.Items {
+			out = append(out, reconcile.Request{NamespacedName: client.ObjectKey{Namespace: n.Namespace, Name: n.Spec.NetworkDeviceRef}})
+		}
+		return out
+	}
+}
+
+// allDevices maps any event to every NetworkDevice (an attachment may be named from any
+// namespace; there are few devices).
+func (r *Reconciler) allDevices(c client.Reader) handler.MapFunc {
+	return func(ctx context.Context, _ client.Object) []reconcile.Request {
+		devices := &netv1.NetworkDeviceList{}
+		if err := c.List(ctx, devices, client.UnsafeDisableDeepCopy); err != nil {
+			return nil
+		}
+		out := make([]reconcile.Request, 0, len(devices.Items))
+		for _, d := range devices.Items {
+			out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&d)})
+		}
+		return out
+	}
+}
+
 // resync lets through the informer's periodic resync: an update event of an unchanged object.
 var resync = predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
 	return e.ObjectOld.GetResourceVersion() == e.ObjectNew.GetResourceVersion()
@@ -521,7 +562,22 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, con
 	}
 	r.secrets = newCredentialSecrets(cs)
 	r.secrets.ctx = ctx
-	return ctrl.NewControllerManagedBy(mgr).
+	b := ctrl.NewControllerManagedBy(mgr)
+	if r.attachments = attachmentsServed(mgr.GetRESTMapper()); r.attachments {
+		// Made now, so it lists before the manager says it is ready (the kind is not in
+		// controller.Informers: clusters without it must run too).
+		if _, err := mgr.GetCache().GetInformer(ctx, &bmov1.HostNetworkAttachment{}, cache.BlockUntilSynced(false)); err != nil {
+			return err
+		}
+		// A host claimed or released, its interfaces changed, or an attachment changed: the
+		// ports of the devices concerned change.
+		b = b.Watches(&bmov1.BareMetalHost{}, handler.EnqueueRequestsFromMapFunc(r.hostToDevices(mgr.GetClient())),
+			builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+			Watches(&bmov1.HostNetworkAttachment{}, handler.EnqueueRequestsFromMapFunc(r.allDevices(mgr.GetClient())))
+	} else {
+		ctrl.LoggerFrom(ctx).Info("HostNetworkAttachment is not served by this cluster (baremetal-operator before v0.14): hosts' attachments are not applied")
+	}
+	return b.
 		// Its own status writes start no pass: only its spec (generation), labels (the watch
 		// filter), annotations and the periodic resync (--sync-period, which reads every switch
 		// back and puts right what was changed by hand) do.

@@ -1,0 +1,37 @@
+package fabric
+
+import (
+	"reflect"
+	"testing"
+)
+
+func TestParseVLANList(t *testing.T) {
+	got, err := ParseVLANList([]string{"200-202", "100", "201"})
+	if err != nil || !reflect.DeepEqual(got, []int{100, 200, 201, 202}) {
+		t.Fatalf("got %v, %v", got, err)
+	}
+	for _, bad := range [][]string{{"0"}, {"4095"}, {"300-200"}, {"a"}, {"1-"}} {
+		if _, err := ParseVLANList(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+	if _, err := ParseVLANList([]string{"100", "300-200"}); err == nil || err.Error() != `allowedVLANs[1] "300-200": the range ends before it starts; write 200-300` {
+		t.Errorf("error %v", err)
+	}
+}
+
+// A trunk attachment becomes a trunk port of the allowed VLANs with the native one untagged, and
+// every VLAN it carries is present on the switch.
+func TestAttachmentDesired(t *testing.T) {
+	wants := append(AttachmentWants("leaf1", "p1", true, 10, []int{100, 101}), AttachmentWants("leaf1", "p2", false, 20, nil)...)
+	st := Desired(wants)["leaf1"]
+	if p := st.Ports["p1"]; p.Mode != ModeTrunk || p.VLAN != 10 || !reflect.DeepEqual(p.Trunk, []int{100, 101}) {
+		t.Fatalf("p1 = %+v", p)
+	}
+	if p := st.Ports["p2"]; p.Mode != ModeAccess || p.VLAN != 20 {
+		t.Fatalf("p2 = %+v", p)
+	}
+	if !reflect.DeepEqual(st.VLANs, []VLAN{{ID: 10}, {ID: 20}, {ID: 100}, {ID: 101}}) {
+		t.Fatalf("VLANs = %v", st.VLANs)
+	}
+}
