@@ -27,8 +27,18 @@ type SecretReference struct {
 	Name string `json:"name"`
 }
 
+// LocalObjectReference names an object in the referrer's namespace.
+type LocalObjectReference struct {
+	// Name of the object.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name"`
+}
+
 // Switch is one switch of a NetworkDevice and how to reach its management interface.
 //
+// +kubebuilder:validation:XValidation:rule="has(self.bareMetalSwitchRef) || (has(self.address) && has(self.networkOS))",message="address and networkOS are required, unless bareMetalSwitchRef names a BareMetalSwitch to take them from"
+// +kubebuilder:validation:XValidation:rule="!has(self.bareMetalSwitchRef) || !(has(self.address) || has(self.networkOS) || has(self.port) || has(self.credentialsRef) || has(self.macAddress))",message="a switch taken from a BareMetalSwitch gets its address, port, macAddress, networkOS and credentials from it: remove them here, or remove bareMetalSwitchRef"
 // +kubebuilder:validation:XValidation:rule="!has(self.user)",message="credentials are not stored in a NetworkDevice; put them in a Secret and name it in credentialsRef (metalwire migrate does this for you)",fieldPath=".user"
 // +kubebuilder:validation:XValidation:rule="!has(self.pwd)",message="credentials are not stored in a NetworkDevice; put them in a Secret and name it in credentialsRef (metalwire migrate does this for you)",fieldPath=".pwd"
 type Switch struct {
@@ -43,7 +53,8 @@ type Switch struct {
 	// unix:/run/openvswitch/db.sock). The seed's "ip".
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
-	Address string `json:"address"`
+	// +optional
+	Address string `json:"address,omitempty"`
 
 	// Port is the management port. Unset: the networkOS default (6640 for openvswitch, 22 for
 	// openvswitch-ssh).
@@ -54,7 +65,16 @@ type Switch struct {
 
 	// NetworkOS is the switch's operating system: openvswitch (OVSDB) or openvswitch-ssh
 	// (ovs-vsctl over SSH); simulated is dev mode's stand-in switch, which configures nothing.
-	NetworkOS NetworkOS `json:"networkOS"`
+	// +optional
+	NetworkOS NetworkOS `json:"networkOS,omitempty"`
+
+	// BareMetalSwitchRef takes the switch from baremetal-operator's BareMetalSwitch of that name
+	// in this namespace: its address, port, macAddress, credentials Secret, and its deviceType
+	// as networkOS (netmiko_arista_eos is eos, netmiko_ovs_linux is openvswitch-ssh, ...; see
+	// docs/bmo-switch-data.md). Address, port, macAddress, networkOS and credentialsRef are then
+	// left out here.
+	// +optional
+	BareMetalSwitchRef *LocalObjectReference `json:"bareMetalSwitchRef,omitempty"`
 
 	// CredentialsRef names the Secret holding the credentials: kubernetes.io/basic-auth
 	// (username, password), kubernetes.io/ssh-auth (ssh-privatekey, and a username key), or for

@@ -77,7 +77,14 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	var switches []fabric.KnownSwitch
 	for _, d := range devices.Items {
 		for _, sw := range d.Spec.Switches {
-			switches = append(switches, fabric.KnownSwitch{Device: d.Name, Name: sw.Name, MAC: sw.MACAddress})
+			mac := sw.MACAddress
+			if sw.BareMetalSwitchRef != nil { // the switch's MAC is the BareMetalSwitch's
+				bms := &bmov1.BareMetalSwitch{}
+				if err := r.Client.Get(ctx, client.ObjectKey{Namespace: d.Namespace, Name: sw.BareMetalSwitchRef.Name}, bms); err == nil {
+					mac = bms.Spec.MACAddress
+				}
+			}
+			switches = append(switches, fabric.KnownSwitch{Device: d.Name, Name: sw.Name, MAC: mac})
 		}
 	}
 	cards, unknown := fabric.Cabling(interfacesOf(host), switches)

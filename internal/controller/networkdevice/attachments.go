@@ -88,10 +88,10 @@ func cardOf(nic netv1.NIC, ni bmov1.NetworkInterface) int {
 	return -1
 }
 
-// attachmentsServed says whether the cluster serves baremetal-operator's HostNetworkAttachment
-// kind (BMO v0.14 and later): without it the manager runs as before and applies none.
-func attachmentsServed(mapper meta.RESTMapper) bool {
-	_, err := mapper.RESTMapping(bmov1.GroupVersion.WithKind("HostNetworkAttachment").GroupKind(), bmov1.GroupVersion.Version)
+// served says whether the cluster serves a kind of baremetal-operator's (HostNetworkAttachment
+// and BareMetalSwitch come with BMO v0.14): without it the manager runs as before.
+func served(mapper meta.RESTMapper, kind string) bool {
+	_, err := mapper.RESTMapping(bmov1.GroupVersion.WithKind(kind).GroupKind(), bmov1.GroupVersion.Version)
 	return err == nil
 }
 

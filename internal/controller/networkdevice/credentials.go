@@ -61,10 +61,16 @@ func newCredentialSecrets(client kubernetes.Interface) *credentialSecrets {
 	}
 }
 
-// secretsNamed lists the Secrets the switches of nd name, in its namespace.
-func secretsNamed(nd *netv1.NetworkDevice) []types.NamespacedName {
+// secretsNamed lists the Secrets the switches of nd name, in its namespace (a BareMetalSwitch's
+// included).
+func (r *Reconciler) secretsNamed(ctx context.Context, nd *netv1.NetworkDevice) []types.NamespacedName {
 	var out []types.NamespacedName
 	for _, sw := range nd.Spec.Switches {
+		if sw.BareMetalSwitchRef != nil {
+			if eff, err := r.effectiveSwitch(ctx, nd.Namespace, sw); err == nil {
+				sw = eff
+			}
+		}
 		if sw.CredentialsRef != nil {
 			key := types.NamespacedName{Namespace: nd.Namespace, Name: sw.CredentialsRef.Name}
 			if !slices.Contains(out, key) {

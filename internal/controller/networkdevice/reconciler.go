@@ -80,6 +80,8 @@ type Reconciler struct {
 	// attachments says the cluster serves BMO's HostNetworkAttachment kind, so hosts' attachments
 	// are applied.
 	attachments bool
+	// bareMetalSwitches says the cluster serves BMO's BareMetalSwitch kind.
+	bareMetalSwitches bool
 }
 
 // +kubebuilder:rbac:groups=network.metalwire.io,resources=networkdevices,verbs=get;list;watch;update;patch
@@ -139,7 +141,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	if written, ok := r.records.Unseen(key, read); ok {
 		nd.Status.Switches = copySwitches(written)
 	}
-	r.secrets.use(req.NamespacedName, secretsNamed(nd))
+	r.secrets.use(req.NamespacedName, r.secretsNamed(ctx, nd))
 	patcher, err := patch.NewHelper(nd, r.Client)
 	if err != nil {
 		return ctrl.Result{}, err
@@ -331,6 +333,10 @@ type pass struct {
 }
 
 func (r *Reconciler) apply(ctx context.Context, nd *netv1.NetworkDevice, sw netv1.Switch, want fabric.State, prev netv1.SwitchStatus, dryRun bool) (pass, error) {
+	sw, err := r.effectiveSwitch(ctx, nd.Namespace, sw)
+	if err != nil {
+		return pass{}, err
+	}
 	drv, err := r.Drivers.For(string(sw.NetworkOS))
 	if err != nil {
 		return pass{}, err
@@ -563,7 +569,13 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, con
 	r.secrets = newCredentialSecrets(cs)
 	r.secrets.ctx = ctx
 	b := ctrl.NewControllerManagedBy(mgr)
-	if r.attachments = attachmentsServed(mgr.GetRESTMapper()); r.attachments {
+	if r.bareMetalSwitches = served(mgr.GetRESTMapper(), "BareMetalSwitch"); r.bareMetalSwitches {
+		if _, err := mgr.GetCache().GetInformer(ctx, &bmov1.BareMetalSwitch{}, cache.BlockUntilSynced(false)); err != nil {
+			return err
+		}
+		b = b.Watches(&bmov1.BareMetalSwitch{}, handler.EnqueueRequestsFromMapFunc(r.allDevices(mgr.GetClient())))
+	}
+	if r.attachments = served(mgr.GetRESTMapper(), "HostNetworkAttachment"); r.attachments {
 		// Made now, so it lists before the manager says it is ready (the kind is not in
 		// controller.Informers: clusters without it must run too).
 		if _, err := mgr.GetCache().GetInformer(ctx, &bmov1.HostNetworkAttachment{}, cache.BlockUntilSynced(false)); err != nil {
