@@ -5,7 +5,7 @@ import (
 )
 
 // NetworkOS names the switch operating system, and so the driver that manages a switch.
-// +kubebuilder:validation:Enum=openvswitch;openvswitch-ssh
+// +kubebuilder:validation:Enum=openvswitch;openvswitch-ssh;eos;nxos
 type NetworkOS string
 
 const (
@@ -13,6 +13,20 @@ const (
 	NetworkOSOpenvSwitch NetworkOS = "openvswitch"
 	// NetworkOSOpenvSwitchSSH manages an Open vSwitch with ovs-vsctl over SSH (default port 22).
 	NetworkOSOpenvSwitchSSH NetworkOS = "openvswitch-ssh"
+	// NetworkOSEOS manages an Arista EOS switch over SSH (its CLI, JSON read-back).
+	NetworkOSEOS NetworkOS = "eos"
+	// NetworkOSNXOS manages a Cisco NX-OS switch over SSH.
+	NetworkOSNXOS NetworkOS = "nxos"
+	// NetworkOSJunos manages a Juniper Junos (ELS) switch over SSH, one commit per batch.
+	NetworkOSJunos NetworkOS = "junos"
+	// NetworkOSSONiC manages a SONiC switch over SSH (its config and show commands).
+	NetworkOSSONiC NetworkOS = "sonic"
+	// NetworkOSDellOS10 manages a Dell SmartFabric OS10 switch over SSH.
+	NetworkOSDellOS10 NetworkOS = "dellos10"
+	// NetworkOSCumulus manages an NVIDIA Cumulus Linux switch with NVUE (nv) over SSH.
+	NetworkOSCumulus NetworkOS = "cumulus"
+	// NetworkOSOpenConfig manages a switch that serves gNMI with the OpenConfig models.
+	NetworkOSOpenConfig NetworkOS = "openconfig"
 )
 
 // SecretReference names a Secret in the object's namespace.
@@ -48,8 +62,9 @@ type Switch struct {
 	// +optional
 	Port int32 `json:"port,omitempty"`
 
-	// NetworkOS is the switch's operating system: openvswitch (OVSDB) or openvswitch-ssh
-	// (ovs-vsctl over SSH).
+	// NetworkOS is the switch's operating system: openvswitch (OVSDB), openvswitch-ssh
+	// (ovs-vsctl over SSH), eos, nxos, junos, sonic, dellos10, cumulus (their CLIs over SSH) or
+	// openconfig (gNMI). docs/switch-drivers.md lists what each supports.
 	NetworkOS NetworkOS `json:"networkOS"`
 
 	// CredentialsRef names the Secret holding the credentials: kubernetes.io/basic-auth

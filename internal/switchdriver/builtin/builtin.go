@@ -7,9 +7,13 @@ import (
 	"github.com/metalwire/metalwire/internal/switchdriver"
 	"github.com/metalwire/metalwire/internal/switchdriver/openvswitch"
 	"github.com/metalwire/metalwire/internal/switchdriver/openvswitchssh"
+	"github.com/metalwire/metalwire/internal/switchdriver/vendorssh"
 )
 
 func init() {
 	switchdriver.Register(openvswitch.New())
 	switchdriver.Register(openvswitchssh.New())
+	for _, d := range vendorssh.Drivers() {
+		switchdriver.Register(d)
+	}
 }
