@@ -25,12 +25,16 @@ type vendor struct {
 	ports [3]string
 	// failLine is a line of the batch to refuse; dropLine one to drop the connection at.
 	failLine, dropLine string
+	// untaggedIsAccess: a trunk's native VLAN is its access VLAN, outside the allowed list (OS10).
+	untaggedIsAccess bool
 }
 
 func vendors() map[string]vendor {
 	return map[string]vendor{
 		"eos":  {set: vendorssh.EOS(), ports: [3]string{"Ethernet1", "Ethernet2", "Ethernet3"}, failLine: "switchport access vlan 1001", dropLine: "interface Ethernet2"},
 		"nxos": {set: vendorssh.NXOS(), ports: [3]string{"Ethernet1/1", "Ethernet1/2", "Ethernet1/3"}, failLine: "switchport access vlan 1001", dropLine: "interface Ethernet1/2"},
+		"dellos10": {set: vendorssh.DellOS10(), ports: [3]string{"ethernet1/1/1", "ethernet1/1/2", "ethernet1/1/3"},
+			failLine: "switchport access vlan 1001", dropLine: "interface ethernet1/1/2", untaggedIsAccess: true},
 	}
 }
 
@@ -82,7 +86,7 @@ func pass(t *testing.T, set sshcli.CommandSet, srv *vendortest.Server, want fabr
 }
 
 // checkSwitch compares the switch's running configuration with want (and idle for the others).
-func checkSwitch(t *testing.T, srv *vendortest.Server, want fabric.State, others []string) {
+func checkSwitch(t *testing.T, v vendor, srv *vendortest.Server, want fabric.State, others []string) {
 	t.Helper()
 	vlans := srv.Config.VLANs()
 	for _, v := range want.VLANs {
@@ -106,7 +110,11 @@ func checkSwitch(t *testing.T, srv *vendortest.Server, want fabric.State, others
 			}
 		case fabric.ModeTrunk:
 			wantAllowed := slices.Clone(p.Trunk)
-			if p.VLAN > 0 {
+			if v.untaggedIsAccess {
+				if untagged := max(p.VLAN, 1); got.Access != untagged {
+					t.Errorf("port %s untagged (access) VLAN %d, want %d", name, got.Access, untagged)
+				}
+			} else if p.VLAN > 0 {
 				wantAllowed = append(wantAllowed, p.VLAN)
 				slices.Sort(wantAllowed)
 				if got.Native != p.VLAN {
@@ -162,7 +170,7 @@ func TestVendorsEndToEnd(t *testing.T) {
 			if err := pass(t, v.set, srv, want, fabric.Record{}); err != nil {
 				t.Fatalf("first pass: %v", err)
 			}
-			checkSwitch(t, srv, want, nil)
+			checkSwitch(t, v, srv, want, nil)
 			golden(t, name+"/apply.golden", srv.Commands())
 
 			logins := srv.Logins()
@@ -176,7 +184,7 @@ func TestVendorsEndToEnd(t *testing.T) {
 			if err := pass(t, v.set, srv, fabric.State{}, fabric.RecordOf(want)); err != nil {
 				t.Fatalf("leaving: %v", err)
 			}
-			checkSwitch(t, srv, fabric.State{}, v.ports[:])
+			checkSwitch(t, v, srv, fabric.State{}, v.ports[:])
 			if vl := srv.Config.VLANs(); !slices.Equal(vl, []int{1}) {
 				t.Errorf("VLANs after leaving %v, want [1]", vl)
 			}
@@ -192,7 +200,7 @@ func TestVendorsEndToEnd(t *testing.T) {
 			if err := pass(t, v.set, srv, want, fabric.Record{}); err != nil {
 				t.Fatalf("pass after the refusal: %v", err)
 			}
-			checkSwitch(t, srv, want, nil)
+			checkSwitch(t, v, srv, want, nil)
 
 			if err := pass(t, v.set, srv, fabric.State{}, fabric.RecordOf(want)); err != nil {
 				t.Fatalf("leaving: %v", err)
@@ -206,7 +214,7 @@ func TestVendorsEndToEnd(t *testing.T) {
 			if err := pass(t, v.set, srv, want, fabric.Record{}); err != nil {
 				t.Fatalf("pass after the drop: %v", err)
 			}
-			checkSwitch(t, srv, want, nil)
+			checkSwitch(t, v, srv, want, nil)
 		})
 	}
 }

@@ -18,8 +18,6 @@ type iosLike struct {
 	vlanIsInterface bool
 	// addAllowed: "switchport trunk allowed vlan L" adds to the list (OS10) rather than replacing it.
 	addAllowed bool
-	// nativeIsAccess: a trunk's native VLAN is its "switchport access vlan" (OS10).
-	nativeIsAccess bool
 	// needsVLAN: a port may only name a VLAN that exists (OS10, NX-OS).
 	needsVLAN bool
 	invalid   func(cmd string) string
@@ -94,8 +92,9 @@ func (c *iosLike) line(s *Server, st *shellState, cmd string) (string, bool) {
 	case cmd == "configure terminal" || cmd == "configure":
 		st.mode = "config"
 		return "", false
-	case c.save[cmd] != "":
-		return c.save[cmd], false
+	}
+	if out, ok := c.save[cmd]; ok {
+		return out, false
 	}
 	if out, ok := c.show(s, cmd); ok {
 		return out, false
