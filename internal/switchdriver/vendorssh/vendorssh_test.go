@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -27,6 +28,10 @@ type vendor struct {
 	failLine, dropLine string
 	// untaggedIsAccess: a trunk's native VLAN is its access VLAN, outside the allowed list (OS10).
 	untaggedIsAccess bool
+	// atomic: a batch with a refused line changes nothing (Junos' commit, NVUE's revision).
+	atomic bool
+	// noNative is the access VLAN of a trunk without a native VLAN (untaggedIsAccess).
+	noNative int
 }
 
 func vendors() map[string]vendor {
@@ -34,7 +39,11 @@ func vendors() map[string]vendor {
 		"eos":  {set: vendorssh.EOS(), ports: [3]string{"Ethernet1", "Ethernet2", "Ethernet3"}, failLine: "switchport access vlan 1001", dropLine: "interface Ethernet2"},
 		"nxos": {set: vendorssh.NXOS(), ports: [3]string{"Ethernet1/1", "Ethernet1/2", "Ethernet1/3"}, failLine: "switchport access vlan 1001", dropLine: "interface Ethernet1/2"},
 		"dellos10": {set: vendorssh.DellOS10(), ports: [3]string{"ethernet1/1/1", "ethernet1/1/2", "ethernet1/1/3"},
-			failLine: "switchport access vlan 1001", dropLine: "interface ethernet1/1/2", untaggedIsAccess: true},
+			failLine: "switchport access vlan 1001", dropLine: "interface ethernet1/1/2", untaggedIsAccess: true, noNative: 1},
+		"sonic": {set: vendorssh.SONiC(), ports: [3]string{"Ethernet0", "Ethernet4", "Ethernet8"},
+			failLine: "sudo config vlan member add -u 1001 Ethernet0", dropLine: "sudo config vlan member add 1001 Ethernet4", untaggedIsAccess: true},
+		"cumulus": {set: vendorssh.Cumulus(), ports: [3]string{"swp1", "swp2", "swp3"},
+			failLine: "nv set interface swp1 bridge domain br_default access 1001", dropLine: "nv set interface swp2 bridge domain br_default vlan 1001,1002", atomic: true},
 	}
 }
 
@@ -111,7 +120,7 @@ func checkSwitch(t *testing.T, v vendor, srv *vendortest.Server, want fabric.Sta
 		case fabric.ModeTrunk:
 			wantAllowed := slices.Clone(p.Trunk)
 			if v.untaggedIsAccess {
-				if untagged := max(p.VLAN, 1); got.Access != untagged {
+				if untagged := max(p.VLAN, v.noNative); got.Access != untagged {
 					t.Errorf("port %s untagged (access) VLAN %d, want %d", name, got.Access, untagged)
 				}
 			} else if p.VLAN > 0 {
@@ -132,6 +141,15 @@ func checkSwitch(t *testing.T, v vendor, srv *vendortest.Server, want fabric.Sta
 			t.Errorf("port %s is %s %d, want back in idle VLAN 1", name, got.Mode, got.Access)
 		}
 	}
+}
+
+func snapshot(srv *vendortest.Server) string {
+	out := fmt.Sprint(srv.Config.VLANs())
+	for _, n := range srv.Config.PortNames() {
+		p, _ := srv.Config.Port(n)
+		out += fmt.Sprintf(" %s:%+v", n, p)
+	}
+	return out
 }
 
 func golden(t *testing.T, file string, lines []string) {
@@ -190,6 +208,7 @@ func TestVendorsEndToEnd(t *testing.T) {
 			}
 			golden(t, name+"/leave.golden", srv.Commands())
 
+			before := snapshot(srv)
 			srv.FailOn(v.failLine)
 			err := pass(t, v.set, srv, want, fabric.Record{})
 			var cmdErr *sshcli.CommandError
@@ -197,6 +216,9 @@ func TestVendorsEndToEnd(t *testing.T) {
 				t.Fatalf("refused line: %v, want a CommandError naming %q", err, v.failLine)
 			}
 			t.Logf("as a user sees it: %v", err)
+			if after := snapshot(srv); v.atomic && after != before {
+				t.Errorf("a refused batch changed the switch:\nbefore %s\nafter  %s", before, after)
+			}
 			if err := pass(t, v.set, srv, want, fabric.Record{}); err != nil {
 				t.Fatalf("pass after the refusal: %v", err)
 			}
