@@ -39,6 +39,10 @@ type CommandSet struct {
 	// definition of the same form, for an OS scrapligo has none for.
 	Platform           string
 	PlatformDefinition []byte
+	// ConfigPrivilege is the platform's privilege level the batch's lines are typed at
+	// ("configuration" when empty; Junos: "configuration-private", a candidate of the session's
+	// own that the switch drops if the session ends before the commit).
+	ConfigPrivilege string
 	// Commit lines follow a batch's lines at the configuration privilege level (platform mode):
 	// Junos' "commit check" and "commit". Rollback lines are sent there instead when a line of
 	// the batch failed, so a candidate configuration is left as it was ("rollback 0").

@@ -102,7 +102,11 @@ func (s *Session) configurePlatform(_ context.Context, lines []string) error {
 	if err != nil {
 		return err
 	}
-	if err := cli.drv.AcquirePriv("configuration"); err != nil {
+	priv := s.set.ConfigPrivilege
+	if priv == "" {
+		priv = "configuration"
+	}
+	if err := cli.drv.AcquirePriv(priv); err != nil {
 		return fmt.Errorf("switch %s: entering configuration mode: %w", s.ep.Switch, s.connErr(cli.tr, err))
 	}
 	for _, line := range append(append([]string{}, lines...), s.set.Commit...) {
@@ -132,7 +136,8 @@ func (s *Session) checkResponse(cli *platformCLI, line string, r *response.Respo
 		return fmt.Errorf("switch %s: command %q: %w", s.ep.Switch, line, s.connErr(cli.tr, err))
 	}
 	if msg := s.matchError(r.Result); msg != "" {
-		return &CommandError{Switch: s.ep.Switch, Command: line, Output: msg}
+		// The lines before the error say where (Junos' "[edit ...]" and the reason).
+		return &CommandError{Switch: s.ep.Switch, Command: line, Output: trim(strings.TrimSuffix(strings.Join(strings.Fields(cleanOutput(r.Result)), " "), " [edit]"))}
 	}
 	if r.Failed != nil {
 		return &CommandError{Switch: s.ep.Switch, Command: line, Output: trim(r.Result)}

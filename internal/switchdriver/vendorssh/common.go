@@ -14,7 +14,7 @@ import (
 // Drivers returns every driver of this package, for the manager's registry.
 func Drivers() []sshcli.Driver {
 	return []sshcli.Driver{
-		{Set: EOS()}, {Set: NXOS()}, {Set: SONiC()}, {Set: DellOS10()}, {Set: Cumulus()},
+		{Set: EOS()}, {Set: NXOS()}, {Set: Junos()}, {Set: SONiC()}, {Set: DellOS10()}, {Set: Cumulus()},
 	}
 }
 

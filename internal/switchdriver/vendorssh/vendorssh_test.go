@@ -40,6 +40,8 @@ func vendors() map[string]vendor {
 		"nxos": {set: vendorssh.NXOS(), ports: [3]string{"Ethernet1/1", "Ethernet1/2", "Ethernet1/3"}, failLine: "switchport access vlan 1001", dropLine: "interface Ethernet1/2"},
 		"dellos10": {set: vendorssh.DellOS10(), ports: [3]string{"ethernet1/1/1", "ethernet1/1/2", "ethernet1/1/3"},
 			failLine: "switchport access vlan 1001", dropLine: "interface ethernet1/1/2", untaggedIsAccess: true, noNative: 1},
+		"junos": {set: vendorssh.Junos(), ports: [3]string{"ge-0/0/0", "ge-0/0/1", "ge-0/0/2"},
+			failLine: "commit check", dropLine: "set interfaces ge-0/0/1 unit 0 family ethernet-switching interface-mode trunk", atomic: true},
 		"sonic": {set: vendorssh.SONiC(), ports: [3]string{"Ethernet0", "Ethernet4", "Ethernet8"},
 			failLine: "sudo config vlan member add -u 1001 Ethernet0", dropLine: "sudo config vlan member add 1001 Ethernet4", untaggedIsAccess: true},
 		"cumulus": {set: vendorssh.Cumulus(), ports: [3]string{"swp1", "swp2", "swp3"},

@@ -88,8 +88,7 @@ func (c *iosLike) line(s *Server, st *shellState, cmd string) (string, bool) {
 		}
 		return c.invalid(cmd) + "\n", false
 	}
-	switch {
-	case cmd == "configure terminal" || cmd == "configure":
+	if cmd == "configure terminal" || cmd == "configure" {
 		st.mode = "config"
 		return "", false
 	}
