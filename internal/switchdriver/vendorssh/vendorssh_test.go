@@ -242,3 +242,59 @@ func TestVendorsEndToEnd(t *testing.T) {
 		})
 	}
 }
+
+// The exact commands each operation sends, one golden file per OS and operation, plus a mixed
+// batch (VLAN added, ports changed, one reset, a VLAN removed): each applied through the driver
+// to an emulated switch set up first, and the lines the switch received compared.
+func TestCommandsPerOperation(t *testing.T) {
+	for name, v := range vendors() {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			p0, p1, p2 := v.ports[0], v.ports[1], v.ports[2]
+			setup := fabric.Batch{
+				{Op: fabric.OpEnsureVLAN, VLAN: fabric.VLAN{ID: 1001}},
+				{Op: fabric.OpEnsureVLAN, VLAN: fabric.VLAN{ID: 1002}},
+				{Op: fabric.OpEnsureVLAN, VLAN: fabric.VLAN{ID: 1004}},
+				{Op: fabric.OpTrunkPort, Port: fabric.Port{Name: p1, Mode: fabric.ModeTrunk, Trunk: []int{1001, 1002}}},
+			}
+			cases := []struct {
+				op    string
+				batch fabric.Batch
+			}{
+				{"ensure-vlan", fabric.Batch{{Op: fabric.OpEnsureVLAN, VLAN: fabric.VLAN{ID: 1003}}}},
+				{"remove-vlan", fabric.Batch{{Op: fabric.OpRemoveVLAN, VLAN: fabric.VLAN{ID: 1004}}}},
+				{"access-port", fabric.Batch{{Op: fabric.OpAccessPort, Port: fabric.Port{Name: p0, Mode: fabric.ModeAccess, VLAN: 1001}}}},
+				{"trunk-port", fabric.Batch{{Op: fabric.OpTrunkPort, Port: fabric.Port{Name: p0, Mode: fabric.ModeTrunk, Trunk: []int{1001, 1002}}}}},
+				{"trunk-port-native", fabric.Batch{{Op: fabric.OpTrunkPort, Port: fabric.Port{Name: p0, Mode: fabric.ModeTrunk, VLAN: 1001, Trunk: []int{1002}}}}},
+				{"reset-port", fabric.Batch{{Op: fabric.OpResetPort, Port: fabric.Port{Name: p1, Mode: fabric.ModeAccess, VLAN: 1}}}},
+				{"mixed", fabric.Batch{
+					{Op: fabric.OpEnsureVLAN, VLAN: fabric.VLAN{ID: 1003}},
+					{Op: fabric.OpAccessPort, Port: fabric.Port{Name: p0, Mode: fabric.ModeAccess, VLAN: 1003}},
+					{Op: fabric.OpTrunkPort, Port: fabric.Port{Name: p2, Mode: fabric.ModeTrunk, VLAN: 1003, Trunk: []int{1001}}},
+					{Op: fabric.OpResetPort, Port: fabric.Port{Name: p1, Mode: fabric.ModeAccess, VLAN: 1}},
+					{Op: fabric.OpRemoveVLAN, VLAN: fabric.VLAN{ID: 1002}},
+				}},
+			}
+			for _, c := range cases {
+				srv := vendortest.Start(t, name, p0, p1, p2)
+				apply(t, v.set, srv, setup)
+				srv.Commands()
+				apply(t, v.set, srv, c.batch)
+				golden(t, name+"/"+c.op+".golden", srv.Commands())
+			}
+		})
+	}
+}
+
+func apply(t *testing.T, set sshcli.CommandSet, srv *vendortest.Server, b fabric.Batch) {
+	t.Helper()
+	ctx := context.Background()
+	sess, err := sshcli.Driver{Set: set, CommandTimeout: 10 * time.Second}.Connect(ctx, endpoint(srv))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = sess.Close() }()
+	if err := sess.Apply(ctx, b); err != nil {
+		t.Fatalf("apply %v: %v", b, err)
+	}
+}
