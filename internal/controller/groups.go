@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"sigs.k8s.io/cluster-api/controllers/clustercache"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -76,6 +77,10 @@ type Options struct {
 	SwitchDrivers *switchdriver.Registry
 	// ClusterCache reaches workload clusters (NewClusterCache); the infrastructure group needs it.
 	ClusterCache clustercache.ClusterCache
+	// SwitchRetryMin and SwitchRetryMax bound the wait before a failed switch is tried again,
+	// and VLANRetry is how often a ClusterNetwork whose VLAN range ran out looks again; zero is
+	// each controller's default (tests shorten them).
+	SwitchRetryMin, SwitchRetryMax, VLANRetry time.Duration
 }
 
 // setupFunc adds one reconciler to a manager.
@@ -107,12 +112,15 @@ var registry = map[Group][]namedSetup{
 }
 
 func setupClusterNetwork(ctx context.Context, mgr ctrl.Manager, opts Options) error {
-	r := &clusternetwork.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), WatchFilter: opts.WatchFilter}
+	r := &clusternetwork.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), WatchFilter: opts.WatchFilter, VLANRetry: opts.VLANRetry}
 	return r.SetupWithManager(ctx, mgr, opts.Concurrency)
 }
 
 func setupNetworkDevice(ctx context.Context, mgr ctrl.Manager, opts Options) error {
-	r := &networkdevice.Reconciler{Client: mgr.GetClient(), Drivers: opts.SwitchDrivers, Concurrency: opts.FabricConcurrency, WatchFilter: opts.WatchFilter}
+	r := &networkdevice.Reconciler{
+		Client: mgr.GetClient(), Drivers: opts.SwitchDrivers, Concurrency: opts.FabricConcurrency, WatchFilter: opts.WatchFilter,
+		RetryMin: opts.SwitchRetryMin, RetryMax: opts.SwitchRetryMax,
+	}
 	return r.SetupWithManager(ctx, mgr, opts.Concurrency)
 }
 

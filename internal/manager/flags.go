@@ -52,6 +52,9 @@ type Options struct {
 	// Logs are Cluster API's logging flags (--v, --logging-format, ...), from component-base.
 	Logs *logsv1.LoggingConfiguration
 
+	// Embedding is what a program running the manager inside itself sets (dev mode, tests).
+	Embedding
+
 	// SetupWebhooks registers webhooks (conversion, defaulting, validation) with the manager's
 	// webhook server. With it nil no webhook server runs and --webhook-* are ignored.
 	SetupWebhooks func(mgr ctrl.Manager) error

@@ -4,28 +4,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
-	"slices"
 	"sync"
-	"time"
 
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	logsv1 "k8s.io/component-base/logs/api/v1"
 	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
-	"sigs.k8s.io/controller-runtime/pkg/healthz"
-	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
-	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	"github.com/metalwire/metalwire/internal/controller"
-	"github.com/metalwire/metalwire/internal/scheme"
 	"github.com/metalwire/metalwire/internal/version"
-	"github.com/metalwire/metalwire/internal/webhooks"
 )
 
 // serviceAccountNamespace is where a Pod finds its namespace; its absence means the manager
@@ -51,120 +41,15 @@ func Run(ctx context.Context, o *Options, groups []controller.Group) error {
 	}
 	// controller-runtime logs through klog, so its lines and client-go's share one format.
 	ctrl.SetLogger(klog.Background())
-	log := ctrl.Log.WithName("manager")
-
-	if o.LeaderElect && (o.RetryPeriod >= o.RenewDeadline || o.RenewDeadline >= o.LeaseDuration) {
-		return fmt.Errorf("leader election needs --leader-elect-retry-period (%s) < --leader-elect-renew-deadline (%s) < --leader-elect-lease-duration (%s)",
-			o.RetryPeriod, o.RenewDeadline, o.LeaseDuration)
-	}
-	cfg, err := RestConfig(o.Kubeconfig)
+	m, err := New(ctx, o, groups)
 	if err != nil {
 		return err
 	}
-	cfg.QPS, cfg.Burst = o.QPS, o.Burst
-
-	electionNamespace := o.LeaderElectionNamespace
-	if o.LeaderElect && electionNamespace == "" && !inCluster() {
-		electionNamespace = kubeconfigNamespace(o.Kubeconfig)
-		log.Info("not running in a cluster: the leader election Lease goes to namespace "+electionNamespace+"; set --leader-election-namespace to choose another, or --leader-elect=false",
-			"lease", electionNamespace+"/"+o.LeaderElectionID)
-	}
-
-	metrics := metricsserver.Options{BindAddress: o.MetricsAddr}
-	if !o.InsecureDiagnostics {
-		metrics.SecureServing = true
-		metrics.FilterProvider = filters.WithAuthenticationAndAuthorization
-	}
-	opts := ctrl.Options{
-		Scheme:                  scheme.New(),
-		Metrics:                 metrics,
-		HealthProbeBindAddress:  o.ProbeAddr,
-		PprofBindAddress:        o.ProfilerAddr,
-		LeaderElection:          o.LeaderElect,
-		LeaderElectionID:        o.LeaderElectionID,
-		LeaderElectionNamespace: electionNamespace,
-		LeaseDuration:           &o.LeaseDuration,
-		RenewDeadline:           &o.RenewDeadline,
-		RetryPeriod:             &o.RetryPeriod,
-		// Give up the lease on the way out, so a new replica takes over at once.
-		LeaderElectionReleaseOnCancel: true,
-		GracefulShutdownTimeout:       &o.GracefulShutdown,
-		Cache: cache.Options{
-			SyncPeriod: &o.SyncPeriod,
-			// No controller reads managedFields; without them the cache holds about half the
-			// bytes, and updates sent from cached objects are smaller (the API server keeps
-			// the managedFields a request leaves out).
-			DefaultTransform: cache.TransformStripManagedFields(),
-			ByObject:         controller.CacheByObject(),
-		},
-	}
-	if o.SetupWebhooks == nil && o.WebhookPort != 0 {
-		// The conversion webhooks need the certificate cert-manager (or dev mode) provides;
-		// without one the manager still runs, for v1beta2 clients only.
-		if certsIn(o.WebhookCertDir) {
-			o.SetupWebhooks = webhooks.SetupConversion
-		} else {
-			log.Info("conversion webhooks not served: no tls.crt and tls.key in --webhook-cert-dir; objects cannot be read or written as CAPM3's v1beta1 until they are", "dir", o.WebhookCertDir)
-		}
-	}
-	if o.SetupWebhooks != nil {
-		opts.WebhookServer = webhook.NewServer(webhook.Options{Port: o.WebhookPort, CertDir: o.WebhookCertDir})
-	}
-	if o.WatchNamespace != "" {
-		opts.Cache.DefaultNamespaces = map[string]cache.Config{o.WatchNamespace: {}}
-	}
-	mgr, err := ctrl.NewManager(cfg, opts)
-	if err != nil {
-		return fmt.Errorf("creating the manager: %w", err)
-	}
-	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
-		return err
-	}
-	if err := mgr.AddReadyzCheck("informers", cacheSynced(mgr.GetCache())); err != nil {
-		return err
-	}
-	if o.SetupWebhooks != nil {
-		if err := o.SetupWebhooks(mgr); err != nil {
-			return fmt.Errorf("setting up the webhooks: %w", err)
-		}
-		if err := mgr.AddReadyzCheck("webhooks", mgr.GetWebhookServer().StartedChecker()); err != nil {
-			return err
-		}
-	}
-
-	copts := controller.Options{
-		Concurrency: o.Concurrency, IPReuse: o.IPReuse, FabricConcurrency: o.FabricConcurrency,
-		ControllerConcurrency: o.ControllerConcurrency(), WatchFilter: o.WatchFilter, FastTrack: o.FastTrack,
-		RemediationNodeMode: o.RemediationNodeMode,
-	}
-	if slices.Contains(groups, controller.Infrastructure) {
-		// Workload clusters (their Nodes) are reached through Cluster API's ClusterCache.
-		if copts.ClusterCache, err = controller.NewClusterCache(ctx, mgr, "metalwire-manager", o.Concurrency); err != nil {
-			return err
-		}
-	}
-	added, err := controller.Setup(ctx, mgr, groups, copts)
-	if err != nil {
-		return err
-	}
-	log.Info("starting", "version", version.Get().Version, "groups", groups, "controllers", added)
-	if err := mgr.Start(ctx); err != nil {
+	ctrl.Log.WithName("manager").Info("starting", "version", version.Get().Version, "groups", groups, "controllers", m.Controllers)
+	if err := m.Start(ctx); err != nil {
 		return fmt.Errorf("running the manager: %w", err)
 	}
 	return nil
-}
-
-// cacheSynced is ready once every informer the controllers use has listed its kind: before
-// that a reconcile would see an empty world.
-func cacheSynced(c cache.Cache) healthz.Checker {
-	return func(req *http.Request) error {
-		ctx, cancel := context.WithTimeout(req.Context(), time.Second)
-		defer cancel()
-		if !c.WaitForCacheSync(ctx) {
-			return errors.New("the informer caches have not synced yet")
-		}
-		return nil
-	}
 }
 
 func inCluster() bool {

@@ -9,19 +9,14 @@ import (
 	. "github.com/onsi/gomega"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
-	"k8s.io/utils/ptr"
-	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/config"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	netv1 "github.com/metalwire/metalwire/api/network/v1alpha1"
-	"github.com/metalwire/metalwire/internal/controller/clusternetwork"
-	"github.com/metalwire/metalwire/internal/controller/networkdevice"
+	"github.com/metalwire/metalwire/internal/controller"
+	"github.com/metalwire/metalwire/internal/manager"
+	"github.com/metalwire/metalwire/internal/manager/managertest"
 	"github.com/metalwire/metalwire/internal/switchdriver"
 	"github.com/metalwire/metalwire/internal/switchdriver/standin"
-	"github.com/metalwire/metalwire/internal/testenv"
 )
 
 const timeout = 60 * time.Second
@@ -35,34 +30,14 @@ func startFabric(t *testing.T, ns string, drv *standin.Driver) {
 	startFabricWith(t, ns, reg)
 }
 
-// startFabricWith starts a manager running both fabric controllers over ns with the drivers of
-// reg; opts change the manager's options.
-func startFabricWith(t *testing.T, ns string, reg *switchdriver.Registry, opts ...func(*ctrl.Options)) {
+// startFabricWith starts the image's manager running the fabric controllers over ns with the
+// drivers of reg; tune changes its options.
+func startFabricWith(t *testing.T, ns string, reg *switchdriver.Registry, tune ...func(*manager.Options)) {
 	t.Helper()
-	g := NewWithT(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	o := ctrl.Options{
-		Scheme:                 env.Scheme,
-		Metrics:                metricsserver.Options{BindAddress: "0"},
-		HealthProbeBindAddress: "0",
-		Cache:                  cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}},
-		Controller:             config.Controller{SkipNameValidation: ptr.To(true)},
-	}
-	for _, f := range opts {
-		f(&o)
-	}
-	mgr, err := ctrl.NewManager(env.Config, o)
-	g.Expect(err).NotTo(HaveOccurred())
-	nd := &networkdevice.Reconciler{Client: mgr.GetClient(), Drivers: reg, Concurrency: 2, RetryMin: 200 * time.Millisecond, RetryMax: time.Second}
-	g.Expect(nd.SetupWithManager(ctx, mgr, 2)).To(Succeed())
-	cn := &clusternetwork.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), VLANRetry: time.Second}
-	g.Expect(cn.SetupWithManager(ctx, mgr, 2)).To(Succeed())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		testenv.ReportManagerExit(t, mgr.Start(ctx))
-	}()
-	t.Cleanup(func() { cancel(); <-done })
+	managertest.Start(t, env, ns, []controller.Group{controller.Fabric}, append([]func(*manager.Options){func(o *manager.Options) {
+		o.SwitchDrivers = reg
+		o.SwitchRetryMin, o.SwitchRetryMax, o.VLANRetry = 200*time.Millisecond, time.Second, time.Second
+	}}, tune...)...)
 }
 
 func networkDevice(ns string, switches ...string) *netv1.NetworkDevice {

@@ -15,9 +15,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	netv1 "github.com/metalwire/metalwire/api/network/v1alpha1"
-	"github.com/metalwire/metalwire/internal/switchdriver"
-	"github.com/metalwire/metalwire/internal/switchdriver/openvswitch"
-	"github.com/metalwire/metalwire/internal/switchdriver/openvswitchssh"
 	"github.com/metalwire/metalwire/internal/switchdriver/ovstest"
 )
 
@@ -37,17 +34,22 @@ var realLeaves = []struct {
 	}},
 	{"ssh", func(t *testing.T, f *ovstest.Fabric, ns string) (netv1.Switch, *corev1.Secret) {
 		srv := ovstest.StartSSHD(t, map[string]string{"OVS_RUNDIR": f.Switch.Dir})
-		secret := &corev1.Secret{
-			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "leaf1-login"},
-			Type:       corev1.SecretTypeBasicAuth,
-			StringData: map[string]string{corev1.BasicAuthUsernameKey: srv.User, corev1.BasicAuthPasswordKey: srv.Password},
-		}
 		return netv1.Switch{Name: "leaf1", Address: srv.Host, Port: int32(srv.Port), NetworkOS: netv1.NetworkOSOpenvSwitchSSH,
-			Bridge: f.Bridge, HostKey: srv.HostKey, CredentialsRef: &netv1.SecretReference{Name: secret.Name}}, secret
+			Bridge: f.Bridge, HostKey: srv.HostKey, CredentialsRef: &netv1.SecretReference{Name: "leaf1-login"}}, sshAuthSecret(ns, "leaf1-login", srv.User, srv.ClientKey)
 	}},
 }
 
-// The fabric controllers drive a real Open vSwitch (user space, hosts in network namespaces)
+// sshAuthSecret is a switch's login as docs/switch-drivers.md makes it (kubectl create secret
+// generic --type=kubernetes.io/ssh-auth): no labels.
+func sshAuthSecret(ns, name, user string, key []byte) *corev1.Secret {
+	return &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Type:       corev1.SecretTypeSSHAuth,
+		Data:       map[string][]byte{corev1.BasicAuthUsernameKey: []byte(user), corev1.SSHAuthPrivateKey: key},
+	}
+}
+
+// The image's manager drives a real Open vSwitch (user space, hosts in network namespaces)
 // through each shipped driver: hosts of one cluster reach each other and nobody else, a host that
 // leaves reaches nobody, nothing is sent when nothing changed, and deleting the ClusterNetworks
 // leaves the switch as it was.
@@ -61,19 +63,15 @@ func TestControllersDriveARealOpenvSwitch(t *testing.T) {
 			f := ovstest.NewFabric(t)
 			before := f.Switch.Ports(t)
 
-			reg := &switchdriver.Registry{}
-			ovsdb := openvswitch.New() // as the manager registers it: connections kept between sessions
-			t.Cleanup(ovsdb.CloseIdle)
-			reg.Register(ovsdb)
-			reg.Register(openvswitchssh.New())
-			startFabricWith(t, ns, reg)
+			// The image's manager with the image's drivers.
+			startFabricWith(t, ns, nil)
 
 			leaf, secret := tc.leaf(t, f, ns)
-			if secret != nil {
-				create(t, secret)
-			}
 			nd := &netv1.NetworkDevice{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "nd1"}, Spec: netv1.NetworkDeviceSpec{Switches: []netv1.Switch{leaf}}}
 			create(t, nd)
+			if secret != nil { // after the NetworkDevice, as a user who applies a folder may
+				create(t, secret)
+			}
 			for _, h := range []*ovstest.Host{f.H1, f.H2, f.H3} {
 				create(t, &netv1.NIC{
 					ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "nic-" + h.Name},

@@ -5,10 +5,9 @@ import (
 	"time"
 
 	. "github.com/onsi/gomega"
-	"k8s.io/utils/ptr"
-	ctrl "sigs.k8s.io/controller-runtime"
 
 	netv1 "github.com/metalwire/metalwire/api/network/v1alpha1"
+	"github.com/metalwire/metalwire/internal/manager"
 	"github.com/metalwire/metalwire/internal/switchdriver"
 	"github.com/metalwire/metalwire/internal/switchdriver/standin"
 	"github.com/metalwire/metalwire/pkg/fabric"
@@ -25,7 +24,7 @@ func TestAPortChangedByHandIsPutRightByTheResync(t *testing.T) {
 	s2.AddPorts(1, "p-bm0")
 	reg := &switchdriver.Registry{}
 	reg.Register(drv)
-	startFabricWith(t, ns, reg, func(o *ctrl.Options) { o.Cache.SyncPeriod = ptr.To(2 * time.Second) })
+	startFabricWith(t, ns, reg, func(o *manager.Options) { o.SyncPeriod = 2 * time.Second })
 	create(t, networkDevice(ns, "switch1", "switch2"), hostNIC(ns, "bm0"), clusterNetwork(ns, "cn1", "1000-1999", "control", "data"))
 	g.Eventually(func(g Gomega) {
 		g.Expect(getCN(g, ns, "cn1").Status.Available).To(HaveKey("bm0"))

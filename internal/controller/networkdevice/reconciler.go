@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/cluster-api/util/conditions"
 	"sigs.k8s.io/cluster-api/util/patch"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -21,6 +22,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	netv1 "github.com/metalwire/metalwire/api/network/v1alpha1"
 	"github.com/metalwire/metalwire/internal/controller/cachelag"
@@ -67,6 +69,8 @@ type Reconciler struct {
 	passes waits.Rewrites
 	// records are the status.switches written last, until the cache shows them.
 	records cachelag.Writes[[]netv1.SwitchStatus]
+	// secrets are the credentials Secrets the NetworkDevices name, each watched by name.
+	secrets *credentialSecrets
 }
 
 // +kubebuilder:rbac:groups=network.metalwire.io,resources=networkdevices,verbs=get;list;watch;update;patch
@@ -104,11 +108,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		if apierrors.IsNotFound(err) {
 			r.passes.Forget(key)
 			r.records.Forget(key)
+			r.secrets.use(req.NamespacedName, nil)
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if !nd.DeletionTimestamp.IsZero() || !watchfilter.Matches(nd, r.WatchFilter) {
 		r.passes.Forget(key)
+		r.secrets.use(req.NamespacedName, nil)
 		return ctrl.Result{}, nil
 	}
 	if r.PassQuiet >= 0 {
@@ -124,6 +130,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	if written, ok := r.records.Unseen(key, read); ok {
 		nd.Status.Switches = copySwitches(written)
 	}
+	r.secrets.use(req.NamespacedName, secretsNamed(nd))
 	patcher, err := patch.NewHelper(nd, r.Client)
 	if err != nil {
 		return ctrl.Result{}, err
@@ -325,8 +332,8 @@ func (r *Reconciler) endpoint(ctx context.Context, nd *netv1.NetworkDevice, sw n
 	if sw.CredentialsRef == nil {
 		return ep, nil
 	}
-	secret := &corev1.Secret{}
-	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: nd.Namespace, Name: sw.CredentialsRef.Name}, secret); err != nil {
+	secret, err := r.secrets.get(ctx, client.ObjectKey{Namespace: nd.Namespace, Name: sw.CredentialsRef.Name})
+	if err != nil {
 		return ep, fmt.Errorf("credentialsRef: reading Secret %s: %w", sw.CredentialsRef.Name, err)
 	}
 	c, err := CredentialsFrom(secret)
@@ -440,12 +447,19 @@ var resync = predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
 	return e.ObjectOld.GetResourceVersion() == e.ObjectNew.GetResourceVersion()
 }}
 
-// SetupWithManager watches NetworkDevices and the NICs cabled to them.
+// SetupWithManager watches NetworkDevices, the NICs cabled to them and the Secrets their
+// switches' credentials are in.
 func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, concurrency int) error {
 	r.init()
 	if err := fabricindex.Setup(ctx, mgr); err != nil {
 		return err
 	}
+	cs, err := kubernetes.NewForConfig(mgr.GetConfig())
+	if err != nil {
+		return fmt.Errorf("a client for the credentials Secrets: %w", err)
+	}
+	r.secrets = newCredentialSecrets(cs)
+	r.secrets.ctx = ctx
 	return ctrl.NewControllerManagedBy(mgr).
 		// Its own status writes start no pass: only its spec (generation), labels (the watch
 		// filter), annotations and the periodic resync (--sync-period, which reads every switch
@@ -456,6 +470,8 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, con
 			nic := o.(*netv1.NIC)
 			return []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: nic.Namespace, Name: nic.Spec.NetworkDeviceRef}}}
 		})).
+		// A credentials Secret created, fixed or rotated starts a pass of the devices naming it.
+		WatchesRawSource(source.Channel(r.secrets.events, &handler.EnqueueRequestForObject{})).
 		WithOptions(controller.Options{MaxConcurrentReconciles: max(concurrency, 1)}).
 		Named("networkdevice").
 		Complete(r)

@@ -30,6 +30,22 @@ type SSHServer struct {
 	User      string
 	Password  string
 	ClientKey []byte
+
+	authorized string
+}
+
+// AuthorizeKey lets the user log in with one more key (its public half in authorized_keys
+// form), as a switch administrator adds a rotated key.
+func (s *SSHServer) AuthorizeKey(t testing.TB, pub string) {
+	t.Helper()
+	f, err := os.OpenFile(s.authorized, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(pub + "\n"); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // StartSSHD starts sshd as root with a temporary configuration (-f config -D -e), a host key
@@ -70,6 +86,7 @@ func StartSSHD(t testing.TB, env map[string]string) *SSHServer {
 	clientPub, clientKey := NewSSHKey(t)
 	s.ClientKey = clientKey
 	authorized := filepath.Join(dir, "authorized_keys")
+	s.authorized = authorized
 	if err := os.WriteFile(authorized, []byte(clientPub+"\n"), 0o644); err != nil { //nolint:gosec // sshd reads it as the test user
 		t.Fatal(err)
 	}
