@@ -98,7 +98,7 @@ func TestPagingTurnedOff(t *testing.T) {
 func rawShell(t *testing.T, srv *vendortest.Server, line string) string {
 	t.Helper()
 	c, err := ssh.Dial("tcp", fmt.Sprintf("%s:%d", srv.Host, srv.Port), &ssh.ClientConfig{User: srv.User,
-		Auth: []ssh.AuthMethod{ssh.Password(srv.Password)}, HostKeyCallback: ssh.InsecureIgnoreHostKey()}) //nolint:gosec // the test's own switch
+		Auth: []ssh.AuthMethod{ssh.Password(srv.Password)}, HostKeyCallback: ssh.InsecureIgnoreHostKey()})
 	if err != nil {
 		t.Fatal(err)
 	}
