@@ -136,31 +136,6 @@ func checkChange(i int, c fabric.Change) error {
 	return nil
 }
 
-// inPlace says whether the switch already shows what c asks for, so it need not be sent.
-// A reset is in place when the port is an access port of the idle VLAN (or of no mode when the
-// idle VLAN is 0).
-func inPlace(c fabric.Change, st fabric.State) bool {
-	hasVLAN := slices.ContainsFunc(st.VLANs, func(v fabric.VLAN) bool { return v.ID == c.VLAN.ID })
-	cur, exists := st.Ports[c.Port.Name]
-	switch c.Op {
-	case fabric.OpEnsureVLAN:
-		return hasVLAN
-	case fabric.OpRemoveVLAN:
-		return !hasVLAN
-	case fabric.OpAccessPort:
-		return exists && cur.Mode == fabric.ModeAccess && cur.VLAN == c.Port.VLAN
-	case fabric.OpTrunkPort:
-		want := slices.Compact(slices.Sorted(slices.Values(c.Port.Trunk)))
-		return exists && cur.Mode == fabric.ModeTrunk && cur.VLAN == c.Port.VLAN && slices.Equal(cur.Trunk, want)
-	case fabric.OpResetPort:
-		if c.Port.VLAN == 0 {
-			return exists && cur.Mode == "" && cur.VLAN == 0 && len(cur.Trunk) == 0
-		}
-		return exists && cur.Mode == fabric.ModeAccess && cur.VLAN == c.Port.VLAN
-	}
-	return false
-}
-
 // portsOf lists the ports a batch configures, in order, once each.
 func portsOf(batch fabric.Batch) []string {
 	var out []string

@@ -105,7 +105,7 @@ func (s *Session) Apply(ctx context.Context, batch fabric.Batch) error {
 		}
 		todo = nil
 		for _, c := range batch {
-			if !inPlace(c, st) {
+			if !fabric.InPlace(c, st) {
 				todo = append(todo, c)
 			}
 		}
