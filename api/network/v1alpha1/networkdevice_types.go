@@ -5,7 +5,7 @@ import (
 )
 
 // NetworkOS names the switch operating system, and so the driver that manages a switch.
-// +kubebuilder:validation:Enum=openvswitch;openvswitch-ssh;eos;nxos;junos;sonic;dellos10;cumulus
+// +kubebuilder:validation:Enum=openvswitch;openvswitch-ssh;eos;nxos;junos;sonic;dellos10;cumulus;openconfig
 type NetworkOS string
 
 const (

@@ -5,7 +5,7 @@ set -e
 yang="$(go env GOMODCACHE)/github.com/openconfig/ygot@v0.36.0/demo/getting_started/yang"
 go mod download github.com/openconfig/ygot@v0.36.0
 go run github.com/openconfig/ygot/generator@v0.36.0 -path="$yang,." -output_file=oc.go -package_name=oc \
-	-generate_fakeroot -fakeroot_name=device -compress_paths=false -exclude_modules=ietf-interfaces \
+	-generate_fakeroot -fakeroot_name=device -compress_paths=false -generate_getters -exclude_modules=ietf-interfaces \
 	"$yang/openconfig-interfaces.yang" "$yang/openconfig-if-ethernet.yang" "$yang/openconfig-vlan.yang" \
 	metalwire-network-instance.yang
 gofmt -w oc.go
