@@ -55,8 +55,8 @@ type Switch struct {
 	// +kubebuilder:validation:MaxLength=253
 	Address string `json:"address"`
 
-	// Port is the management port. Unset: the networkOS default (6640 for openvswitch, 22 for
-	// openvswitch-ssh).
+	// Port is the management port. Unset: the networkOS default (6640 for openvswitch, 9339 for
+	// openconfig, 22 for the SSH ones).
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=65535
 	// +optional
@@ -79,7 +79,8 @@ type Switch struct {
 	// +optional
 	HostKey string `json:"hostKey,omitempty"`
 
-	// Bridge is the Open vSwitch bridge whose ports are managed (openvswitch drivers only).
+	// Bridge is the Open vSwitch bridge whose ports are managed (openvswitch drivers), or the
+	// NVUE bridge domain (cumulus; default br_default).
 	// +kubebuilder:validation:MaxLength=15
 	// +optional
 	Bridge string `json:"bridge,omitempty"`
