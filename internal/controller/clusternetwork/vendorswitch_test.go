@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	netv1 "github.com/metalwire/metalwire/api/network/v1alpha1"
+	"github.com/metalwire/metalwire/internal/switchdriver/gnmitest"
 	"github.com/metalwire/metalwire/internal/switchdriver/vendortest"
 )
 
@@ -121,4 +122,54 @@ func TestControllersDriveVendorSwitches(t *testing.T) {
 			g.Expect(access(vs.ports[0])).To(Equal("access 1001"), "h1 kept its VLAN")
 		})
 	}
+}
+
+// The image's manager drives a gNMI switch: the credentials come from a kubernetes.io/tls Secret
+// that also carries a username and password; hosts join in one Set, and nothing is sent when
+// nothing changed.
+func TestControllersDriveAGNMISwitch(t *testing.T) {
+	g := NewWithT(t)
+	ns := env.NewNamespace(t)
+	tg := gnmitest.Start(t, "Ethernet1", "Ethernet2")
+	startFabricWith(t, ns, nil)
+	create(t, &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "leaf1-gnmi"},
+		Type:       corev1.SecretTypeTLS,
+		Data: map[string][]byte{corev1.TLSCertKey: tg.ClientCertPEM, corev1.TLSPrivateKeyKey: tg.ClientKeyPEM, "ca.crt": tg.CAPEM,
+			corev1.BasicAuthUsernameKey: []byte(tg.Username), corev1.BasicAuthPasswordKey: []byte(tg.Password)},
+	}, &netv1.NetworkDevice{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "nd1"},
+		Spec: netv1.NetworkDeviceSpec{Switches: []netv1.Switch{{
+			Name: "leaf1", Address: tg.Host, Port: int32(tg.Port), NetworkOS: netv1.NetworkOSOpenConfig,
+			CredentialsRef: &netv1.SecretReference{Name: "leaf1-gnmi"},
+		}}},
+	})
+	for i, h := range []string{"h1", "h2"} {
+		create(t, &netv1.NIC{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "nic-" + h},
+			Spec: netv1.NICSpec{Node: h, NetworkDeviceRef: "nd1", NICs: []netv1.HostNIC{{
+				NetworkDevice: netv1.NICNetworkDevice{Switch: netv1.SwitchPortRef{Name: "leaf1", Port: intstr.FromString(fmt.Sprintf("Ethernet%d", i+1))}},
+				Capability:    netv1.NICCapability{Speed: 1000},
+			}}},
+		})
+	}
+	create(t, clusterNetwork(ns, "cn-a", "1001-1001", "control"))
+	g.Eventually(func(g Gomega) {
+		g.Expect(getCN(g, ns, "cn-a").Status.Available).To(HaveKey("h2"))
+	}, timeout).Should(Succeed())
+	selectHost(t, ns, "h1", "cn-a")
+	selectHost(t, ns, "h2", "cn-a")
+	for _, h := range []string{"h1", "h2"} {
+		g.Eventually(func(g Gomega) {
+			g.Expect(state(g, ns, "cn-a", h).State).To(Equal(netv1.HostReady), "host %s", h)
+		}, timeout).Should(Succeed())
+	}
+	for _, p := range []string{"Ethernet1", "Ethernet2"} {
+		g.Expect(tg.Leaf("/interfaces/interface[name=" + p + "]/ethernet/switched-vlan/config/access-vlan")).To(Equal("1001"))
+	}
+	g.Expect(tg.Leaf("/network-instances/network-instance[name=default]/vlans/vlan[vlan-id=1001]/config/vlan-id")).To(Equal("1001"))
+	sets := tg.Sets()
+	poke(t, ns)
+	time.Sleep(3 * time.Second)
+	g.Expect(tg.Sets()).To(Equal(sets), "a reconcile with nothing changed sent a Set")
 }
