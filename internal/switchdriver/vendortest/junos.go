@@ -5,36 +5,31 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 )
 
 // junos is the Junos CLI (ELS switching): operational mode (>), configuration mode (#, "[edit]")
 // editing a candidate configuration with set and delete, "commit check" and "commit" to make
 // it the running configuration, "rollback 0" to drop the changes. "configure" edits the shared
 // candidate, which outlives the session; "configure private" one of the session's own.
-type junos struct {
-	mu     sync.Mutex
-	shared map[*Server]*Config
-	// private candidates by shell.
-	private map[*shellState]*Config
-}
+// The shared candidate is Server.staged, a private one shellState.private.
+type junos struct{}
 
 func init() {
-	personalities["junos"] = &junos{shared: map[*Server]*Config{}, private: map[*shellState]*Config{}}
+	personalities["junos"] = junos{}
 }
 
-func (j *junos) newShell() shellState { return shellState{mode: "op"} }
+func (j junos) newShell() shellState { return shellState{mode: "op"} }
 
-func (j *junos) prompt(st *shellState) string {
+func (j junos) prompt(st *shellState) string {
 	if st.mode == "config" {
 		return "\n[edit]\nadmin@leaf1# "
 	}
 	return "admin@leaf1> "
 }
 
-func (j *junos) exec(*Server, string) (string, int) { return "error: use the CLI\n", 1 }
+func (j junos) exec(*Server, string) (string, int) { return "error: use the CLI\n", 1 }
 
-func (j *junos) errorFor(cmd string) string {
+func (j junos) errorFor(cmd string) string {
 	if strings.HasPrefix(cmd, "commit") {
 		return "[edit interfaces ge-0/0/0 unit 0 family ethernet-switching]\n  'vlan'\n    " +
 			"Interface ge-0/0/0.0 has VLAN members on both access and trunk\nerror: configuration check-out failed"
@@ -43,19 +38,14 @@ func (j *junos) errorFor(cmd string) string {
 }
 
 // candidate is what a configuration-mode shell edits.
-func (j *junos) candidate(s *Server, st *shellState) *Config {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	if c, ok := j.private[st]; ok {
-		return c
+func (j junos) candidate(s *Server, st *shellState) *Config {
+	if st.private != nil {
+		return st.private
 	}
-	if j.shared[s] == nil {
-		j.shared[s] = s.Config.Clone()
-	}
-	return j.shared[s]
+	return s.stagedConfig()
 }
 
-func (j *junos) line(s *Server, st *shellState, cmd string) (string, bool) {
+func (j junos) line(s *Server, st *shellState, cmd string) (string, bool) {
 	if st.mode != "config" {
 		return j.opLine(s, st, cmd)
 	}
@@ -63,9 +53,7 @@ func (j *junos) line(s *Server, st *shellState, cmd string) (string, bool) {
 	f := strings.Fields(cmd)
 	switch {
 	case cmd == "exit configuration-mode" || cmd == "exit" || cmd == "quit":
-		j.mu.Lock()
-		delete(j.private, st)
-		j.mu.Unlock()
+		st.private = nil
 		st.mode = "op"
 		return "Exiting configuration mode\n", false
 	case cmd == "rollback 0":
@@ -93,7 +81,7 @@ func (j *junos) line(s *Server, st *shellState, cmd string) (string, bool) {
 	return j.errorFor(cmd) + "\n", false
 }
 
-func (j *junos) opLine(s *Server, st *shellState, cmd string) (string, bool) {
+func (j junos) opLine(s *Server, st *shellState, cmd string) (string, bool) {
 	switch cmd {
 	case "exit", "quit":
 		return "", true
@@ -107,9 +95,7 @@ func (j *junos) opLine(s *Server, st *shellState, cmd string) (string, bool) {
 	case "configure", "configure private":
 		st.mode = "config"
 		if cmd == "configure private" {
-			j.mu.Lock()
-			j.private[st] = s.Config.Clone()
-			j.mu.Unlock()
+			st.private = s.Config.Clone()
 			return "warning: uncommitted changes will be discarded on exit\nEntering configuration mode\n", false
 		}
 		return "Entering configuration mode\n", false

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 )
 
 // linuxSwitch is a switch whose CLI is a Linux shell (SONiC, Cumulus): driven over exec
@@ -176,33 +175,9 @@ func sonicTable(cfg *Config, table string) string {
 	return mustJSON(out)
 }
 
-// cumulus is NVUE: "nv set/unset" stage changes in a pending revision, "nv config apply -y"
-// applies it, "nv config detach" drops it, "nv config show -o json" shows the applied
-// configuration.
-type cumulusState struct {
-	mu      sync.Mutex
-	pending map[*Server]*Config
-}
-
-var nvue = &cumulusState{pending: map[*Server]*Config{}}
-
-func (c *cumulusState) get(s *Server) *Config {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.pending[s] == nil {
-		c.pending[s] = s.Config.Clone()
-	}
-	return c.pending[s]
-}
-
-func (c *cumulusState) take(s *Server) *Config {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	p := c.pending[s]
-	delete(c.pending, s)
-	return p
-}
-
+// cumulusRun is NVUE: "nv set/unset" stage changes in a pending revision (Server.staged), "nv
+// config apply -y" applies it, "nv config detach" drops it, "nv config show -o json" shows the
+// applied configuration.
 func cumulusRun(s *Server, f []string) (string, int) {
 	fail := func(format string, a ...any) (string, int) { return "Error: " + fmt.Sprintf(format, a...) + "\n", 1 }
 	cmd := strings.Join(f, " ")
@@ -212,10 +187,10 @@ func cumulusRun(s *Server, f []string) (string, int) {
 	case "nv config show -o json":
 		return cumulusShow(s.Config), 0
 	case "nv config detach":
-		nvue.take(s)
+		s.takeStaged()
 		return "", 0
 	case "nv config apply -y":
-		if p := nvue.take(s); p != nil {
+		if p := s.takeStaged(); p != nil {
 			s.Config.replace(p)
 		}
 		return "applied [rev_id: 2]\n", 0
@@ -227,7 +202,7 @@ func cumulusRun(s *Server, f []string) (string, int) {
 	}
 	set := f[1] == "set"
 	a := f[2:]
-	pending := nvue.get(s)
+	pending := s.stagedConfig()
 	var out string
 	switch {
 	case len(a) == 5 && a[0] == "bridge" && a[1] == "domain" && a[3] == "vlan":

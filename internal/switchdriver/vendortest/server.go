@@ -43,6 +43,9 @@ type Server struct {
 	failOn   string
 	dropAt   string
 	conns    map[*ssh.ServerConn]bool
+	// staged is configuration edited but not yet applied: Junos' shared candidate, NVUE's
+	// pending revision. nil: none (it starts as a copy of Config on first edit).
+	staged   *Config
 	wg       sync.WaitGroup
 	closed   bool
 	closeErr error
@@ -67,6 +70,8 @@ type shellState struct {
 	mode     string
 	context  string // the interface or VLAN being configured
 	noPaging bool
+	// private is Junos' private candidate ("configure private"), gone with the session.
+	private *Config
 }
 
 // Start runs a switch of networkOS os with the given front-panel ports (all access ports of VLAN
@@ -154,6 +159,25 @@ func (s *Server) Commands() []string {
 	out := s.commands
 	s.commands = nil
 	return out
+}
+
+// stagedConfig returns the staged configuration, starting one from Config if there is none.
+func (s *Server) stagedConfig() *Config {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.staged == nil {
+		s.staged = s.Config.Clone()
+	}
+	return s.staged
+}
+
+// takeStaged returns the staged configuration (nil if none) and drops it.
+func (s *Server) takeStaged() *Config {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := s.staged
+	s.staged = nil
+	return st
 }
 
 // FailOn makes the switch refuse the first command containing substr with its own error
