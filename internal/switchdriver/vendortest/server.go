@@ -31,9 +31,6 @@ type Server struct {
 	// Config is the switch's running configuration.
 	Config *Config
 
-	// LoginDelay and CommandDelay slow the switch down (a benchmark's slow real switch).
-	LoginDelay, CommandDelay time.Duration
-
 	cli      personality
 	ln       net.Listener
 	sshCfg   *ssh.ServerConfig
@@ -45,10 +42,12 @@ type Server struct {
 	conns    map[*ssh.ServerConn]bool
 	// staged is configuration edited but not yet applied: Junos' shared candidate, NVUE's
 	// pending revision. nil: none (it starts as a copy of Config on first edit).
-	staged   *Config
-	wg       sync.WaitGroup
-	closed   bool
-	closeErr error
+	staged *Config
+	// loginDelay and commandDelay slow the switch down (SetDelays).
+	loginDelay, commandDelay time.Duration
+	wg                       sync.WaitGroup
+	closed                   bool
+	closeErr                 error
 }
 
 // personality is one OS's CLI.
@@ -161,6 +160,20 @@ func (s *Server) Commands() []string {
 	return out
 }
 
+// SetDelays makes the switch answer a login after login and each command after command, as a
+// slow real switch does (a benchmark's).
+func (s *Server) SetDelays(login, command time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.loginDelay, s.commandDelay = login, command
+}
+
+func (s *Server) delays() (login, command time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.loginDelay, s.commandDelay
+}
+
 // stagedConfig returns the staged configuration, starting one from Config if there is none.
 func (s *Server) stagedConfig() *Config {
 	s.mu.Lock()
@@ -229,7 +242,8 @@ func (s *Server) serve() {
 }
 
 func (s *Server) handle(c net.Conn) {
-	time.Sleep(s.LoginDelay)
+	login, _ := s.delays()
+	time.Sleep(login)
 	conn, chans, reqs, err := ssh.NewServerConn(c, s.sshCfg)
 	if err != nil {
 		_ = c.Close()
@@ -282,7 +296,8 @@ func (s *Server) session(conn *ssh.ServerConn, ch ssh.Channel, reqs <-chan *ssh.
 				return
 			}
 			_ = req.Reply(true, nil)
-			time.Sleep(s.CommandDelay)
+			_, delay := s.delays()
+			time.Sleep(delay)
 			if refuse, drop := s.execCommand(p.Command); drop {
 				_ = conn.Close()
 				return
@@ -345,7 +360,8 @@ func (s *Server) shell(conn *ssh.ServerConn, ch ssh.Channel) {
 			}
 			cmd := strings.TrimSpace(string(line))
 			line = line[:0]
-			time.Sleep(s.CommandDelay)
+			_, delay := s.delays()
+			time.Sleep(delay)
 			out, exit, drop := s.shellLine(&st, cmd)
 			if drop {
 				_ = conn.Close()
