@@ -81,9 +81,11 @@ IRONIC_DEB_DIR := $(BIN)/debian/python3-ironic
 IRONIC_SCHEMA  := $(IRONIC_DEB_DIR)/usr/lib/python3/dist-packages/ironic/api/controllers/v1/network-data-schema.json
 
 .PHONY: test-deps
-test-deps: $(IRONIC_SCHEMA) ## Install what tests feed or drive when missing: cloud-init, netplan.io, Open vSwitch, sshd (Debian packages); Ironic's schema into bin/.
+test-deps: $(IRONIC_SCHEMA) ## Install what tests feed or drive when missing: cloud-init, netplan.io, graphviz, Open vSwitch, sshd (Debian packages); Ironic's schema into bin/.
 	@command -v cloud-init >/dev/null || (apt-get update && apt-get install -y --no-install-recommends cloud-init)
 	@command -v netplan >/dev/null || (apt-get update && apt-get install -y --no-install-recommends netplan.io)
+	@# metalwire fabric show --format svg draws with Graphviz's dot.
+	@command -v dot >/dev/null || (apt-get update && apt-get install -y --no-install-recommends graphviz)
 	@# Switch driver tests: user-space Open vSwitch in network namespaces, driven over OVSDB and SSH.
 	@(command -v ovs-vswitchd && command -v sshd && command -v ip && command -v ping) >/dev/null || \
 	  (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends openvswitch-switch openssh-server iproute2 iputils-ping)
@@ -157,7 +159,8 @@ chaos: $(KUBE_APISERVER) $(ETCD) ## Faults at scale: CHAOS_N machines' data (100
 ##@ Running
 
 .PHONY: demo
-demo: $(KUBE_APISERVER) $(ETCD) ## Run examples/ on simulated hosts until every host is provisioned, print the hosts, stop (DEMO_FLAGS="--timeout 10m").
+demo: $(KUBE_APISERVER) $(ETCD) ## Run examples/ on simulated hosts until every host is provisioned, print the hosts and a picture of the fabric, stop (DEMO_FLAGS="--timeout 10m").
+	@command -v dot >/dev/null || (apt-get update && apt-get install -y --no-install-recommends graphviz)
 	go run ./cmd/metalwire demo --no-build $(DEMO_FLAGS)
 
 .PHONY: dev

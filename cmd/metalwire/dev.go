@@ -3,11 +3,13 @@ package main
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/util/validation"
 
+	"github.com/metalwire/metalwire/internal/controller"
 	"github.com/metalwire/metalwire/internal/devenv"
 	"github.com/metalwire/metalwire/internal/simulator"
 )
@@ -23,6 +25,8 @@ type devFlags struct {
 	// annotations are KEY=VALUE pairs put on every simulated host.
 	annotations []string
 	delays      simulator.Delays
+	// controllers are metalwire's controller groups to run, or "none".
+	controllers []string
 }
 
 func newDevCommand() *cobra.Command {
@@ -60,6 +64,7 @@ func (f *devFlags) register(cmd *cobra.Command, hosts int) {
 	fs.StringVar(&f.dir, "dir", devenv.DefaultDir, "folder for the kubeconfig, manager.log and the hosts' files")
 	fs.StringArrayVar(&f.annotations, "host-annotation", nil, "KEY=VALUE annotation put on every simulated host when it is created (say, a pre-provisioning template reference); repeat for more")
 	fs.BoolVar(&f.ipReuse, "ip-reuse", false, "name address claims after the host, as metalwire manager --ip-reuse does: a pre-provisioned host keeps its address once provisioned when both templates use one pool")
+	fs.StringSliceVar(&f.controllers, "controllers", controller.GroupNames(), `metalwire's controller groups to run, comma-separated: `+strings.Join(controller.GroupNames(), ", ")+`; "none" runs only the control plane, Cluster API and the host simulator, for a manager you run yourself (metalwire manager --kubeconfig <dir>/kubeconfig)`)
 	fs.BoolVar(&f.noBuild, "no-build", false, "fail instead of running make tools when kube-apiserver or etcd is missing from bin/")
 	fs.DurationVar(&f.delays.Registering, "registering-delay", f.delays.Registering, "how long a simulated host stays registering")
 	fs.DurationVar(&f.delays.Inspecting, "inspecting-delay", f.delays.Inspecting, "how long a simulated host stays inspecting")
@@ -89,7 +94,15 @@ func (f *devFlags) options(cmd *cobra.Command) (devenv.Options, error) {
 		}
 		hostOpts.Annotations[key] = value
 	}
+	groups := []controller.Group{}
+	if !slices.Equal(f.controllers, []string{"none"}) {
+		var err error
+		if groups, err = controller.ParseGroups(f.controllers); err != nil {
+			return devenv.Options{}, usageError{fmt.Errorf("%w, or none", err)}
+		}
+	}
 	return devenv.Options{
+		Controllers: groups,
 		Dir:         f.dir,
 		Hosts:       f.hosts,
 		Namespace:   f.namespace,

@@ -36,13 +36,16 @@ The addresses are kept in a ConfigMap in the cluster (<cluster>-ip-state), chang
 compare-and-swap: generators run at once never hand out one address twice, and running it again
 changes nothing.
 
-With --templates it turns the same file into IPPools and Metal3DataTemplates instead, so that
-MachineDeployments get their addresses from metalwire's controllers (see docs/generate.md).`,
+With --templates it turns the same file into IPPools, Metal3DataTemplates, the controllers'
+KubeadmControlPlane and each node pool's KubeadmConfigTemplate instead, so that
+MachineDeployments get their addresses from metalwire's controllers: each host's files travel
+in its metaData, and the bootstrap configuration writes them and runs os-net-config before
+kubeadm, as phase 1 does (see docs/generate.md).`,
 		Example: `  metalwire generate -f cluster-net.yaml --cluster demo -n metal3 --image-url http://img/ubuntu.qcow2 --image-checksum http://img/ubuntu.qcow2.sha256sum
   metalwire generate -f cluster-net.yaml --cluster demo --dry-run ...
   metalwire generate -f cluster-net.yaml --cluster demo -o out/ --format netplan ...
   metalwire generate --cluster demo --delete nodepool1-node-3
-  metalwire generate --templates -f cluster-net.yaml --cluster demo`,
+  metalwire generate --templates -f cluster-net.yaml --cluster demo --kubernetes-version v1.34.1`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := o.check(); err != nil {
@@ -94,8 +97,8 @@ MachineDeployments get their addresses from metalwire's controllers (see docs/ge
 	fs.BoolVar(&o.dryRun, "dry-run", false, "print what would change (addresses, objects) and change nothing")
 	fs.StringVarP(&o.outDir, "output-dir", "o", "", "write each node's objects to DIR/<node>.yaml instead of applying them (the addresses are still recorded)")
 	fs.StringVar(&o.gen.Format, "format", generate.FormatOSNetConfig, "network configuration the nodes get: os-net-config or netplan (/etc/netplan/60-metalwire.yaml)")
-	fs.BoolVar(&o.templates, "templates", false, "print IPPools and a Metal3DataTemplate per logical unit instead (phase 2: for MachineDeployments); needs no cluster")
-	fs.StringVar(&o.gen.KubernetesVersion, "kubernetes-version", "", "spec.version of the Machines (e.g. v1.34.1)")
+	fs.BoolVar(&o.templates, "templates", false, "print IPPools, a Metal3DataTemplate per logical unit, the controllers' KubeadmControlPlane and each pool's KubeadmConfigTemplate instead (phase 2: for MachineDeployments); needs no cluster")
+	fs.StringVar(&o.gen.KubernetesVersion, "kubernetes-version", "", "spec.version of the Machines (e.g. v1.34.1); with --templates, of the KubeadmControlPlane (required then)")
 	fs.StringVar(&o.gen.ImageURL, "image-url", "", "URL of the image each Metal3Machine writes to its host (required to apply)")
 	fs.StringVar(&o.gen.ImageChecksum, "image-checksum", "", "the image's checksum, or the URL of a file holding it (required to apply)")
 	fs.StringVar(&o.gen.ImageChecksumType, "image-checksum-type", "", "md5, sha256 or sha512 (default: guessed by Ironic)")

@@ -28,6 +28,8 @@ func TestGenerateExitCodes(t *testing.T) {
 		{"unknown flag", []string{"generate", "--nope"}, 2, "unknown flag"},
 		{"bad input", []string{"generate", "--templates", "-f", bad, "--cluster", "demo"}, 1, "bad.yaml: infra.networks.net0 has no netmask"},
 		{"missing file", []string{"generate", "--templates", "-f", filepath.Join(t.TempDir(), "nope.yaml"), "--cluster", "demo"}, 1, "no such file"},
+		{"templates without a version", []string{"generate", "--templates", "-f", seedFile, "--cluster", "demo"}, 1,
+			"seed.yaml: controllers: the controllers' KubeadmControlPlane needs a Kubernetes version (spec.version); give --kubernetes-version"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -42,10 +44,12 @@ func TestGenerateExitCodes(t *testing.T) {
 
 func TestGenerateTemplatesNeedsNoCluster(t *testing.T) {
 	g := NewWithT(t)
-	out, code := run(context.Background(), "generate", "--templates", "-f", seedFile, "--cluster", "demo", "-n", "metal3", "--kubeconfig", filepath.Join(t.TempDir(), "none"))
+	out, code := run(context.Background(), "generate", "--templates", "-f", seedFile, "--cluster", "demo", "-n", "metal3", "--kubernetes-version", "v1.34.1", "--kubeconfig", filepath.Join(t.TempDir(), "none"))
 	g.Expect(code).To(Equal(0), out)
 	g.Expect(out).To(ContainSubstring("kind: IPPool"))
 	g.Expect(out).To(ContainSubstring("kind: Metal3DataTemplate"))
+	g.Expect(out).To(ContainSubstring("kind: KubeadmControlPlane"))
+	g.Expect(out).To(ContainSubstring("kind: KubeadmConfigTemplate"))
 }
 
 func TestGenerateHelpAndDocsCoverEveryFlag(t *testing.T) {

@@ -133,12 +133,19 @@ func (o *renderOptions) run() ([]byte, error) {
 		if err != nil {
 			return nil, o.explain(err)
 		}
-		facts.Pools = render.PoolsByName(byName, refs)
+		// An osNetConfig's files go into the metaData too, rendered from its own pools.
+		facts.Pools = render.PoolsByName(byName, render.OSNetConfigPools(tmpl.OSNetConfig, refs))
 		mdFacts, err := render.WithOSNetConfigAliases(tmpl.OSNetConfig, facts)
 		if err != nil {
 			return nil, o.explain(err)
 		}
-		m, err := render.MetaData(tmpl.MetaData, mdFacts)
+		var onc *render.OSNetConfig
+		if tmpl.OSNetConfig != nil {
+			if onc, err = render.OSNetConfigFromTemplate(tmpl.OSNetConfig, facts); err != nil {
+				return nil, o.explain(err)
+			}
+		}
+		m, err := render.HostMetaData(tmpl.MetaData, tmpl.OSNetConfig, onc, mdFacts)
 		if err != nil {
 			return nil, o.explain(err)
 		}

@@ -14,10 +14,10 @@ import (
 // phase 1 writes for that node (pkg/generate's golden files).
 func TestRenderOSNetConfigOfGeneratedTemplate(t *testing.T) {
 	g := NewWithT(t)
-	out, code := run(context.Background(), "generate", "--templates", "-f", seedFile, "--cluster", "demo", "-n", "metal3")
+	out, code := run(context.Background(), "generate", "--templates", "-f", seedFile, "--cluster", "demo", "-n", "metal3", "--kubernetes-version", "v1.34.1")
 	g.Expect(code).To(Equal(0), out)
 	docs := strings.Split(out, "---\n")
-	g.Expect(docs).To(HaveLen(4))
+	g.Expect(docs).To(HaveLen(6))
 	template := writeFile(t, "controllers.yaml", docs[2]) // after the two IPPools
 	host := writeFile(t, "host.yaml", `apiVersion: metal3.io/v1alpha1
 kind: BareMetalHost

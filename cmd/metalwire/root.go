@@ -15,6 +15,6 @@ network data. It is wire-compatible with CAPM3 and ipam.metal3.io manifests.`,
 		SilenceErrors: true,
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newVersionCommand(), newManagerCommand(), newMigrateCommand(), newRenderCommand(), newGenerateCommand(), newDevCommand(), newDemoCommand())
+	root.AddCommand(newVersionCommand(), newManagerCommand(), newMigrateCommand(), newRenderCommand(), newGenerateCommand(), newDevCommand(), newDemoCommand(), newFabricCommand())
 	return root
 }

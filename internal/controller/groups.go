@@ -118,7 +118,7 @@ func setupClusterNetwork(ctx context.Context, mgr ctrl.Manager, opts Options) er
 
 func setupNetworkDevice(ctx context.Context, mgr ctrl.Manager, opts Options) error {
 	r := &networkdevice.Reconciler{
-		Client: mgr.GetClient(), Drivers: opts.SwitchDrivers, Concurrency: opts.FabricConcurrency, WatchFilter: opts.WatchFilter,
+		Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("networkdevice"), Drivers: opts.SwitchDrivers, Concurrency: opts.FabricConcurrency, WatchFilter: opts.WatchFilter,
 		RetryMin: opts.SwitchRetryMin, RetryMax: opts.SwitchRetryMax,
 	}
 	return r.SetupWithManager(ctx, mgr, opts.Concurrency)

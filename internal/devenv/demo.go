@@ -191,6 +191,17 @@ func printFabric(ctx context.Context, e *Env, opts DemoOptions, p *printer, host
 	if err := PrintFabricTable(&b, rows); err != nil {
 		return err
 	}
-	_, err = opts.Out.Write(b.Bytes())
-	return err
+	if _, err = opts.Out.Write(b.Bytes()); err != nil {
+		return err
+	}
+	path, err := writeFabricPicture(ctx, e.Client, opts.Namespace, opts.Dir)
+	if err != nil && path == "" {
+		return err
+	}
+	if err != nil {
+		p.printf("the fabric as a graph: %s (no SVG: %v)", path, err)
+		return nil
+	}
+	p.printf("the fabric as a picture: %s (metalwire fabric show --format svg draws it again)", absolute(path))
+	return nil
 }

@@ -11,15 +11,12 @@ import (
 	"sync"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/utils/ptr"
 	clusterv1beta1 "sigs.k8s.io/cluster-api/api/core/v1beta1" //nolint:staticcheck // Cluster API's webhooks still register conversions from v1beta1
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/config"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
-	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	"github.com/metalwire/metalwire/internal/controller"
+	"github.com/metalwire/metalwire/internal/manager"
 	"github.com/metalwire/metalwire/internal/scheme"
 	"github.com/metalwire/metalwire/internal/simulator"
 	"github.com/metalwire/metalwire/internal/testenv"
@@ -51,10 +48,11 @@ type Options struct {
 	IPReuse bool
 	// AdmissionPlugins are turned on in kube-apiserver beside its defaults.
 	AdmissionPlugins []string
-	// WithoutMetalwire runs Cluster API's controllers and the simulator but not metalwire's:
-	// the caller runs metalwire's manager itself (as the install test does, with the
-	// ServiceAccount's identity).
-	WithoutMetalwire bool
+	// Controllers are the groups of metalwire's controllers to run (nil: every group). An empty,
+	// non-nil list runs Cluster API's controllers and the simulator but none of metalwire's: the
+	// caller runs metalwire's manager itself (`metalwire dev --controllers=none`, then `metalwire
+	// manager`; the install test, with the ServiceAccount's identity).
+	Controllers []controller.Group
 	// Out receives one line per step and per host state change (io.Discard if nil).
 	Out io.Writer
 	// Log receives the controllers' logs (Dir/manager.log if nil).
@@ -168,6 +166,9 @@ func Start(ctx context.Context, opts Options) (_ *Env, reterr error) {
 		return e, err
 	}
 	p.printf("controllers running: %s", strings.Join(e.Controllers, ", "))
+	if opts.Controllers != nil && len(opts.Controllers) == 0 {
+		p.printf("metalwire's controllers are not running here (--controllers=none); run them yourself: metalwire manager --kubeconfig %s --leader-elect=false", absolute(e.KubeconfigPath))
+	}
 	p.printf("host simulator running (a stand-in for baremetal-operator); host files in %s", filepath.Join(opts.Dir, "hosts"))
 
 	if opts.Hosts > 0 {
@@ -188,61 +189,57 @@ func Start(ctx context.Context, opts Options) (_ *Env, reterr error) {
 		}
 		p.printf("applied %s: %d objects", path, n)
 	}
+	lines, err := describeSwitches(ctx, e.Client)
+	if err != nil {
+		return e, err
+	}
+	for _, l := range lines {
+		p.printf("%s", l)
+	}
 	return e, nil
 }
 
-// newManager builds the one manager: metalwire's controllers, Cluster API's and the simulator.
+// newManager builds the one manager: metalwire's controllers as the image builds them
+// (manager.New), with Cluster API's controllers and the simulator beside them.
 func (e *Env) newManager(ctx context.Context, logs io.Writer, opts Options) (ctrl.Manager, error) {
 	log := newLogger(logs)
 	ctrl.SetLogger(log)
 	ctx = ctrl.LoggerInto(ctx, log)
-	cfg := *e.Control.Config
-	cfg.QPS, cfg.Burst = 100, 200
 	hooks := e.Control.Webhooks
 	// Cluster API's webhooks register conversions from v1beta1, so its types must be known.
 	s := scheme.New()
 	if err := clusterv1beta1.AddToScheme(s); err != nil {
 		return nil, err
 	}
+	o := manager.NewOptions()
+	o.RestConfig, o.Scheme, o.Logger = e.Control.Config, s, log
+	o.QPS, o.Burst, o.Concurrency = 100, 200, 5
+	o.IPReuse = opts.IPReuse
+	// Metrics and probes are not served: one process may run dev mode more than once (the tests
+	// of metalwire demo and dev), so controller names must be allowed again and no port clash.
+	o.MetricsAddr, o.ProbeAddr, o.LeaderElect, o.SkipNameValidation = "0", "0", false, true
 	// Unlike `metalwire manager`, the cache keeps managedFields: Cluster API's controllers run
 	// in this manager too, and their server-side apply reads them.
-	mgr, err := ctrl.NewManager(&cfg, ctrl.Options{
-		Scheme:  s,
-		Metrics: metricsserver.Options{BindAddress: "0"},
-		Logger:  log,
-		// One process may start dev mode more than once (tests of metalwire demo and dev);
-		// controller names must then be allowed again. Metrics are not served, so nothing clashes.
-		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
-		WebhookServer: webhook.NewServer(webhook.Options{
-			Host:    hooks.LocalServingHost,
-			Port:    hooks.LocalServingPort,
-			CertDir: hooks.LocalServingCertDir,
-		}),
-	})
-	if err != nil {
-		return nil, fmt.Errorf("creating the manager: %w", err)
-	}
-	// One ClusterCache for Cluster API's controllers and metalwire's.
-	clusterCache, err := controller.NewClusterCache(ctx, mgr, "metalwire-dev", 5)
-	if err != nil {
-		return nil, err
-	}
-	if !opts.WithoutMetalwire {
-		added, err := controller.Setup(ctx, mgr, controller.AllGroups, controller.Options{Concurrency: 5, IPReuse: opts.IPReuse, SwitchDrivers: simulatedSwitchDrivers(), ClusterCache: clusterCache})
-		if err != nil {
-			return nil, err
-		}
-		e.Controllers = append(e.Controllers, added...)
-	}
-	if err := setupClusterAPI(ctx, mgr, clusterCache); err != nil {
-		return nil, err
-	}
-	e.Controllers = append(e.Controllers, "cluster-api: Cluster, Machine, MachineSet, MachineDeployment (and their webhooks)")
+	o.KeepManagedFields = true
 	// The CRDs convert CAPM3's v1beta1 through this manager's webhook server, as in a cluster.
-	if err := webhooks.SetupConversion(mgr); err != nil {
+	o.WebhookHost, o.WebhookPort, o.WebhookCertDir = hooks.LocalServingHost, hooks.LocalServingPort, hooks.LocalServingCertDir
+	o.SetupWebhooks = webhooks.SetupConversion
+	o.SwitchDrivers = switchDrivers()
+	o.ClusterCacheName, o.NeedClusterCache = "metalwire-dev", true
+	groups := opts.Controllers
+	if groups == nil {
+		groups = controller.AllGroups
+	}
+	mgr, err := manager.New(ctx, o, groups)
+	if err != nil {
 		return nil, err
 	}
-	e.Controllers = append(e.Controllers, "conversion webhooks (CAPM3 v1beta1 <-> v1beta2)")
+	e.Controllers = append(e.Controllers, mgr.Controllers...)
+	if err := setupClusterAPI(ctx, mgr, mgr.ClusterCache); err != nil {
+		return nil, err
+	}
+	e.Controllers = append(e.Controllers, "cluster-api: Cluster, Machine, MachineSet, MachineDeployment (and their webhooks)",
+		"conversion webhooks (CAPM3 v1beta1 <-> v1beta2)")
 	if err := e.Simulator.SetupWithManager(ctx, mgr); err != nil {
 		return nil, err
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -15,14 +17,69 @@ import (
 	"github.com/metalwire/metalwire/internal/simulator"
 	"github.com/metalwire/metalwire/internal/switchdriver"
 	"github.com/metalwire/metalwire/internal/switchdriver/standin"
+	"github.com/metalwire/metalwire/pkg/fabric/view"
 )
 
-// simulatedSwitchDrivers is dev mode's driver registry: the STAND-IN driver answers for the
-// networkOS of the simulated switch, in this manager only (`metalwire manager` never has it).
-func simulatedSwitchDrivers() *switchdriver.Registry {
-	r := &switchdriver.Registry{}
+// switchDrivers is dev mode's driver registry: every driver the image ships, for the real
+// switches a user points dev mode at, and the STAND-IN driver for networkOS simulated, the
+// simulated switch dev mode creates itself (`metalwire manager` never has it).
+func switchDrivers() *switchdriver.Registry {
+	r := switchdriver.Default.Clone()
 	r.Register(standin.New(string(simulator.SwitchNetworkOS)))
 	return r
+}
+
+// describeSwitches says, for every switch of every NetworkDevice, whether dev mode simulates it
+// or drives it for real.
+func describeSwitches(ctx context.Context, c client.Client) ([]string, error) {
+	devices := &networkv1.NetworkDeviceList{}
+	if err := c.List(ctx, devices); err != nil {
+		return nil, fmt.Errorf("listing NetworkDevices: %w", err)
+	}
+	var out []string
+	for _, d := range devices.Items {
+		for _, sw := range d.Spec.Switches {
+			what := "a REAL switch: configured through the " + string(sw.NetworkOS) + " driver at " + sw.Address
+			if sw.NetworkOS == simulator.SwitchNetworkOS {
+				what = "SIMULATED (a stand-in in memory: configures nothing real)"
+			}
+			out = append(out, fmt.Sprintf("switch %s of NetworkDevice %s/%s: %s", sw.Name, d.Namespace, d.Name, what))
+		}
+	}
+	return out, nil
+}
+
+// ReadFabric lists a namespace's fabric objects into a view (`metalwire fabric show`, the
+// demo's picture).
+func ReadFabric(ctx context.Context, c client.Reader, ns string) (view.View, error) {
+	devices := &networkv1.NetworkDeviceList{}
+	nics := &networkv1.NICList{}
+	clusters := &networkv1.ClusterNetworkList{}
+	for _, l := range []client.ObjectList{devices, nics, clusters} {
+		if err := c.List(ctx, l, client.InNamespace(ns)); err != nil {
+			return view.View{}, fmt.Errorf("reading the fabric of namespace %s: %w", ns, err)
+		}
+	}
+	return view.Build(devices.Items, nics.Items, clusters.Items), nil
+}
+
+// writeFabricPicture writes the namespace's fabric as dir/fabric.dot and, when Graphviz is
+// installed, dir/fabric.svg, and returns the path of the picture written.
+func writeFabricPicture(ctx context.Context, c client.Reader, ns, dir string) (string, error) {
+	v, err := ReadFabric(ctx, c, ns)
+	if err != nil {
+		return "", err
+	}
+	dot := filepath.Join(dir, "fabric.dot")
+	if err := os.WriteFile(dot, []byte(v.DOT()), 0o600); err != nil {
+		return "", err
+	}
+	svg, err := view.SVG(ctx, v.DOT())
+	if err != nil {
+		return dot, err
+	}
+	path := filepath.Join(dir, "fabric.svg")
+	return path, os.WriteFile(path, svg, 0o600)
 }
 
 // FabricRow is one host's place on the simulated switch.

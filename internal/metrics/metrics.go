@@ -42,8 +42,69 @@ var (
 	})
 )
 
+// The fabric's metrics, per switch (namespace, NetworkDevice, switch name) and per
+// ClusterNetwork.
+var (
+	switchLabels = []string{"namespace", "networkdevice", "switch"}
+	// FabricBatches counts batches of changes sent to a switch (one session or transaction each).
+	FabricBatches = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "metalwire_fabric_batches_total",
+		Help: "Batches of changes sent to a switch.",
+	}, switchLabels)
+	// FabricChanges counts the changes in those batches (a VLAN, a port).
+	FabricChanges = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "metalwire_fabric_changes_total",
+		Help: "Changes sent to a switch (a VLAN created or removed, a port set or reset).",
+	}, switchLabels)
+	// FabricErrors counts passes over a switch that failed (unreachable, refused, a batch the
+	// switch rejected).
+	FabricErrors = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "metalwire_fabric_errors_total",
+		Help: "Passes over a switch that failed: not reachable, login refused, or a batch the switch rejected.",
+	}, switchLabels)
+	// FabricDrift counts configured ports found changed at the switch.
+	FabricDrift = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "metalwire_fabric_drift_total",
+		Help: "Configured ports a read-back found changed at the switch (drift), each time seen.",
+	}, switchLabels)
+	// FabricBatchDuration is how long a batch took to apply, from the session's start.
+	FabricBatchDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "metalwire_fabric_batch_duration_seconds",
+		Help:    "Time one pass over a switch took that sent a batch: connect, read back, apply.",
+		Buckets: prometheus.ExponentialBuckets(0.01, 2, 14),
+	}, switchLabels)
+	// FabricHosts is how many hosts of a ClusterNetwork are in each state.
+	FabricHosts = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "metalwire_fabric_hosts",
+		Help: "Hosts of a ClusterNetwork by state: available, configuring, ready, error.",
+	}, []string{"namespace", "clusternetwork", "state"})
+)
+
+// Collectors are metalwire's own metrics, all registered with controller-runtime's registry.
+func Collectors() []prometheus.Collector {
+	return []prometheus.Collector{PoolAddressesAllocated, PoolAddressesFree, RenderErrors, HostsAssociated, DataRenderLatency,
+		FabricBatches, FabricChanges, FabricErrors, FabricDrift, FabricBatchDuration, FabricHosts}
+}
+
 func init() {
-	ctrlmetrics.Registry.MustRegister(PoolAddressesAllocated, PoolAddressesFree, RenderErrors, HostsAssociated, DataRenderLatency)
+	ctrlmetrics.Registry.MustRegister(Collectors()...)
+}
+
+// FabricHostStates are the states FabricHosts counts.
+var FabricHostStates = []string{"available", "configuring", "ready", "error"}
+
+// SetFabricHosts sets a ClusterNetwork's host counts by state (a state missing is 0).
+func SetFabricHosts(namespace, clusterNetwork string, byState map[string]int) {
+	for _, st := range FabricHostStates {
+		FabricHosts.WithLabelValues(namespace, clusterNetwork, st).Set(float64(byState[st]))
+	}
+}
+
+// ForgetClusterNetwork drops the gauges of a ClusterNetwork that is gone.
+func ForgetClusterNetwork(namespace, clusterNetwork string) {
+	for _, st := range FabricHostStates {
+		FabricHosts.DeleteLabelValues(namespace, clusterNetwork, st)
+	}
 }
 
 // ForgetPool drops the gauges of a pool that is gone.

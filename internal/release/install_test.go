@@ -28,6 +28,7 @@ import (
 	utilyaml "sigs.k8s.io/cluster-api/util/yaml"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/metalwire/metalwire/internal/controller"
 	"github.com/metalwire/metalwire/internal/devenv"
 	"github.com/metalwire/metalwire/internal/manager"
 	"github.com/metalwire/metalwire/internal/simulator"
@@ -58,7 +59,7 @@ func TestInstall(t *testing.T) {
 		Namespace:        "default",
 		Delays:           framework.Delays,
 		AdmissionPlugins: []string{"OwnerReferencesPermissionEnforcement"},
-		WithoutMetalwire: true,
+		Controllers:      []controller.Group{},
 	})
 	g.Expect(err).NotTo(HaveOccurred())
 	t.Cleanup(func() {
@@ -86,13 +87,11 @@ func TestInstall(t *testing.T) {
 	g.Expect(fs.Parse(args)).To(Succeed(), "the Deployment's arguments: %v", args)
 	groups, err := o.Groups()
 	g.Expect(err).NotTo(HaveOccurred())
-	// examples/cluster joins dev mode's simulated switch (a STAND-IN at an address that does not
-	// resolve); the installed manager reaches it as dev mode's does, through the stand-in driver
-	// answering for its networkOS, for this test only. Everything else is the shipped manager.
-	shipped, err := switchdriver.Default.For(string(simulator.SwitchNetworkOS))
-	g.Expect(err).NotTo(HaveOccurred())
-	switchdriver.Default.Register(standin.New(string(simulator.SwitchNetworkOS)))
-	t.Cleanup(func() { switchdriver.Default.Register(shipped) })
+	// examples/cluster joins dev mode's simulated switch (networkOS simulated, a STAND-IN); the
+	// installed manager reaches it as dev mode's does, through the stand-in driver, for this test
+	// only. Everything else is the shipped manager.
+	o.SwitchDrivers = switchdriver.Default.Clone()
+	o.SwitchDrivers.Register(standin.New(string(simulator.SwitchNetworkOS)))
 	mgrCtx, stopManager := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { done <- manager.Run(mgrCtx, o, groups) }()

@@ -82,28 +82,34 @@ func DefaultMetaData(host *bmov1.BareMetalHost) map[string]any {
 	}
 }
 
+// MetaDataJSON is the host's meta_data.json: BMO's defaults (DefaultMetaData) overlaid by the
+// map of the metaData Secret's metaData key (raw; empty for none).
+func MetaDataJSON(host *bmov1.BareMetalHost, raw []byte) ([]byte, error) {
+	meta := DefaultMetaData(host)
+	if len(raw) > 0 {
+		overlay := map[string]any{}
+		if err := yaml.Unmarshal(raw, &overlay); err != nil {
+			return nil, fmt.Errorf("is not a YAML or JSON map: %w", err)
+		}
+		for k, v := range overlay {
+			meta[k] = v
+		}
+	}
+	return json.MarshalIndent(meta, "", "  ")
+}
+
 // bootFiles gathers what the host boots with from the Secrets its spec names, as BMO hands them
 // to Ironic: metaData is BMO's defaults overlaid by the metaData Secret's map; networkData and
 // userData are passed on, networkData converted from YAML to JSON.
 func (s *Simulator) bootFiles(ctx context.Context, host *bmov1.BareMetalHost) (map[string][]byte, error) {
 	files := map[string][]byte{}
 
-	meta := DefaultMetaData(host)
 	raw, err := s.secretValue(ctx, "spec.metaData", host, host.Spec.MetaData, "metaData")
 	if err != nil {
 		return nil, err
 	}
-	if len(raw) > 0 {
-		overlay := map[string]any{}
-		if err := yaml.Unmarshal(raw, &overlay); err != nil {
-			return nil, fmt.Errorf("spec.metaData: Secret %s key metaData is not a YAML or JSON map: %w", host.Spec.MetaData.Name, err)
-		}
-		for k, v := range overlay {
-			meta[k] = v
-		}
-	}
-	if files[MetaDataFile], err = json.MarshalIndent(meta, "", "  "); err != nil {
-		return nil, err
+	if files[MetaDataFile], err = MetaDataJSON(host, raw); err != nil {
+		return nil, fmt.Errorf("spec.metaData: Secret %s key metaData %w", host.Spec.MetaData.Name, err)
 	}
 
 	raw, err = s.secretValue(ctx, "spec.networkData", host, host.Spec.NetworkData, "networkData")

@@ -22,7 +22,7 @@ const (
 	// SwitchAddress is where the stand-in driver keeps the simulated switch (it dials nothing).
 	SwitchAddress = "sim-tor.stand-in.invalid"
 	// SwitchNetworkOS is the networkOS the stand-in driver answers for in dev mode.
-	SwitchNetworkOS = networkv1.NetworkOSOpenvSwitch
+	SwitchNetworkOS = networkv1.NetworkOSSimulated
 	// SwitchBridge is the bridge of the simulated switch.
 	SwitchBridge = "br-sim"
 )

@@ -6,6 +6,7 @@ package switchdriver
 
 import (
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
 	"sync"
@@ -30,6 +31,15 @@ func (r *Registry) Register(d fabric.Driver) {
 		r.drivers = map[string]fabric.Driver{}
 	}
 	r.drivers[d.NetworkOS()] = d
+}
+
+// Clone returns a registry with the same drivers, to add to without changing r.
+func (r *Registry) Clone() *Registry {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	out := &Registry{drivers: make(map[string]fabric.Driver, len(r.drivers))}
+	maps.Copy(out.drivers, r.drivers)
+	return out
 }
 
 // For returns the driver of networkOS, or an error listing the registered ones.

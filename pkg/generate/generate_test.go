@@ -80,7 +80,7 @@ func TestSeedExampleGeneratesBothUnits(t *testing.T) {
 		manifests, err := n.Manifests()
 		g.Expect(err).NotTo(HaveOccurred())
 		golden(t, n.Node.Name+"/objects.yaml", manifests)
-		plan, err := generate.Netplan(n.Interfaces, n.Node.Mapping)
+		plan, err := osnetconfig.Netplan(n.Interfaces, n.Node.Mapping)
 		g.Expect(err).NotTo(HaveOccurred())
 		golden(t, n.Node.Name+"/netplan.yaml", plan)
 	}

@@ -4,32 +4,23 @@ import (
 	"testing"
 
 	. "github.com/onsi/gomega"
-	"sigs.k8s.io/yaml"
 
 	"github.com/metalwire/metalwire/internal/schematest"
 	"github.com/metalwire/metalwire/pkg/generate"
+	"github.com/metalwire/metalwire/pkg/render/osnetconfig"
 )
 
-// netplanGenerate runs Debian's `netplan generate` on the file and returns what it wrote under
-// run/ (systemd-networkd units and OVS services), by file name; a file netplan refuses fails the
-// test.
-func netplanGenerate(t *testing.T, plan []byte) map[string]string {
-	t.Helper()
-	files, err := schematest.NetplanFiles(t, plan)
-	if err != nil {
-		t.Fatalf("netplan generate refused the file: %v\n--- file\n%s", err, plan)
-	}
-	return files
-}
-
+// The netplan phase 1 writes for the seed's nodes (the converter's own tests are in
+// pkg/render/osnetconfig).
 func TestNetplanOfTheSeedIsAcceptedByNetplan(t *testing.T) {
 	g := NewWithT(t)
 	res, err := readSeed(t).Generate(generate.State{}, seedOptions)
 	g.Expect(err).NotTo(HaveOccurred())
 	for _, n := range res.Nodes {
-		plan, err := generate.Netplan(n.Interfaces, n.Node.Mapping)
+		plan, err := osnetconfig.Netplan(n.Interfaces, n.Node.Mapping)
 		g.Expect(err).NotTo(HaveOccurred())
-		files := netplanGenerate(t, plan)
+		files, err := schematest.NetplanFiles(t, plan)
+		g.Expect(err).NotTo(HaveOccurred(), "netplan generate refused the file:\n%s", plan)
 		g.Expect(files).To(HaveKeyWithValue("10-netplan-br-ctlplane.network", And(
 			ContainSubstring("Address="+n.Addresses["net0"].String()+"/24"),
 			ContainSubstring("Gateway=192.168.0.1"), ContainSubstring("DNS=8.8.8.8"))))
@@ -37,59 +28,5 @@ func TestNetplanOfTheSeedIsAcceptedByNetplan(t *testing.T) {
 			ContainSubstring("PermanentMACAddress="+n.Node.Mapping["em0"]), ContainSubstring("Address="+n.Addresses["net1"].String()+"/24"))))
 		g.Expect(files).To(HaveKeyWithValue("netplan-ovs-bond1.service", ContainSubstring("add-bond br-ctlplane bond1 em")))
 		g.Expect(files).To(HaveKeyWithValue("netplan-ovs-br-ctlplane.service", ContainSubstring("add-br br-ctlplane")))
-	}
-}
-
-func TestNetplanOfLinuxBondAndVLANs(t *testing.T) {
-	g := NewWithT(t)
-	var list []any
-	g.Expect(yaml.Unmarshal([]byte(`
-- type: linux_bond
-  name: bond0
-  bonding_options: "mode=802.3ad miimon=100 lacp_rate=fast"
-  mtu: 9000
-  members:
-  - {type: interface, name: nic1}
-  - {type: interface, name: nic2}
-- type: vlan
-  vlan_id: 100
-  device: bond0
-  addresses: [{ip_netmask: 10.0.100.5/24}]
-  routes: [{ip_netmask: 10.1.0.0/16, next_hop: 10.0.100.1, route_options: "metric 50"}]
-- type: interface
-  name: nic3
-  use_dhcp: true
-  domain: [example.com]
-`), &list)).To(Succeed())
-	plan, err := generate.Netplan(list, map[string]string{"nic1": "52:54:00:00:00:01", "nic2": "52:54:00:00:00:02"})
-	g.Expect(err).NotTo(HaveOccurred())
-	files := netplanGenerate(t, plan)
-	g.Expect(files).To(HaveKeyWithValue("10-netplan-bond0.netdev", And(ContainSubstring("Kind=bond"), ContainSubstring("Mode=802.3ad"),
-		ContainSubstring("MIIMonitorSec=100ms"), ContainSubstring("LACPTransmitRate=fast"), ContainSubstring("MTUBytes=9000"))))
-	g.Expect(files).To(HaveKeyWithValue("10-netplan-nic1.network", ContainSubstring("Bond=bond0")))
-	g.Expect(files).To(HaveKeyWithValue("10-netplan-nic2.network", ContainSubstring("Bond=bond0")))
-	g.Expect(files).To(HaveKeyWithValue("10-netplan-bond0.network", ContainSubstring("VLAN=vlan100")))
-	g.Expect(files).To(HaveKeyWithValue("10-netplan-vlan100.netdev", And(ContainSubstring("Kind=vlan"), ContainSubstring("Id=100"))))
-	g.Expect(files).To(HaveKeyWithValue("10-netplan-vlan100.network", And(ContainSubstring("Address=10.0.100.5/24"),
-		ContainSubstring("Destination=10.1.0.0/16"), ContainSubstring("Gateway=10.0.100.1"), ContainSubstring("Metric=50"))))
-	g.Expect(files).To(HaveKeyWithValue("10-netplan-nic3.network", And(ContainSubstring("DHCP=ipv4"), ContainSubstring("Domains=example.com"))))
-}
-
-func TestNetplanRefusesWhatItCannotSay(t *testing.T) {
-	tests := []struct{ given, wantErr string }{
-		{"- {type: sriov_pf, name: p1, numvfs: 4}", `network_config[0]: type "sriov_pf" has no netplan equivalent`},
-		{"- {type: interface, name: em0, ethtool_opts: x}", "network_config[0].ethtool_opts has no netplan equivalent"},
-		{"- {type: linux_bond, name: b, bonding_options: 'fail_over_mac=1', members: [{type: interface, name: a}]}", `bonding_options: "fail_over_mac=1" has no netplan equivalent`},
-		{"- {type: vlan, vlan_id: 5}", "a vlan needs a device"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.wantErr, func(t *testing.T) {
-			var list []any
-			if err := yaml.Unmarshal([]byte(tt.given), &list); err != nil {
-				t.Fatal(err)
-			}
-			_, err := generate.Netplan(list, nil)
-			NewWithT(t).Expect(err).To(MatchError(ContainSubstring(tt.wantErr)))
-		})
 	}
 }

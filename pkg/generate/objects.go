@@ -5,6 +5,8 @@ import (
 	"maps"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/metalwire/metalwire/pkg/render/osnetconfig"
 )
 
 // Options name what the file does not say: the cluster, where its objects go, what image the
@@ -63,11 +65,11 @@ func Objects(nc *NodeConfig, o Options) ([]*unstructured.Unstructured, error) {
 	kcSpec := map[string]any{"files": files, "preKubeadmCommands": commands}
 	switch {
 	case nc.Unit.ControlPlane && nc.Node == nc.Unit.Nodes[0]:
-		kcSpec["initConfiguration"] = map[string]any{"nodeRegistration": map[string]any{"name": "{{ ds.meta_data.local_hostname }}"}}
+		kcSpec["initConfiguration"] = map[string]any{"nodeRegistration": map[string]any{"name": nodeName}}
 	case nc.Unit.ControlPlane:
-		kcSpec["joinConfiguration"] = map[string]any{"controlPlane": map[string]any{}, "nodeRegistration": map[string]any{"name": "{{ ds.meta_data.local_hostname }}"}}
+		kcSpec["joinConfiguration"] = map[string]any{"controlPlane": map[string]any{}, "nodeRegistration": map[string]any{"name": nodeName}}
 	default:
-		kcSpec["joinConfiguration"] = map[string]any{"nodeRegistration": map[string]any{"name": "{{ ds.meta_data.local_hostname }}"}}
+		kcSpec["joinConfiguration"] = map[string]any{"nodeRegistration": map[string]any{"name": nodeName}}
 	}
 	kc.Object["spec"] = kcSpec
 
@@ -104,18 +106,15 @@ func Objects(nc *NodeConfig, o Options) ([]*unstructured.Unstructured, error) {
 // nodeFiles returns the KubeadmConfig files and preKubeadmCommands of the node's network
 // configuration in the format asked for.
 func nodeFiles(nc *NodeConfig, format string) ([]any, []any, error) {
-	file := func(path string, content []byte) map[string]any {
-		return map[string]any{"path": path, "owner": "root:root", "permissions": "0600", "content": string(content)}
-	}
 	switch format {
 	case "", FormatOSNetConfig:
-		return []any{file(ConfigPath, nc.OSNetConfig), file(MappingPath, nc.Mapping)}, []any{OSNetConfigCommand}, nil
+		return []any{kubeadmFile(ConfigPath, string(nc.OSNetConfig), ""), kubeadmFile(MappingPath, string(nc.Mapping), "")}, []any{networkCommand(format)}, nil
 	case FormatNetplan:
-		plan, err := Netplan(nc.Interfaces, nc.Node.Mapping)
+		plan, err := osnetconfig.Netplan(nc.Interfaces, nc.Node.Mapping)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s.networkConfig, as netplan for %s: %w", nc.Unit.Path, nc.Node.Name, err)
 		}
-		return []any{file(NetplanPath, plan)}, []any{"netplan apply"}, nil
+		return []any{kubeadmFile(NetplanPath, string(plan), "")}, []any{networkCommand(format)}, nil
 	}
 	return nil, nil, fmt.Errorf("format %q is not a format; use %s or %s", format, FormatOSNetConfig, FormatNetplan)
 }

@@ -22,7 +22,7 @@ func TestPhase2RendersTheSameOSNetConfigAsPhase1(t *testing.T) {
 	out, err := generate.Templates(f, seedOptions)
 	g.Expect(err).NotTo(HaveOccurred())
 	docs := strings.Split(string(out), "---\n")[len(f.Networks):]
-	g.Expect(docs).To(HaveLen(len(phase1.Nodes)), "one template per unit, one node per unit in the seed")
+	g.Expect(docs).To(HaveLen(2*len(phase1.Nodes)), "one template and one bootstrap configuration per unit, one node per unit in the seed")
 	for i, node := range phase1.Nodes {
 		tmpl, err := render.DecodeTemplate([]byte(docs[i]))
 		g.Expect(err).NotTo(HaveOccurred())

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/metalwire/metalwire/pkg/render/osnetconfig"
 )
 
 // poolMark stands for ip[<network>] when a unit's template is rendered for a Metal3DataTemplate:
@@ -19,11 +21,12 @@ func PoolName(cluster, network string) string { return cluster + "-" + network }
 
 // Templates turns the file into phase 2's objects, for MachineDeployments and control planes:
 // one IPPool (ipam.metal3.io) per network, holding its addressRange or addresses, prefix,
-// gateway and DNS servers, and per logical unit a Metal3DataTemplate whose networkData has the
-// unit's interfaces, bonds, bridges and VLANs, with each ip[<network>] taken from the network's
-// pool (ipAddressFromIPPool). The controllers then assign addresses instead of the client.
-// MAC mappings do not carry over: a template serves any host, so each interface is found by its
-// name on the host (macAddress.fromHostInterface).
+// gateway and DNS servers; per logical unit a Metal3DataTemplate carrying the unit's template
+// (osNetConfig, rendered per host by the data controller into the host's metaData) and a
+// networkData with the unit's interfaces, bonds, bridges and VLANs, each ip[<network>] taken from
+// the network's pool (ipAddressFromIPPool); then per unit its bootstrap configuration, which
+// writes the host's files from its metaData and runs os-net-config (or netplan) before kubeadm:
+// a KubeadmControlPlane for the controllers, a KubeadmConfigTemplate for each node pool.
 func Templates(f *File, o Options) ([]byte, error) {
 	var docs []map[string]any
 	for _, name := range f.NetworkNames() {
@@ -35,6 +38,13 @@ func Templates(f *File, o Options) ([]byte, error) {
 			return nil, err
 		}
 		docs = append(docs, tmpl)
+	}
+	for _, u := range f.Units {
+		obj, err := bootstrapObject(u, o)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", u.Path, err)
+		}
+		docs = append(docs, obj)
 	}
 	var buf bytes.Buffer
 	for i, d := range docs {
@@ -109,6 +119,12 @@ func dataTemplate(f *File, u *Unit, o Options) (map[string]any, error) {
 		}
 		list = doc.NetworkConfig
 	}
+	if o.Format == FormatNetplan {
+		// Every host would fail to render it (osNetConfig.format: netplan): say so now.
+		if _, err := osnetconfig.Netplan(list, nil); err != nil {
+			return nil, fmt.Errorf("%s.networkConfig, as netplan: %w", u.Path, err)
+		}
+	}
 	b := &templateBuilder{cluster: o.Cluster, place: u.Path + ".networkConfig"}
 	for i, item := range list {
 		if _, err := b.add(item, fmt.Sprintf("[%d]", i), ""); err != nil {
@@ -156,7 +172,10 @@ func osNetConfigTemplate(u *Unit, o Options) map[string]any {
 	for _, n := range u.Nodes {
 		mappings = append(mappings, map[string]any{"name": n.Key, "interfaces": n.Mapping})
 	}
-	return map[string]any{"template": u.NetworkConfig, "unit": u.Name, "networks": networks, "macMappings": mappings}
+	return map[string]any{
+		"template": u.NetworkConfig, "unit": u.Name, "networks": networks, "macMappings": mappings,
+		"format": string(dataTemplateFormat(o.Format)),
+	}
 }
 
 // add maps one os-net-config object to links and networks and returns its link id.
@@ -180,7 +199,7 @@ func (b *templateBuilder) add(item any, place, parent string) (string, error) {
 		}
 	}
 	link := map[string]any{"id": id}
-	if mtu, ok := toInt(obj["mtu"]); ok {
+	if mtu, ok := osnetconfig.Int(obj["mtu"]); ok {
 		link["mtu"] = mtu
 	}
 	switch typ {
@@ -189,7 +208,7 @@ func (b *templateBuilder) add(item any, place, parent string) (string, error) {
 		link["macAddress"] = map[string]any{"fromHostInterface": id}
 		b.ethernets = append(b.ethernets, link)
 	case "linux_bond", "ovs_bond":
-		params, err := bondParameters(obj, typ)
+		params, err := osnetconfig.BondParameters(obj, typ)
 		if err != nil {
 			return "", fmt.Errorf("%s: %w", place, err)
 		}
@@ -211,7 +230,7 @@ func (b *templateBuilder) add(item any, place, parent string) (string, error) {
 		}
 		b.bridges = append(b.bridges, link)
 	case "vlan":
-		vid, ok := toInt(obj["vlan_id"])
+		vid, ok := osnetconfig.Int(obj["vlan_id"])
 		if !ok {
 			return "", fmt.Errorf("%s.vlan_id: want a number", place)
 		}

@@ -31,6 +31,9 @@ type OSNetConfig struct {
 	// Mapping is `interface_mapping: {name: MAC}` for every Ethernet link whose name is not the
 	// kernel's name of its NIC: os-net-config then finds the NIC by its MAC.
 	Mapping []byte
+	// Netplan is the same network as one netplan file, for an osNetConfig template whose
+	// format is netplan; nil otherwise.
+	Netplan []byte
 }
 
 // OSNetConfig writes the network for os-net-config. Ethernets are named by the link's name, else

@@ -74,7 +74,7 @@ func OSNetConfigFromTemplate(t *infrav1.OSNetConfigTemplate, f *Facts) (*OSNetCo
 	if err != nil {
 		return nil, invalid(OSNetConfigField+".template", "rendering for host %s: %v", f.Host.Name, err)
 	}
-	config, _, err := osnetconfig.Config(text)
+	config, list, err := osnetconfig.Config(text)
 	if err != nil {
 		return nil, invalid(OSNetConfigField+".template", "rendered for host %s: %v; fix the template", f.Host.Name, err)
 	}
@@ -82,7 +82,19 @@ func OSNetConfigFromTemplate(t *infrav1.OSNetConfigTemplate, f *Facts) (*OSNetCo
 	if err != nil {
 		return nil, invalid(OSNetConfigField, "the mapping for host %s: %v", f.Host.Name, err)
 	}
-	return &OSNetConfig{Config: config, Mapping: mapDoc}, nil
+	out := &OSNetConfig{Config: config, Mapping: mapDoc}
+	switch t.Format {
+	case "", infrav1.OSNetConfigFormatOSNetConfig:
+	case infrav1.OSNetConfigFormatNetplan:
+		// The converter `metalwire generate --format netplan` uses, so that both phases give a
+		// host the same file.
+		if out.Netplan, err = osnetconfig.Netplan(list, mapping); err != nil {
+			return nil, invalid(OSNetConfigField+".format", "netplan: the configuration rendered for host %s: %v", f.Host.Name, err)
+		}
+	default:
+		return nil, invalid(OSNetConfigField+".format", "%q is not a format; use %s or %s", t.Format, infrav1.OSNetConfigFormatOSNetConfig, infrav1.OSNetConfigFormatNetplan)
+	}
+	return out, nil
 }
 
 // osNetConfigMapping chooses the host's interface mapping, and its name for {{ node }} when a

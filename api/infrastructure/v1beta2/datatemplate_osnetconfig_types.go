@@ -45,7 +45,25 @@ type OSNetConfigTemplate struct {
 	// +kubebuilder:validation:MaxItems=128
 	// +optional
 	Interfaces []OSNetConfigInterface `json:"interfaces,omitempty"`
+
+	// format says which files the host's metaData carries, base64-encoded, for its bootstrap
+	// data to write from {{ ds.meta_data.<key> }}: os-net-config (the default) puts the config
+	// and mapping files under os_net_config_config and os_net_config_mapping; netplan converts
+	// the rendered configuration to one netplan file under netplan_config, for hosts without
+	// os-net-config. A template netplan cannot express fails to render for every host.
+	// +kubebuilder:validation:Enum=os-net-config;netplan
+	// +optional
+	Format OSNetConfigFormat `json:"format,omitempty"`
 }
+
+// OSNetConfigFormat is the network configuration tool a host runs its rendered template with.
+type OSNetConfigFormat string
+
+// Formats of OSNetConfigTemplate.
+const (
+	OSNetConfigFormatOSNetConfig OSNetConfigFormat = "os-net-config"
+	OSNetConfigFormatNetplan     OSNetConfigFormat = "netplan"
+)
 
 // OSNetConfigNetwork names the IPPool of one network of an os-net-config template.
 type OSNetConfigNetwork struct {

@@ -17,6 +17,10 @@ const (
 	VLANLockNetworkDeviceLabel  = "network.metalwire.io/network-device"
 	VLANLockClusterNetworkLabel = "network.metalwire.io/cluster-network"
 	VLANLockNetworkAnnotation   = "network.metalwire.io/network"
+
+	// DryRunAnnotation "true" on a NetworkDevice puts the changes each switch would get in
+	// status.switches[].plannedChanges and sends nothing.
+	DryRunAnnotation = "network.metalwire.io/dry-run"
 )
 
 // Condition types and reasons.
@@ -26,6 +30,8 @@ const (
 	ConditionNICsValid      = "NICsValid"
 	ConditionReachable      = "Reachable"
 	ConditionHostKeyTrusted = "HostKeyTrusted"
+	ConditionDrifted        = "Drifted"
+	ConditionDryRun         = "DryRun"
 
 	ReasonAssigned              = "Assigned"
 	ReasonVLANRangeExhausted    = "VLANRangeExhausted"
@@ -43,6 +49,11 @@ const (
 	ReasonUnsupportedNetworkOS  = "UnsupportedNetworkOS"
 	ReasonHostKeyUnknown        = "HostKeyUnknown"
 	ReasonHostKeyTrusted        = "HostKeyTrusted"
+	ReasonNoDrift               = "NoDrift"
+	ReasonDriftRepaired         = "DriftRepaired"
+	ReasonDriftReported         = "DriftReported"
+	ReasonChangesPlanned        = "ChangesPlanned"
+	ReasonChangesSent           = "ChangesSent"
 )
 
 // VLANLockName is the name of the Lease that holds VLAN id on a NetworkDevice: one name per

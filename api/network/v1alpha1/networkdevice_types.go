@@ -5,7 +5,7 @@ import (
 )
 
 // NetworkOS names the switch operating system, and so the driver that manages a switch.
-// +kubebuilder:validation:Enum=openvswitch;openvswitch-ssh;eos;nxos;junos;sonic;dellos10;cumulus;openconfig
+// +kubebuilder:validation:Enum=openvswitch;openvswitch-ssh;eos;nxos;junos;sonic;dellos10;cumulus;openconfig;simulated
 type NetworkOS string
 
 const (
@@ -27,6 +27,10 @@ const (
 	NetworkOSCumulus NetworkOS = "cumulus"
 	// NetworkOSOpenConfig manages a switch that serves gNMI with the OpenConfig models.
 	NetworkOSOpenConfig NetworkOS = "openconfig"
+	// NetworkOSSimulated is dev mode's simulated switch, a stand-in that configures nothing
+	// real. Only `metalwire dev` and `make demo` have a driver for it; the manager users deploy
+	// reports such a switch unreachable ("no switch driver for networkOS simulated").
+	NetworkOSSimulated NetworkOS = "simulated"
 )
 
 // SecretReference names a Secret in the object's namespace.
@@ -64,7 +68,8 @@ type Switch struct {
 
 	// NetworkOS is the switch's operating system: openvswitch (OVSDB), openvswitch-ssh
 	// (ovs-vsctl over SSH), eos, nxos, junos, sonic, dellos10, cumulus (their CLIs over SSH) or
-	// openconfig (gNMI). docs/switch-drivers.md lists what each supports.
+	// openconfig (gNMI); docs/switch-drivers.md lists what each supports. simulated is dev mode's
+	// stand-in switch, which configures nothing.
 	NetworkOS NetworkOS `json:"networkOS"`
 
 	// CredentialsRef names the Secret holding the credentials: kubernetes.io/basic-auth
@@ -109,6 +114,40 @@ type NetworkDeviceSpec struct {
 	// +kubebuilder:validation:MinItems=1
 	// +kubebuilder:validation:MaxItems=256
 	Switches []Switch `json:"switches"`
+
+	// DriftPolicy says what happens to a port the controller configured that a read-back finds
+	// changed at the switch: repair (the default) puts it back as it was set; report only
+	// reports it (condition Drifted, an event, status.switches[].drifted, the drift metric) and
+	// leaves it as found until its hosts' networks change.
+	// +kubebuilder:validation:Enum=repair;report
+	// +kubebuilder:default=repair
+	// +optional
+	DriftPolicy DriftPolicy `json:"driftPolicy,omitempty"`
+}
+
+// DriftPolicy is what the controller does with a port changed at the switch.
+type DriftPolicy string
+
+const (
+	// DriftRepair puts a drifted port back as it was set.
+	DriftRepair DriftPolicy = "repair"
+	// DriftReport reports a drifted port and leaves it as found.
+	DriftReport DriftPolicy = "report"
+)
+
+// DriftedPort is a configured port that the switch reported otherwise than it was set.
+type DriftedPort struct {
+	// Port is the port's name on the switch.
+	Port string `json:"port"`
+	// Set is what the controller set ("access vlan 1001").
+	Set string `json:"set"`
+	// Found is what the switch reported ("access vlan 7", or "not on the switch").
+	Found string `json:"found"`
+	// SeenAt is when the read-back found it.
+	SeenAt metav1.Time `json:"seenAt"`
+	// Repaired says the port was put back as it was set (driftPolicy repair).
+	// +optional
+	Repaired bool `json:"repaired,omitempty"`
 }
 
 // ConfiguredPort is a port the fabric controller configured, and how. Ports not listed here
@@ -156,6 +195,16 @@ type SwitchStatus struct {
 	// the record goes.
 	// +optional
 	Removed bool `json:"removed,omitempty"`
+	// Drifted lists the configured ports the last read-back found changed at the switch.
+	// +listType=map
+	// +listMapKey=port
+	// +optional
+	Drifted []DriftedPort `json:"drifted,omitempty"`
+	// PlannedChanges is, while the NetworkDevice is in dry run (annotation
+	// network.metalwire.io/dry-run: "true"), the batch this switch would get now, one change a
+	// line, in the order it would be sent. Nothing was sent.
+	// +optional
+	PlannedChanges []string `json:"plannedChanges,omitempty"`
 }
 
 // NetworkDeviceStatus is the state of each switch.
@@ -165,8 +214,9 @@ type NetworkDeviceStatus struct {
 	// +optional
 	Switches []SwitchStatus `json:"switches,omitempty"`
 
-	// Conditions: Reachable (every switch answered) and HostKeyTrusted (every SSH switch showed
-	// its pinned key).
+	// Conditions: Reachable (every switch answered), HostKeyTrusted (every SSH switch showed
+	// its pinned key), Drifted (a configured port was found changed at the switch) and DryRun
+	// (changes are planned, not sent).
 	// +listType=map
 	// +listMapKey=type
 	// +optional
@@ -178,9 +228,11 @@ type NetworkDeviceStatus struct {
 // +kubebuilder:object:root=true
 // +kubebuilder:resource:path=networkdevices,scope=Namespaced,shortName=nd
 // +kubebuilder:subresource:status
+// +kubebuilder:printcolumn:name="OS",type="string",JSONPath=".spec.switches[*].networkOS",description="The switches' operating systems; simulated is dev mode's stand-in"
 // +kubebuilder:printcolumn:name="Switches",type="integer",JSONPath=".spec.switches.length()",priority=1
 // +kubebuilder:printcolumn:name="Reachable",type="string",JSONPath=".status.conditions[?(@.type==\"Reachable\")].status",description="Whether every switch answered"
 // +kubebuilder:printcolumn:name="HostKeyTrusted",type="string",JSONPath=".status.conditions[?(@.type==\"HostKeyTrusted\")].status",description="Whether every SSH switch showed its pinned key"
+// +kubebuilder:printcolumn:name="Drifted",type="string",JSONPath=".status.conditions[?(@.type==\"Drifted\")].status",description="Whether the last read-back found a configured port changed at the switch"
 // +kubebuilder:printcolumn:name="Age",type="date",JSONPath=".metadata.creationTimestamp"
 type NetworkDevice struct {
 	metav1.TypeMeta   `json:",inline"`

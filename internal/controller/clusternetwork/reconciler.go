@@ -32,6 +32,7 @@ import (
 	"github.com/metalwire/metalwire/internal/controller/fabricindex"
 	"github.com/metalwire/metalwire/internal/controller/waits"
 	"github.com/metalwire/metalwire/internal/controller/watchfilter"
+	"github.com/metalwire/metalwire/internal/metrics"
 )
 
 // DefaultProgressQuiet is how long the hosts' progress may stay unwritten in a ClusterNetwork's
@@ -81,6 +82,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err := r.Client.Get(ctx, req.NamespacedName, cn); err != nil {
 		if apierrors.IsNotFound(err) {
 			r.progress.Forget(req.String())
+			metrics.ForgetClusterNetwork(req.Namespace, req.Name)
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
@@ -222,6 +224,11 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, cn *netv1.ClusterNetwo
 	}
 	sort.Strings(selected)
 	cn.Status.Available, cn.Status.Selected, cn.Status.States = available, selected, states
+	byState := map[string]int{"available": len(available)}
+	for _, st := range states {
+		byState[string(st.State)]++
+	}
+	metrics.SetFabricHosts(cn.Namespace, cn.Name, byState)
 	if len(miscabled) > 0 {
 		set(cn, netv1.ConditionNICsValid, false, netv1.ReasonNICMiscabled, strings.Join(miscabled, "; "))
 	} else {

@@ -2,6 +2,7 @@ package metal3data_test
 
 import (
 	"context"
+	"encoding/base64"
 	"net/netip"
 	"os"
 	"strings"
@@ -24,49 +25,57 @@ import (
 )
 
 // TestPhase2RendersTheSameOSNetConfigAsPhase1 is the generator's phase 2 through the real
-// controllers: the seed's example file turned into IPPools and Metal3DataTemplates by
-// `metalwire generate --templates`, applied to the API server as they are, and one host per
-// logical unit (its NICs carry the MACs of the unit's macMapping, under kernel names that are
-// not the aliases) claimed by a Metal3Machine. Each host's networkData Secret must hold, byte
-// for byte, the os-net-config config and mapping files phase 1 (`metalwire generate`) writes
-// for that node with the addresses the pools gave.
+// controllers: the seed's example file, with a second node in each logical unit, turned into
+// IPPools, Metal3DataTemplates, a KubeadmControlPlane and a KubeadmConfigTemplate by `metalwire
+// generate --templates`, applied to the API server as they are, and two hosts per unit (their
+// NICs carry the MACs of the unit's macMapping nodes, under kernel names that are not the
+// aliases) claimed by Metal3Machines. Each host's metaData Secret must carry, base64-encoded under
+// the keys the bootstrap configuration reads, and its networkData Secret as text, byte for byte
+// the os-net-config config and mapping files phase 1 (`metalwire generate`) writes for that node
+// with the addresses the pools gave; each host its own.
 func TestPhase2RendersTheSameOSNetConfigAsPhase1(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
 	ns := newNamespace(t)
 	startManager(t, ns, managerOptions{})
 
-	seed, err := os.ReadFile("../../../pkg/generate/testdata/seed.yaml")
+	seed, err := os.ReadFile("../../../pkg/generate/testdata/seed-two-per-unit.yaml")
 	g.Expect(err).NotTo(HaveOccurred())
 	f, err := generate.Parse(seed)
 	g.Expect(err).NotTo(HaveOccurred())
-	opts := generate.Options{Cluster: "demo", Namespace: ns}
+	opts := generate.Options{Cluster: "demo", Namespace: ns, KubernetesVersion: "v1.34.1"}
 	manifests, err := generate.Templates(f, opts)
 	g.Expect(err).NotTo(HaveOccurred())
+	var kinds []string
 	for _, doc := range strings.Split(string(manifests), "---\n") {
 		obj := &unstructured.Unstructured{}
 		g.Expect(yaml.Unmarshal([]byte(doc), &obj.Object)).To(Succeed())
 		g.Expect(env.Client.Create(ctx, obj)).To(Succeed(), "%s %s as --templates wrote it", obj.GetKind(), obj.GetName())
+		kinds = append(kinds, obj.GetKind())
 	}
+	g.Expect(kinds).To(ContainElements("KubeadmControlPlane", "KubeadmConfigTemplate"), "the bootstrap configurations are valid objects")
 
 	type hostRun struct {
-		node   *generate.Node
-		m3m    string
-		secret map[string][]byte
-		addrs  map[string]netip.Addr
+		node     *generate.Node
+		m3m      string
+		metaData map[string]string
+		secret   map[string][]byte
+		addrs    map[string]netip.Addr
 	}
 	var runs []hostRun
 	for _, u := range f.Units {
-		node := u.Nodes[0]
-		var nics []string
-		for alias, mac := range node.Mapping {
-			nics = append(nics, "eno"+strings.TrimPrefix(alias, "em")+"="+mac)
+		g.Expect(u.Nodes).To(HaveLen(2))
+		for _, node := range u.Nodes {
+			var nics []string
+			for alias, mac := range node.Mapping {
+				nics = append(nics, "eno"+strings.TrimPrefix(alias, "em")+"="+mac)
+			}
+			hostName := "host-" + node.Name
+			host(t, ns, hostName, nil, nil, "", nics...)
+			m3m := "demo-" + node.Name + "-m3m"
+			machine(t, ns, m3m, "demo-"+u.Name, machineOpts{host: hostName, cluster: "demo"})
+			runs = append(runs, hostRun{node: node, m3m: m3m})
 		}
-		hostName := "host-" + node.Name
-		host(t, ns, hostName, nil, nil, "", nics...)
-		m3m := "demo-" + u.Name + "-m3m"
-		machine(t, ns, m3m, "demo-"+u.Name, machineOpts{host: hostName, cluster: "demo"})
-		runs = append(runs, hostRun{node: node, m3m: m3m})
 	}
 
 	state := generate.State{}
@@ -75,6 +84,9 @@ func TestPhase2RendersTheSameOSNetConfigAsPhase1(t *testing.T) {
 		secret := getSecret(g, ns, data.Spec.NetworkData.Name)
 		g.Expect(secret.Data).NotTo(HaveKey(render.OSNetConfigErrorKey))
 		runs[i].secret = secret.Data
+		g.Expect(data.Spec.MetaData).NotTo(BeNil(), "the template has no metaData of its own; the os-net-config files make one")
+		md := getSecret(g, ns, data.Spec.MetaData.Name)
+		g.Expect(yaml.Unmarshal(md.Data[infrav1.DataSecretMetaDataKey], &runs[i].metaData)).To(Succeed())
 		runs[i].addrs = map[string]netip.Addr{}
 		for _, net := range f.NetworkNames() {
 			pool := render.NewPoolRef("", "", generate.PoolName("demo", net))
@@ -87,11 +99,12 @@ func TestPhase2RendersTheSameOSNetConfigAsPhase1(t *testing.T) {
 			state[net][r.node.Name] = a
 		}
 	}
-	g.Expect(runs[0].addrs).NotTo(Equal(runs[1].addrs), "the pools give each host its own addresses")
 
 	phase1, err := f.Generate(state, opts)
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(phase1.Changes).To(BeEmpty(), "phase 1 keeps the addresses it is given")
+	g.Expect(phase1.Nodes).To(HaveLen(len(runs)))
+	seen := map[string]string{}
 	for i, n := range phase1.Nodes {
 		r := runs[i]
 		g.Expect(n.Node.Name).To(Equal(r.node.Name))
@@ -100,6 +113,15 @@ func TestPhase2RendersTheSameOSNetConfigAsPhase1(t *testing.T) {
 		g.Expect(string(r.secret[render.OSNetConfigKey])).To(And(
 			ContainSubstring("type: ovs_bridge"), ContainSubstring("ip_netmask: "+r.addrs["net0"].String()+"/24"),
 			ContainSubstring("ip_netmask: "+r.addrs["net1"].String()+"/24")))
+
+		for key, want := range map[string][]byte{render.OSNetConfigMetaDataKey: n.OSNetConfig, render.OSNetConfigMappingMetaDataKey: n.Mapping} {
+			g.Expect(r.metaData).To(HaveKey(key), "%s: metaData", n.Node.Name)
+			got, err := base64.StdEncoding.DecodeString(r.metaData[key])
+			g.Expect(err).NotTo(HaveOccurred(), "%s: metaData %s is base64", n.Node.Name, key)
+			g.Expect(string(got)).To(Equal(string(want)), "%s: metaData %s", n.Node.Name, key)
+			g.Expect(seen).NotTo(HaveKey(key+"="+r.metaData[key]), "%s: another host got the same %s", n.Node.Name, key)
+			seen[key+"="+r.metaData[key]] = n.Node.Name
+		}
 	}
 }
 
@@ -142,6 +164,10 @@ func TestOSNetConfigTemplateErrors(t *testing.T) {
 
 	alone := &infrav1.Metal3DataTemplate{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "alone"}, Spec: infrav1.Metal3DataTemplateSpec{OSNetConfig: onc}}
 	g.Expect(env.Client.Create(ctx, alone)).To(MatchError(ContainSubstring("osNetConfig needs networkData")))
+	unknown := onc.DeepCopy()
+	unknown.Format = "ifupdown"
+	badFormat := &infrav1.Metal3DataTemplate{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "ifupdown"}, Spec: infrav1.Metal3DataTemplateSpec{NetworkData: nd, OSNetConfig: unknown}}
+	g.Expect(env.Client.Create(ctx, badFormat)).To(MatchError(ContainSubstring(`spec.osNetConfig.format: Unsupported value: "ifupdown": supported values: "os-net-config", "netplan"`)))
 
 	tmpl := template(t, ns, "typo", infrav1.Metal3DataTemplateSpec{NetworkData: nd, OSNetConfig: onc})
 	edited := tmpl.DeepCopy()
@@ -162,5 +188,13 @@ func TestOSNetConfigTemplateErrors(t *testing.T) {
 		g.Expect(data.Spec.NetworkData).NotTo(BeNil())
 		err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: data.Spec.NetworkData.Name}, &corev1.Secret{})
 		g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "no Secret is written: %v", err)
+		// Nor the metaData the bootstrap data would read os-net-config's files from: the
+		// Metal3Machine keeps waiting for the data, so the host is never provisioned with it.
+		mdName := infrav1.MetaDataSecretName("m3m-0", data.Spec.Index)
+		if data.Spec.MetaData != nil {
+			mdName = data.Spec.MetaData.Name
+		}
+		err = env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: mdName}, &corev1.Secret{})
+		g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "no metaData Secret is written: %v", err)
 	}).WithTimeout(timeout).WithPolling(poll).Should(Succeed())
 }

@@ -40,7 +40,10 @@ type output struct {
 	osNetConfigTemplated bool
 }
 
-// renderOutput renders the template's metaData and networkData for one host.
+// renderOutput renders the template's metaData and networkData for one host. With an
+// os-net-config template, its files also go into the metaData (render.HostMetaData), where the
+// host's bootstrap data reads them; a metaData Secret is then written even when the template
+// has no metaData of its own.
 func renderOutput(tmpl *infrav1.Metal3DataTemplate, hostFacts *render.Facts) (output, error) {
 	var out output
 	// With an os-net-config template, its interface aliases name the host's NICs in
@@ -49,8 +52,17 @@ func renderOutput(tmpl *infrav1.Metal3DataTemplate, hostFacts *render.Facts) (ou
 	if err != nil {
 		return output{}, err
 	}
-	if md := tmpl.Spec.MetaData; md != nil {
-		m, err := render.MetaData(md, facts)
+	var onc *render.OSNetConfig
+	if t := tmpl.Spec.OSNetConfig; t != nil {
+		// The unit's own os-net-config template, as `metalwire generate` renders it: an error
+		// in it stops the rendering, since the user asked for exactly this configuration, and
+		// the host is not provisioned with bootstrap data that would run a broken one.
+		if onc, err = render.OSNetConfigFromTemplate(t, hostFacts); err != nil {
+			return output{}, err
+		}
+	}
+	if md := tmpl.Spec.MetaData; md != nil || onc != nil {
+		m, err := render.HostMetaData(md, tmpl.Spec.OSNetConfig, onc, facts)
 		if err != nil {
 			return output{}, err
 		}
@@ -68,13 +80,7 @@ func renderOutput(tmpl *infrav1.Metal3DataTemplate, hostFacts *render.Facts) (ou
 		}
 		out.osNetConfig = osNetConfigKeys(n, facts)
 	}
-	if t := tmpl.Spec.OSNetConfig; t != nil {
-		// The unit's own os-net-config template, as `metalwire generate` renders it: an error
-		// in it stops the rendering, since the user asked for exactly this configuration.
-		onc, err := render.OSNetConfigFromTemplate(t, hostFacts)
-		if err != nil {
-			return output{}, err
-		}
+	if onc != nil {
 		out.osNetConfig = map[string][]byte{render.OSNetConfigKey: onc.Config, render.OSNetConfigMappingKey: onc.Mapping}
 		out.osNetConfigTemplated = true
 	}

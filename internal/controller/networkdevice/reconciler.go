@@ -12,6 +12,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/events"
 	"sigs.k8s.io/cluster-api/util/conditions"
 	"sigs.k8s.io/cluster-api/util/patch"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -29,6 +30,7 @@ import (
 	"github.com/metalwire/metalwire/internal/controller/fabricindex"
 	"github.com/metalwire/metalwire/internal/controller/waits"
 	"github.com/metalwire/metalwire/internal/controller/watchfilter"
+	"github.com/metalwire/metalwire/internal/metrics"
 	"github.com/metalwire/metalwire/internal/switchdriver"
 	"github.com/metalwire/metalwire/pkg/fabric"
 )
@@ -46,6 +48,8 @@ const (
 // Reconciler manages the switches of NetworkDevices.
 type Reconciler struct {
 	Client client.Client
+	// Recorder reports drift as events on the NetworkDevice; nil records none.
+	Recorder events.EventRecorder
 	// Drivers maps networkOS to a driver; nil uses switchdriver.Default. Tests hand in their own.
 	Drivers *switchdriver.Registry
 	// Concurrency bounds how many switches are worked at once, across every NetworkDevice
@@ -136,7 +140,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		return ctrl.Result{}, err
 	}
 	defer func() {
-		err := patcher.Patch(ctx, nd, patch.WithOwnedConditions{Conditions: []string{netv1.ConditionReachable, netv1.ConditionHostKeyTrusted}})
+		err := patcher.Patch(ctx, nd, patch.WithOwnedConditions{Conditions: []string{netv1.ConditionReachable, netv1.ConditionHostKeyTrusted, netv1.ConditionDrifted, netv1.ConditionDryRun}})
 		if err == nil {
 			r.records.Wrote(key, read, copySwitches(nd.Status.Switches))
 		}
@@ -159,12 +163,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	work = append(work, removedSwitches(nd)...)
 	results := make([]netv1.SwitchStatus, len(work))
 	hostKeys := make([]*fabric.HostKeyError, len(work))
+	dryRun := nd.Annotations[netv1.DryRunAnnotation] == "true"
 	var wg sync.WaitGroup
 	for i, w := range work {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			results[i], hostKeys[i] = r.syncSwitch(ctx, nd, w.sw, w.want, w.prev)
+			results[i], hostKeys[i] = r.syncSwitch(ctx, nd, w.sw, w.want, w.prev, dryRun)
 		}()
 	}
 	wg.Wait()
@@ -178,6 +183,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		}
 		nd.Status.Switches = append(nd.Status.Switches, st)
 	}
+	r.reportDrift(nd, dryRun)
 	return r.setConditions(nd, hostKeys), nil
 }
 
@@ -249,8 +255,9 @@ func previousStatus(nd *netv1.NetworkDevice, name string) netv1.SwitchStatus {
 
 // syncSwitch reads one switch back and applies the difference, one batch at a time per switch.
 // On failure the switch keeps its previous record: what it carries is unknown, so nothing is
-// forgotten.
-func (r *Reconciler) syncSwitch(ctx context.Context, nd *netv1.NetworkDevice, sw netv1.Switch, want fabric.State, prev netv1.SwitchStatus) (netv1.SwitchStatus, *fabric.HostKeyError) {
+// forgotten. In dry run nothing is sent and the record stays as it was; the batch the switch
+// would get is in plannedChanges.
+func (r *Reconciler) syncSwitch(ctx context.Context, nd *netv1.NetworkDevice, sw netv1.Switch, want fabric.State, prev netv1.SwitchStatus, dryRun bool) (netv1.SwitchStatus, *fabric.HostKeyError) {
 	lock, _ := r.locks.LoadOrStore(nd.Namespace+"/"+nd.Name+"/"+sw.Name, &sync.Mutex{})
 	lock.(*sync.Mutex).Lock()
 	defer lock.(*sync.Mutex).Unlock()
@@ -264,8 +271,10 @@ func (r *Reconciler) syncSwitch(ctx context.Context, nd *netv1.NetworkDevice, sw
 
 	ctx, cancel := context.WithTimeout(ctx, r.Timeout)
 	defer cancel()
-	version, err := r.apply(ctx, nd, sw, want, prev)
+	labels := []string{nd.Namespace, nd.Name, sw.Name}
+	pass, err := r.apply(ctx, nd, sw, want, prev, dryRun)
 	if err != nil {
+		metrics.FabricErrors.WithLabelValues(labels...).Inc()
 		ctrl.LoggerFrom(ctx).Info("switch not in line", "switch", sw.Name, "error", err.Error())
 		out := prev
 		out.Name, out.Reachable, out.LastError = sw.Name, false, err.Error()
@@ -275,31 +284,60 @@ func (r *Reconciler) syncSwitch(ctx context.Context, nd *netv1.NetworkDevice, sw
 		}
 		return out, nil
 	}
-	out := netv1.SwitchStatus{Name: sw.Name, Reachable: true, Version: version, Ports: configuredPorts(want), VLANs: vlanIDs(want)}
-	if len(out.Ports) > 0 || len(out.VLANs) > 0 {
+	metrics.FabricDrift.WithLabelValues(labels...).Add(float64(len(pass.drifted)))
+	out := netv1.SwitchStatus{Name: sw.Name, Reachable: true, Version: pass.version, Ports: configuredPorts(want), VLANs: vlanIDs(want)}
+	if dryRun {
+		out = *prev.DeepCopy()
+		out.Name, out.Reachable, out.LastError, out.Version = sw.Name, true, "", pass.version
+		out.PlannedChanges = []string{}
+		for _, c := range pass.batch {
+			out.PlannedChanges = append(out.PlannedChanges, c.String())
+		}
+	}
+	seen := metav1.Now()
+	out.Drifted = nil
+	for _, d := range pass.drifted {
+		found := "not on the switch"
+		if d.Found != nil {
+			found = d.Found.Describe()
+		}
+		out.Drifted = append(out.Drifted, netv1.DriftedPort{Port: d.Set.Name, Set: d.Set.Describe(), Found: found, SeenAt: seen,
+			Repaired: !dryRun && nd.Spec.DriftPolicy != netv1.DriftReport})
+	}
+	if !dryRun && (len(out.Ports) > 0 || len(out.VLANs) > 0) {
 		// The connection it was configured through, to reset it should the switch leave spec.
 		out.ConfiguredWith = sw.DeepCopy()
 	}
 	return out, nil
 }
 
-func (r *Reconciler) apply(ctx context.Context, nd *netv1.NetworkDevice, sw netv1.Switch, want fabric.State, prev netv1.SwitchStatus) (string, error) {
+// pass is what one pass over a switch read and did.
+type pass struct {
+	version string
+	// drifted are the configured ports the read-back found changed at the switch.
+	drifted []fabric.DriftedPort
+	// batch is what was sent (or, in dry run, would be).
+	batch fabric.Batch
+}
+
+func (r *Reconciler) apply(ctx context.Context, nd *netv1.NetworkDevice, sw netv1.Switch, want fabric.State, prev netv1.SwitchStatus, dryRun bool) (pass, error) {
 	drv, err := r.Drivers.For(string(sw.NetworkOS))
 	if err != nil {
-		return "", err
+		return pass{}, err
 	}
 	ep, err := r.endpoint(ctx, nd, sw, drv)
 	if err != nil {
-		return "", err
+		return pass{}, err
 	}
+	start := time.Now()
 	sess, err := drv.Connect(ctx, ep)
 	if err != nil {
-		return "", err
+		return pass{}, err
 	}
 	defer func() { _ = sess.Close() }()
 	info, err := sess.Info(ctx)
 	if err != nil {
-		return "", fmt.Errorf("reading the switch's version: %w", err)
+		return pass{}, fmt.Errorf("reading the switch's version: %w", err)
 	}
 	rec := recordOf(prev)
 	names := append([]string{}, rec.Ports...)
@@ -308,19 +346,42 @@ func (r *Reconciler) apply(ctx context.Context, nd *netv1.NetworkDevice, sw netv
 	}
 	have, err := sess.Read(ctx, names)
 	if err != nil {
-		return "", fmt.Errorf("reading ports back: %w", err)
+		return pass{}, fmt.Errorf("reading ports back: %w", err)
 	}
 	idle := int(sw.IdleVLAN)
 	if idle == 0 {
 		idle = 1
 	}
-	if batch := fabric.Diff(want, have, rec, idle); len(batch) > 0 {
-		if err := sess.Apply(ctx, batch); err != nil {
-			return "", fmt.Errorf("applying %d change(s): %w", len(batch), err)
-		}
-		ctrl.LoggerFrom(ctx).Info("switch configured", "switch", sw.Name, "changes", len(batch))
+	out := pass{version: info.Version, drifted: fabric.Drift(portsOf(prev.Ports), have)}
+	out.batch = fabric.Diff(want, have, rec, idle)
+	if nd.Spec.DriftPolicy == netv1.DriftReport {
+		out.batch = fabric.WithoutRepairs(out.batch, out.drifted, want, idle)
 	}
-	return info.Version, nil
+	if dryRun || len(out.batch) == 0 {
+		return out, nil
+	}
+	if err := sess.Apply(ctx, out.batch); err != nil {
+		return pass{}, fmt.Errorf("applying %d change(s): %w", len(out.batch), err)
+	}
+	labels := []string{nd.Namespace, nd.Name, sw.Name}
+	metrics.FabricBatches.WithLabelValues(labels...).Inc()
+	metrics.FabricChanges.WithLabelValues(labels...).Add(float64(len(out.batch)))
+	metrics.FabricBatchDuration.WithLabelValues(labels...).Observe(time.Since(start).Seconds())
+	ctrl.LoggerFrom(ctx).Info("switch configured", "switch", sw.Name, "changes", len(out.batch))
+	return out, nil
+}
+
+// portsOf turns the record of configured ports into the driver's terms.
+func portsOf(ports []netv1.ConfiguredPort) []fabric.Port {
+	out := make([]fabric.Port, 0, len(ports))
+	for _, p := range ports {
+		fp := fabric.Port{Name: p.Name, Mode: fabric.PortMode(p.Mode), VLAN: int(p.VLAN)}
+		for _, v := range p.Trunk {
+			fp.Trunk = append(fp.Trunk, int(v))
+		}
+		out = append(out, fp)
+	}
+	return out
 }
 
 // endpoint builds how to reach a switch, with credentials read from its Secret.

@@ -21,15 +21,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/rest"
-	"k8s.io/utils/ptr"
-	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/config"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	netv1 "github.com/metalwire/metalwire/api/network/v1alpha1"
 	"github.com/metalwire/metalwire/internal/controller"
+	"github.com/metalwire/metalwire/internal/manager"
 	"github.com/metalwire/metalwire/internal/switchdriver"
 	"github.com/metalwire/metalwire/internal/switchdriver/openvswitch"
 	"github.com/metalwire/metalwire/internal/switchdriver/ovstest"
@@ -213,22 +209,17 @@ func TestFabricScale(t *testing.T) {
 }
 
 // startManager runs the fabric controllers in this process as `metalwire manager
-// --controllers=fabric` sets them up, with the counting driver.
+// --controllers=fabric` builds them (manager.New), with the counting driver.
 func startManager(ctx context.Context, t *testing.T, reg *switchdriver.Registry, fabricConcurrency int, writes *writeCounter) {
 	t.Helper()
 	g := NewWithT(t)
 	cfg := rest.CopyConfig(env.Config)
-	cfg.QPS, cfg.Burst = 1000, 2000
 	cfg.Wrap(writes.wrap)
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
-		Scheme:                 env.Scheme,
-		Metrics:                metricsserver.Options{BindAddress: "0"},
-		HealthProbeBindAddress: "0",
-		Cache:                  cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}},
-		Controller:             config.Controller{SkipNameValidation: ptr.To(true)},
-	})
-	g.Expect(err).NotTo(HaveOccurred())
-	_, err = controller.Setup(ctx, mgr, []controller.Group{controller.Fabric}, controller.Options{Concurrency: 10, FabricConcurrency: fabricConcurrency, SwitchDrivers: reg})
+	o := manager.NewOptions()
+	o.RestConfig, o.Scheme, o.QPS, o.Burst = cfg, env.Scheme, 1000, 2000
+	o.MetricsAddr, o.ProbeAddr, o.WebhookPort, o.LeaderElect, o.SkipNameValidation = "0", "0", 0, false, true
+	o.WatchNamespace, o.Concurrency, o.FabricConcurrency, o.SwitchDrivers = ns, 10, fabricConcurrency, reg
+	mgr, err := manager.New(ctx, o, []controller.Group{controller.Fabric})
 	g.Expect(err).NotTo(HaveOccurred())
 	done := make(chan error, 1)
 	go func() { done <- mgr.Start(ctx) }()

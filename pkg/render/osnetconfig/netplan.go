@@ -1,4 +1,4 @@
-package generate
+package osnetconfig
 
 import (
 	"fmt"
@@ -11,7 +11,8 @@ import (
 )
 
 // Netplan converts a rendered os-net-config list to a netplan (v2) file, for hosts that have
-// netplan but not os-net-config: interfaces become ethernets (matched by the MAC the mapping
+// netplan but not os-net-config (`metalwire generate --format netplan`, and a Metal3DataTemplate
+// whose osNetConfig.format is netplan): interfaces become ethernets (matched by the MAC the mapping
 // gives their alias, and renamed to it), linux_bond and ovs_bond bonds, linux_bridge and
 // ovs_bridge bridges (Open vSwitch ones marked openvswitch), vlan vlans; addresses, routes, DNS,
 // DHCP and MTU carry over. Anything netplan cannot say is an error naming it.
@@ -68,7 +69,7 @@ func (c *netplanConverter) add(item any, place, parent string) (string, error) {
 		}
 	case "vlan":
 		extra = []string{"vlan_id", "device"}
-		id, ok := toInt(obj["vlan_id"])
+		id, ok := Int(obj["vlan_id"])
 		if !ok {
 			return "", fmt.Errorf("%s.vlan_id: want a number", place)
 		}
@@ -87,7 +88,7 @@ func (c *netplanConverter) add(item any, place, parent string) (string, error) {
 	case "linux_bond", "ovs_bond":
 		extra = []string{"members", "bonding_options", "ovs_options"}
 		dev = c.device("bonds", name)
-		params, err := bondParameters(obj, typ)
+		params, err := BondParameters(obj, typ)
 		if err != nil {
 			return "", fmt.Errorf("%s: %w", place, err)
 		}
@@ -109,14 +110,14 @@ func (c *netplanConverter) add(item any, place, parent string) (string, error) {
 			dev["openvswitch"] = map[string]any{}
 		}
 	default:
-		return "", fmt.Errorf("%s: type %q has no netplan equivalent; use interface, vlan, linux_bond, linux_bridge, ovs_bond or ovs_bridge, or --format os-net-config", place, typ)
+		return "", fmt.Errorf("%s: type %q has no netplan equivalent; use interface, vlan, linux_bond, linux_bridge, ovs_bond or ovs_bridge, or the os-net-config format", place, typ)
 	}
 	if name == "" {
 		return "", fmt.Errorf("%s: a %s needs a name", place, typ)
 	}
 	for _, k := range slices.Sorted(maps.Keys(obj)) {
 		if !slices.Contains(commonKeys, k) && !slices.Contains(extra, k) {
-			return "", fmt.Errorf("%s.%s has no netplan equivalent; remove it or use --format os-net-config", place, k)
+			return "", fmt.Errorf("%s.%s has no netplan equivalent; remove it or use the os-net-config format", place, k)
 		}
 	}
 	if err := common(dev, obj, place); err != nil {
@@ -209,15 +210,15 @@ func common(dev, obj map[string]any, place string) error {
 	if b, ok := obj["use_dhcpv6"].(bool); ok {
 		dev["dhcp6"] = b
 	}
-	if mtu, ok := toInt(obj["mtu"]); ok {
+	if mtu, ok := Int(obj["mtu"]); ok {
 		dev["mtu"] = mtu
 	}
 	return nil
 }
 
-// bondParameters reads linux_bond's bonding_options ("mode=802.3ad miimon=100") or ovs_bond's
+// BondParameters reads linux_bond's bonding_options ("mode=802.3ad miimon=100") or ovs_bond's
 // ovs_options ("bond_mode=balance-slb lacp=active").
-func bondParameters(obj map[string]any, typ string) (map[string]any, error) {
+func BondParameters(obj map[string]any, typ string) (map[string]any, error) {
 	key, names := "bonding_options", map[string]string{
 		"mode": "mode", "miimon": "mii-monitor-interval", "lacp_rate": "lacp-rate",
 		"xmit_hash_policy": "transmit-hash-policy", "primary": "primary", "updelay": "up-delay", "downdelay": "down-delay",
@@ -242,7 +243,8 @@ func bondParameters(obj map[string]any, typ string) (map[string]any, error) {
 	return params, nil
 }
 
-func toInt(v any) (int, bool) {
+// Int reads a number os-net-config accepts as an integer (a YAML int, or a string of one).
+func Int(v any) (int, bool) {
 	switch n := v.(type) {
 	case int:
 		return n, true

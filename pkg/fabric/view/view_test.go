@@ -1,0 +1,116 @@
+package view
+
+import (
+	"context"
+	"encoding/xml"
+	"errors"
+	"flag"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	netv1 "github.com/metalwire/metalwire/api/network/v1alpha1"
+	"github.com/metalwire/metalwire/internal/testneeds"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+// fixedFabric is two switches, three hosts: h1 and h2 in cluster a (control on VLAN 1000,
+// storage on a trunk), h2's control port drifted; h3 idle; leaf2 unreachable.
+func fixedFabric() View {
+	devices := []netv1.NetworkDevice{{
+		ObjectMeta: metav1.ObjectMeta{Name: "rack1"},
+		Spec: netv1.NetworkDeviceSpec{Switches: []netv1.Switch{
+			{Name: "leaf1", NetworkOS: netv1.NetworkOSOpenvSwitch, Address: "192.0.2.1"},
+			{Name: "leaf2", NetworkOS: netv1.NetworkOSOpenvSwitchSSH, Address: "192.0.2.2"},
+		}},
+		Status: netv1.NetworkDeviceStatus{Switches: []netv1.SwitchStatus{
+			{Name: "leaf1", Reachable: true, Ports: []netv1.ConfiguredPort{
+				{Name: "p1", Mode: netv1.PortModeAccess, VLAN: 1000},
+				{Name: "p2", Mode: netv1.PortModeAccess, VLAN: 1000},
+			}, Drifted: []netv1.DriftedPort{{Port: "p2", Set: "access vlan 1000", Found: "access vlan 7"}}},
+			{Name: "leaf2", Reachable: false, LastError: "cannot reach 192.0.2.2:22: connection refused", Ports: []netv1.ConfiguredPort{
+				{Name: "q1", Mode: netv1.PortModeTrunk, Trunk: []int32{1050}},
+			}},
+		}},
+	}}
+	card := func(name, sw, port string) netv1.HostNIC {
+		return netv1.HostNIC{Name: name, NetworkDevice: netv1.NICNetworkDevice{Switch: netv1.SwitchPortRef{Name: sw, Port: intstr.FromString(port)}}}
+	}
+	nics := []netv1.NIC{
+		{Spec: netv1.NICSpec{Node: "h1", NetworkDeviceRef: "rack1", NICs: []netv1.HostNIC{card("eno1", "leaf1", "p1"), card("eno2", "leaf2", "q1")}},
+			Status: netv1.NICStatus{ClusterNetwork: "a", NICs: []*netv1.NICAssignment{
+				{Network: "control", VLANID: 1000}, {Network: "storage", VLANID: 1050, PortMode: netv1.PortModeTrunk}}}},
+		{Spec: netv1.NICSpec{Node: "h2", NetworkDeviceRef: "rack1", NICs: []netv1.HostNIC{card("eno1", "leaf1", "p2")}},
+			Status: netv1.NICStatus{ClusterNetwork: "a", NICs: []*netv1.NICAssignment{{Network: "control", VLANID: 1000}}}},
+		{Spec: netv1.NICSpec{Node: "h3", NetworkDeviceRef: "rack1", NICs: []netv1.HostNIC{card("eno1", "leaf1", "p3")}}},
+	}
+	clusters := []netv1.ClusterNetwork{{
+		ObjectMeta: metav1.ObjectMeta{Name: "a"},
+		Status: netv1.ClusterNetworkStatus{
+			Networks: []netv1.NetworkStatus{{Name: "control", VLANID: 1000}, {Name: "storage", VLANID: 1050}},
+			States: map[string]netv1.HostNetworkState{
+				"h1": {NIC: "h1", State: netv1.HostReady}, "h2": {NIC: "h2", State: netv1.HostReady},
+			},
+		},
+	}}
+	return Build(devices, nics, clusters)
+}
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to write it)", err)
+	}
+	if got != string(want) {
+		t.Fatalf("%s differs from the golden file:\n%s", name, got)
+	}
+}
+
+func TestTable(t *testing.T) { golden(t, "fabric.txt", fixedFabric().Table()) }
+
+func TestDOT(t *testing.T) { golden(t, "fabric.dot", fixedFabric().DOT()) }
+
+// Graphviz draws the graph: the SVG is XML and names every host and switch.
+func TestSVGNamesEveryHost(t *testing.T) {
+	if _, err := exec.LookPath("dot"); err != nil {
+		testneeds.Missing(t, "this test needs Graphviz's dot (make test-deps installs graphviz)")
+	}
+	svg, err := SVG(context.Background(), fixedFabric().DOT())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var texts []string
+	dec := xml.NewDecoder(strings.NewReader(string(svg)))
+	for {
+		tok, err := dec.Token()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatalf("the SVG is not XML: %v", err)
+		}
+		if cd, ok := tok.(xml.CharData); ok {
+			texts = append(texts, strings.TrimSpace(string(cd)))
+		}
+	}
+	all := strings.Join(texts, "\n")
+	for _, name := range []string{"h1", "h2", "h3", "leaf1", "leaf2", "DRIFTED: set access vlan 1000, found access vlan 7", "FAILED"} {
+		if !strings.Contains(all, name) {
+			t.Errorf("the SVG does not show %q", name)
+		}
+	}
+}
