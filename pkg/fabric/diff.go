@@ -166,3 +166,28 @@ func sortedKeys(m map[int]bool) []int {
 }
 
 func sortInts(s []int) { sort.Ints(s) }
+
+// InPlace says whether the switch already shows (st) what c asks for, so it need not be sent.
+// A reset is in place when the port is an access port of the idle VLAN (or of no mode when the
+// idle VLAN is 0).
+func InPlace(c Change, st State) bool {
+	hasVLAN := slices.ContainsFunc(st.VLANs, func(v VLAN) bool { return v.ID == c.VLAN.ID })
+	cur, exists := st.Ports[c.Port.Name]
+	switch c.Op {
+	case OpEnsureVLAN:
+		return hasVLAN
+	case OpRemoveVLAN:
+		return !hasVLAN
+	case OpAccessPort:
+		return exists && cur.Mode == ModeAccess && cur.VLAN == c.Port.VLAN
+	case OpTrunkPort:
+		want := slices.Compact(slices.Sorted(slices.Values(c.Port.Trunk)))
+		return exists && cur.Mode == ModeTrunk && cur.VLAN == c.Port.VLAN && slices.Equal(cur.Trunk, want)
+	case OpResetPort:
+		if c.Port.VLAN == 0 {
+			return exists && cur.Mode == "" && cur.VLAN == 0 && len(cur.Trunk) == 0
+		}
+		return exists && cur.Mode == ModeAccess && cur.VLAN == c.Port.VLAN
+	}
+	return false
+}

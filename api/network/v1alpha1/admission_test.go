@@ -37,7 +37,7 @@ func TestAdmission(t *testing.T) {
 		{"an inline user", "NetworkDevice", "switches: [{name: s1, address: 10.0.0.1, networkOS: openvswitch, user: root}]",
 			"spec.switches[0].user: Invalid value: credentials are not stored in a NetworkDevice"},
 		{"the seed's fos", "NetworkDevice", "switches: [{name: s1, address: 10.0.0.1, networkOS: fos}]",
-			`spec.switches[0].networkOS: Unsupported value: "fos": supported values: "openvswitch", "openvswitch-ssh", "simulated"`},
+			`spec.switches[0].networkOS: Unsupported value: "fos": supported values: "openvswitch", "openvswitch-ssh", "eos", "nxos", "junos", "sonic", "dellos10", "cumulus", "openconfig", "simulated"`},
 		{"a valid ClusterNetwork", "ClusterNetwork", "{networkDeviceRef: nd1, vlanRange: 1000-1999, networks: [{name: a, vlanID: 1500}, {name: b}]}", ""},
 		{"a range past 4094", "ClusterNetwork", "{networkDeviceRef: nd1, vlanRange: 4000-4095, networks: [{name: a}]}",
 			"spec.vlanRange: Invalid value: \"4000-4095\": vlanRange must lie within 1-4094, the VLAN ids a switch accepts"},
@@ -58,6 +58,11 @@ func TestAdmission(t *testing.T) {
 		{"a valid NIC", "NIC", "{node: bm0, networkDeviceRef: nd1, nics: [{networkDevice: {switch: {name: s1, port: 1}}}, {networkDevice: {switch: {name: s1, port: eth2}}}]}", ""},
 		{"two cards on one port", "NIC", "{node: bm0, networkDeviceRef: nd1, nics: [{networkDevice: {switch: {name: s1, port: 1}}}, {networkDevice: {switch: {name: s1, port: 1}}}]}",
 			"spec.nics: Invalid value: two network cards are cabled to one switch port; each entry of nics needs its own switch port"},
+	}
+	// Every networkOS metalwire has a driver for is accepted.
+	for _, os := range []string{"openvswitch", "openvswitch-ssh", "eos", "nxos", "junos", "sonic", "dellos10", "cumulus", "openconfig", "simulated"} {
+		cases = append(cases, struct{ name, kind, spec, want string }{"networkOS " + os, "NetworkDevice",
+			"switches: [{name: s1, address: 10.0.0.1, networkOS: " + os + "}]", ""})
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -5,7 +5,7 @@ import (
 )
 
 // NetworkOS names the switch operating system, and so the driver that manages a switch.
-// +kubebuilder:validation:Enum=openvswitch;openvswitch-ssh;simulated
+// +kubebuilder:validation:Enum=openvswitch;openvswitch-ssh;eos;nxos;junos;sonic;dellos10;cumulus;openconfig;simulated
 type NetworkOS string
 
 const (
@@ -13,6 +13,20 @@ const (
 	NetworkOSOpenvSwitch NetworkOS = "openvswitch"
 	// NetworkOSOpenvSwitchSSH manages an Open vSwitch with ovs-vsctl over SSH (default port 22).
 	NetworkOSOpenvSwitchSSH NetworkOS = "openvswitch-ssh"
+	// NetworkOSEOS manages an Arista EOS switch over SSH (its CLI, JSON read-back).
+	NetworkOSEOS NetworkOS = "eos"
+	// NetworkOSNXOS manages a Cisco NX-OS switch over SSH.
+	NetworkOSNXOS NetworkOS = "nxos"
+	// NetworkOSJunos manages a Juniper Junos (ELS) switch over SSH, one commit per batch.
+	NetworkOSJunos NetworkOS = "junos"
+	// NetworkOSSONiC manages a SONiC switch over SSH (its config and show commands).
+	NetworkOSSONiC NetworkOS = "sonic"
+	// NetworkOSDellOS10 manages a Dell SmartFabric OS10 switch over SSH.
+	NetworkOSDellOS10 NetworkOS = "dellos10"
+	// NetworkOSCumulus manages an NVIDIA Cumulus Linux switch with NVUE (nv) over SSH.
+	NetworkOSCumulus NetworkOS = "cumulus"
+	// NetworkOSOpenConfig manages a switch that serves gNMI with the OpenConfig models.
+	NetworkOSOpenConfig NetworkOS = "openconfig"
 	// NetworkOSSimulated is dev mode's simulated switch, a stand-in that configures nothing
 	// real. Only `metalwire dev` and `make demo` have a driver for it; the manager users deploy
 	// reports such a switch unreachable ("no switch driver for networkOS simulated").
@@ -56,15 +70,17 @@ type Switch struct {
 	// +optional
 	Address string `json:"address,omitempty"`
 
-	// Port is the management port. Unset: the networkOS default (6640 for openvswitch, 22 for
-	// openvswitch-ssh).
+	// Port is the management port. Unset: the networkOS default (6640 for openvswitch, 9339 for
+	// openconfig, 22 for the SSH ones).
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=65535
 	// +optional
 	Port int32 `json:"port,omitempty"`
 
-	// NetworkOS is the switch's operating system: openvswitch (OVSDB) or openvswitch-ssh
-	// (ovs-vsctl over SSH); simulated is dev mode's stand-in switch, which configures nothing.
+	// NetworkOS is the switch's operating system: openvswitch (OVSDB), openvswitch-ssh
+	// (ovs-vsctl over SSH), eos, nxos, junos, sonic, dellos10, cumulus (their CLIs over SSH) or
+	// openconfig (gNMI); docs/switch-drivers.md lists what each supports. simulated is dev mode's
+	// stand-in switch, which configures nothing.
 	// +optional
 	NetworkOS NetworkOS `json:"networkOS,omitempty"`
 
@@ -88,7 +104,8 @@ type Switch struct {
 	// +optional
 	HostKey string `json:"hostKey,omitempty"`
 
-	// Bridge is the Open vSwitch bridge whose ports are managed (openvswitch drivers only).
+	// Bridge is the Open vSwitch bridge whose ports are managed (openvswitch drivers), or the
+	// NVUE bridge domain (cumulus; default br_default).
 	// +kubebuilder:validation:MaxLength=15
 	// +optional
 	Bridge string `json:"bridge,omitempty"`

@@ -421,16 +421,19 @@ func (r *Reconciler) endpoint(ctx context.Context, nd *netv1.NetworkDevice, sw n
 	return ep, nil
 }
 
-// CredentialsFrom reads switch credentials from a basic-auth, ssh-auth or tls Secret.
+// CredentialsFrom reads switch credentials from a basic-auth, ssh-auth or tls Secret. A gNMI
+// switch takes both kinds: a basic-auth Secret may carry the CA that signed the switch's
+// certificate (ca.crt), a tls Secret a username and password.
 func CredentialsFrom(s *corev1.Secret) (fabric.Credentials, error) {
 	d := s.Data
 	switch s.Type {
 	case corev1.SecretTypeBasicAuth:
-		return fabric.Credentials{Username: string(d[corev1.BasicAuthUsernameKey]), Password: string(d[corev1.BasicAuthPasswordKey])}, nil
+		return fabric.Credentials{Username: string(d[corev1.BasicAuthUsernameKey]), Password: string(d[corev1.BasicAuthPasswordKey]), CAPEM: d["ca.crt"]}, nil
 	case corev1.SecretTypeSSHAuth:
 		return fabric.Credentials{Username: string(d[corev1.BasicAuthUsernameKey]), PrivateKey: d[corev1.SSHAuthPrivateKey]}, nil
 	case corev1.SecretTypeTLS:
-		return fabric.Credentials{CertPEM: d[corev1.TLSCertKey], KeyPEM: d[corev1.TLSPrivateKeyKey], CAPEM: d["ca.crt"]}, nil
+		return fabric.Credentials{CertPEM: d[corev1.TLSCertKey], KeyPEM: d[corev1.TLSPrivateKeyKey], CAPEM: d["ca.crt"],
+			Username: string(d[corev1.BasicAuthUsernameKey]), Password: string(d[corev1.BasicAuthPasswordKey])}, nil
 	}
 	return fabric.Credentials{}, fmt.Errorf("the Secret %s is of type %q; use kubernetes.io/basic-auth, kubernetes.io/ssh-auth or kubernetes.io/tls", s.Name, s.Type)
 }

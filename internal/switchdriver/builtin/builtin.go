@@ -5,11 +5,17 @@ package builtin
 
 import (
 	"github.com/metalwire/metalwire/internal/switchdriver"
+	"github.com/metalwire/metalwire/internal/switchdriver/openconfig"
 	"github.com/metalwire/metalwire/internal/switchdriver/openvswitch"
 	"github.com/metalwire/metalwire/internal/switchdriver/openvswitchssh"
+	"github.com/metalwire/metalwire/internal/switchdriver/vendorssh"
 )
 
 func init() {
 	switchdriver.Register(openvswitch.New())
 	switchdriver.Register(openvswitchssh.New())
+	switchdriver.Register(openconfig.New())
+	for _, d := range vendorssh.Drivers() {
+		switchdriver.Register(d)
+	}
 }

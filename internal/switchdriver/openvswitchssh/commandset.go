@@ -56,7 +56,7 @@ func CommandSet() sshcli.CommandSet {
 //	         (idle VLAN 0: clear port P tag trunks vlan_mode)
 //
 // VLANs exist on Open vSwitch only as port tags: ensure-vlan and remove-vlan render nothing.
-func render(_ fabric.Endpoint, batch fabric.Batch) ([]string, error) {
+func render(_ fabric.Endpoint, _ fabric.State, batch fabric.Batch) ([]string, error) {
 	var cmds [][]string
 	for i, c := range batch {
 		p := c.Port

@@ -19,7 +19,7 @@ func TestRenderOneInvocation(t *testing.T) {
 		{Op: fabric.OpResetPort, Port: fabric.Port{Name: "eth4", VLAN: 1}},
 		{Op: fabric.OpResetPort, Port: fabric.Port{Name: "eth5"}},
 	}
-	got, err := render(fabric.Endpoint{}, batch)
+	got, err := render(fabric.Endpoint{}, fabric.State{}, batch)
 	want := []string{"ovs-vsctl --timeout=30" +
 		" -- set port eth1 tag=1001 vlan_mode=access -- clear port eth1 trunks" +
 		" -- set port eth2 vlan_mode=trunk trunks=1001,1002 -- clear port eth2 tag" +
@@ -29,10 +29,10 @@ func TestRenderOneInvocation(t *testing.T) {
 	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Fatalf("render =\n%q, %v\nwant\n%q", got, err, want)
 	}
-	if got, _ := render(fabric.Endpoint{}, fabric.Batch{{Op: fabric.OpRemoveVLAN, VLAN: fabric.VLAN{ID: 1001}}}); got != nil {
+	if got, _ := render(fabric.Endpoint{}, fabric.State{}, fabric.Batch{{Op: fabric.OpRemoveVLAN, VLAN: fabric.VLAN{ID: 1001}}}); got != nil {
 		t.Fatalf("a VLAN-only batch renders %q, want nothing (VLANs are port tags)", got)
 	}
-	if _, err := render(fabric.Endpoint{}, fabric.Batch{{Op: fabric.OpEnsureLAG}}); !errors.Is(err, fabric.ErrUnsupported) {
+	if _, err := render(fabric.Endpoint{}, fabric.State{}, fabric.Batch{{Op: fabric.OpEnsureLAG}}); !errors.Is(err, fabric.ErrUnsupported) {
 		t.Fatalf("ensure-lag: %v, want ErrUnsupported", err)
 	}
 }

@@ -16,6 +16,10 @@ const (
 	ModeExec Mode = iota
 	// ModeShell types lines into one interactive shell and reads up to the prompt after each.
 	ModeShell
+	// ModePlatform types lines into the switch's CLI through scrapligo's network driver: the
+	// platform definition gives the prompts, the privilege levels (exec, enable, configuration)
+	// and the commands that turn paging off; the SSH connection under it is this package's.
+	ModePlatform
 )
 
 // CommandSet describes one switch operating system's CLI.
@@ -25,18 +29,35 @@ type CommandSet struct {
 	Mode      Mode
 	// Setup lines are sent first in each shell session (e.g. "terminal length 0").
 	Setup []string
-	// ConfigEnter and ConfigExit surround the rendered lines of a batch (shell mode);
-	// Save follows them when a batch changed something (e.g. "copy running-config startup-config").
+	// ConfigEnter and ConfigExit surround the rendered lines of a batch (shell mode; in platform
+	// mode the privilege levels of the platform definition do this). Save follows them when a
+	// batch changed something (e.g. "copy running-config startup-config"; exec mode: after the
+	// lines; platform mode: at the default privilege level).
 	ConfigEnter, ConfigExit, Save []string
+	// Platform is the scrapligo platform definition of ModePlatform: the name of one scrapligo
+	// ships ("arista_eos", "cisco_nxos", "juniper_junos"), or PlatformDefinition, a YAML
+	// definition of the same form, for an OS scrapligo has none for.
+	Platform           string
+	PlatformDefinition []byte
+	// ConfigPrivilege is the platform's privilege level the batch's lines are typed at
+	// ("configuration" when empty; Junos: "configuration-private", a candidate of the session's
+	// own that the switch drops if the session ends before the commit).
+	ConfigPrivilege string
+	// Commit lines follow a batch's lines at the configuration privilege level (platform mode):
+	// Junos' "commit check" and "commit". Rollback lines are sent there instead when a line of
+	// the batch failed, so a candidate configuration is left as it was ("rollback 0").
+	Commit, Rollback []string
 	// Prompt matches the end of the output once the switch is ready for the next line (shell
 	// mode), e.g. `[\w.\-@()/: ]+[#>$] ?$`.
 	Prompt *regexp.Regexp
 	// Errors match output lines that mean the command failed, e.g. `^% Invalid`, `^ovs-vsctl: `.
 	Errors []*regexp.Regexp
 	// Render turns the changes of a batch (already checked, already filtered to those the switch
-	// does not match) into CLI lines. It returns an error wrapping fabric.ErrUnsupported for an
-	// operation the OS cannot do.
-	Render func(ep fabric.Endpoint, batch fabric.Batch) ([]string, error)
+	// does not match) into CLI lines. have is what the switch showed just before (the zero State
+	// when the OS cannot be read back): CLIs that add to a list rather than replace it (SONiC's
+	// VLAN members, OS10's allowed VLANs) take away what have shows and the change does not keep.
+	// It returns an error wrapping fabric.ErrUnsupported for an operation the OS cannot do.
+	Render func(ep fabric.Endpoint, have fabric.State, batch fabric.Batch) ([]string, error)
 	// ReadCommands are the lines whose outputs ParseState reads; nil when the OS cannot be read
 	// back (then every change is sent as given and ports are not checked before sending).
 	ReadCommands func(ep fabric.Endpoint, ports []string) []string
@@ -57,6 +78,8 @@ func (cs CommandSet) Validate() error {
 		return fmt.Errorf("command set %s: Render is nil", cs.NetworkOS)
 	case cs.Mode == ModeShell && cs.Prompt == nil:
 		return fmt.Errorf("command set %s: shell mode needs a Prompt", cs.NetworkOS)
+	case cs.Mode == ModePlatform && cs.Platform == "" && len(cs.PlatformDefinition) == 0:
+		return fmt.Errorf("command set %s: platform mode needs a Platform or PlatformDefinition", cs.NetworkOS)
 	case (cs.ReadCommands == nil) != (cs.ParseState == nil):
 		return fmt.Errorf("command set %s: ReadCommands and ParseState go together", cs.NetworkOS)
 	}
@@ -111,31 +134,6 @@ func checkChange(i int, c fabric.Change) error {
 		return bad("unknown operation %q", c.Op)
 	}
 	return nil
-}
-
-// inPlace says whether the switch already shows what c asks for, so it need not be sent.
-// A reset is in place when the port is an access port of the idle VLAN (or of no mode when the
-// idle VLAN is 0).
-func inPlace(c fabric.Change, st fabric.State) bool {
-	hasVLAN := slices.ContainsFunc(st.VLANs, func(v fabric.VLAN) bool { return v.ID == c.VLAN.ID })
-	cur, exists := st.Ports[c.Port.Name]
-	switch c.Op {
-	case fabric.OpEnsureVLAN:
-		return hasVLAN
-	case fabric.OpRemoveVLAN:
-		return !hasVLAN
-	case fabric.OpAccessPort:
-		return exists && cur.Mode == fabric.ModeAccess && cur.VLAN == c.Port.VLAN
-	case fabric.OpTrunkPort:
-		want := slices.Compact(slices.Sorted(slices.Values(c.Port.Trunk)))
-		return exists && cur.Mode == fabric.ModeTrunk && cur.VLAN == c.Port.VLAN && slices.Equal(cur.Trunk, want)
-	case fabric.OpResetPort:
-		if c.Port.VLAN == 0 {
-			return exists && cur.Mode == "" && cur.VLAN == 0 && len(cur.Trunk) == 0
-		}
-		return exists && cur.Mode == fabric.ModeAccess && cur.VLAN == c.Port.VLAN
-	}
-	return false
 }
 
 // portsOf lists the ports a batch configures, in order, once each.

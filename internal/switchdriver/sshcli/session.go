@@ -23,6 +23,8 @@ type Session struct {
 	timeout time.Duration
 	// changes counts the batches that sent configuration (the idempotence measure).
 	changes int
+	// cli is the scrapligo driver of platform mode, opened on first use.
+	cli *platformCLI
 }
 
 var _ fabric.Session = &Session{}
@@ -32,7 +34,12 @@ var _ fabric.Session = &Session{}
 func (s *Session) Changes() int { return s.changes }
 
 // Close logs out.
-func (s *Session) Close() error { return s.client.Close() }
+func (s *Session) Close() error {
+	if s.cli != nil {
+		s.cli.close()
+	}
+	return s.client.Close()
+}
 
 // Info runs the command set's version command.
 func (s *Session) Info(ctx context.Context) (fabric.Info, error) {
@@ -79,12 +86,14 @@ func (s *Session) Apply(ctx context.Context, batch fabric.Batch) error {
 		return nil
 	}
 	todo := batch
+	var have fabric.State
 	if s.set.ReadCommands != nil {
 		names := portsOf(batch)
 		st, err := s.Read(ctx, names)
 		if err != nil {
 			return err
 		}
+		have = st
 		var missing []string
 		for _, n := range names {
 			if _, ok := st.Ports[n]; !ok {
@@ -96,7 +105,7 @@ func (s *Session) Apply(ctx context.Context, batch fabric.Batch) error {
 		}
 		todo = nil
 		for _, c := range batch {
-			if !inPlace(c, st) {
+			if !fabric.InPlace(c, st) {
 				todo = append(todo, c)
 			}
 		}
@@ -104,17 +113,22 @@ func (s *Session) Apply(ctx context.Context, batch fabric.Batch) error {
 	if len(todo) == 0 {
 		return nil
 	}
-	lines, err := s.set.Render(s.ep, todo)
+	lines, err := s.set.Render(s.ep, have, todo)
 	if err != nil {
 		return fmt.Errorf("switch %s: %w", s.ep.Switch, err)
 	}
 	if len(lines) == 0 {
 		return nil
 	}
-	if s.set.Mode == ModeShell {
-		lines = append(append(append(append([]string{}, s.set.ConfigEnter...), lines...), s.set.ConfigExit...), s.set.Save...)
-	}
 	s.changes++
+	switch s.set.Mode {
+	case ModePlatform:
+		return s.configurePlatform(ctx, lines)
+	case ModeShell:
+		lines = append(append(append(append([]string{}, s.set.ConfigEnter...), lines...), s.set.ConfigExit...), s.set.Save...)
+	default:
+		lines = append(append([]string{}, lines...), s.set.Save...)
+	}
 	_, err = s.run(ctx, lines)
 	return err
 }
@@ -140,8 +154,11 @@ func (e *CommandError) Error() string {
 
 // run sends the lines and returns each one's output.
 func (s *Session) run(ctx context.Context, lines []string) ([]string, error) {
-	if s.set.Mode == ModeShell {
+	switch s.set.Mode {
+	case ModeShell:
 		return s.runShell(ctx, lines)
+	case ModePlatform:
+		return s.showPlatform(ctx, lines)
 	}
 	outs := make([]string, 0, len(lines))
 	for _, line := range lines {

@@ -25,7 +25,7 @@ func shellSet() sshcli.CommandSet {
 		ConfigExit:  []string{"echo end"},
 		Prompt:      regexp.MustCompile(`(\$|sw#) $`),
 		Errors:      []*regexp.Regexp{regexp.MustCompile(`not found`)},
-		Render: func(_ fabric.Endpoint, b fabric.Batch) ([]string, error) {
+		Render: func(_ fabric.Endpoint, _ fabric.State, b fabric.Batch) ([]string, error) {
 			var lines []string
 			for _, c := range b {
 				if c.Op == fabric.OpAccessPort && c.Port.Name == "bad" {

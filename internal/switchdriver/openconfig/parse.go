@@ -1,0 +1,145 @@
+package openconfig
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/metalwire/metalwire/pkg/fabric"
+)
+
+// RFC 7951 JSON names a node "module:name" where its module changes; targets differ in where
+// they write the module, so names are read without it.
+func unqualify(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, x := range t {
+			if _, name, ok := strings.Cut(k, ":"); ok {
+				k = name
+			}
+			out[k] = unqualify(x)
+		}
+		return out
+	case []any:
+		for i := range t {
+			t[i] = unqualify(t[i])
+		}
+	}
+	return v
+}
+
+// decode reads a JSON_IETF value without module names, descending into wrap when the target
+// wrapped the container in its own name.
+func decode(raw []byte, wrap string, out any) error {
+	if len(raw) == 0 {
+		return nil
+	}
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return err
+	}
+	v = unqualify(v)
+	if m, ok := v.(map[string]any); ok && len(m) == 1 && m[wrap] != nil {
+		v = m[wrap]
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, out)
+}
+
+type switchedVLAN struct {
+	Mode   string            `json:"interface-mode"`
+	Access int               `json:"access-vlan"`
+	Native int               `json:"native-vlan"`
+	Trunk  []json.RawMessage `json:"trunk-vlans"`
+}
+
+// parseState reads /interfaces and the default network instance's /vlans.
+func parseState(ifacesJSON, vlansJSON []byte, names []string) (fabric.State, error) {
+	var ifaces struct {
+		Interface []struct {
+			Name     string `json:"name"`
+			Ethernet struct {
+				SwitchedVLAN struct {
+					Config *switchedVLAN `json:"config"`
+				} `json:"switched-vlan"`
+			} `json:"ethernet"`
+		} `json:"interface"`
+	}
+	if err := decode(ifacesJSON, "interfaces", &ifaces); err != nil {
+		return fabric.State{}, fmt.Errorf("/interfaces: %w", err)
+	}
+	var vlans struct {
+		VLAN []struct {
+			ID     int `json:"vlan-id"`
+			Config struct {
+				ID   int    `json:"vlan-id"`
+				Name string `json:"name"`
+			} `json:"config"`
+		} `json:"vlan"`
+	}
+	if err := decode(vlansJSON, "vlans", &vlans); err != nil {
+		return fabric.State{}, fmt.Errorf("/network-instances/network-instance[name=default]/vlans: %w", err)
+	}
+	st := fabric.State{Ports: map[string]fabric.Port{}}
+	for _, v := range vlans.VLAN {
+		id := max(v.ID, v.Config.ID)
+		st.VLANs = append(st.VLANs, fabric.VLAN{ID: id, Name: v.Config.Name})
+	}
+	slices.SortFunc(st.VLANs, func(a, b fabric.VLAN) int { return a.ID - b.ID })
+	for _, i := range ifaces.Interface {
+		if !slices.Contains(names, i.Name) {
+			continue
+		}
+		p := fabric.Port{Name: i.Name}
+		if c := i.Ethernet.SwitchedVLAN.Config; c != nil {
+			switch c.Mode {
+			case "ACCESS":
+				p.Mode, p.VLAN = fabric.ModeAccess, c.Access
+			case "TRUNK":
+				trunk, err := trunkVLANs(c.Trunk)
+				if err != nil {
+					return fabric.State{}, fmt.Errorf("interface %s: %w", i.Name, err)
+				}
+				p.Mode, p.VLAN, p.Trunk = fabric.ModeTrunk, c.Native, trunk
+			}
+		}
+		st.Ports[i.Name] = p
+	}
+	return st, nil
+}
+
+// trunkVLANs reads trunk-vlans: ids, or ranges written "first..last".
+func trunkVLANs(raw []json.RawMessage) ([]int, error) {
+	var out []int
+	for _, r := range raw {
+		var n int
+		if json.Unmarshal(r, &n) == nil {
+			out = append(out, n)
+			continue
+		}
+		var s string
+		if err := json.Unmarshal(r, &s); err != nil {
+			return nil, fmt.Errorf("trunk-vlans entry %s is neither an id nor a range", r)
+		}
+		a, b, isRange := strings.Cut(s, "..")
+		first, err1 := strconv.Atoi(a)
+		last, err2 := strconv.Atoi(b)
+		if !isRange {
+			last, err2 = first, nil
+		}
+		if err1 != nil || err2 != nil {
+			return nil, fmt.Errorf("trunk-vlans entry %q is neither an id nor a range", s)
+		}
+		for v := first; v <= last; v++ {
+			out = append(out, v)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out), nil
+}

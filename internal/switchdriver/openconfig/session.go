@@ -1,0 +1,187 @@
+package openconfig
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/openconfig/gnmi/proto/gnmi"
+	"google.golang.org/grpc"
+
+	"github.com/metalwire/metalwire/pkg/fabric"
+)
+
+// Session is one gRPC connection to a switch.
+type Session struct {
+	conn    *grpc.ClientConn
+	client  gnmi.GNMIClient
+	ep      fabric.Endpoint
+	timeout time.Duration
+	version string
+	// sets counts the Set calls sent (the idempotence measure).
+	sets int
+}
+
+var _ fabric.Session = &Session{}
+
+// Changes is the number of Set calls this session sent.
+func (s *Session) Changes() int { return s.sets }
+
+// Close ends the connection.
+func (s *Session) Close() error { return s.conn.Close() }
+
+// Info is the gNMI version the switch serves; gNMI has no standard path for the OS version.
+func (s *Session) Info(context.Context) (fabric.Info, error) {
+	return fabric.Info{Version: "gNMI " + s.version}, nil
+}
+
+// The paths metalwire reads and writes.
+func interfacesPath() *gnmi.Path { return &gnmi.Path{Elem: []*gnmi.PathElem{{Name: "interfaces"}}} }
+
+func vlansPath() *gnmi.Path {
+	return &gnmi.Path{Elem: []*gnmi.PathElem{
+		{Name: "network-instances"}, {Name: "network-instance", Key: map[string]string{"name": "default"}}, {Name: "vlans"},
+	}}
+}
+
+func vlanPath(id int) *gnmi.Path {
+	p := vlansPath()
+	p.Elem = append(p.Elem, &gnmi.PathElem{Name: "vlan", Key: map[string]string{"vlan-id": strconv.Itoa(id)}})
+	return p
+}
+
+func switchedVLANPath(port string) *gnmi.Path {
+	return &gnmi.Path{Elem: []*gnmi.PathElem{
+		{Name: "interfaces"}, {Name: "interface", Key: map[string]string{"name": port}},
+		{Name: "ethernet"}, {Name: "switched-vlan"}, {Name: "config"},
+	}}
+}
+
+// Read gets the interfaces and the default network instance's VLANs.
+func (s *Session) Read(ctx context.Context, ports []string) (fabric.State, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	resp, err := s.client.Get(ctx, &gnmi.GetRequest{Path: []*gnmi.Path{interfacesPath(), vlansPath()}, Type: gnmi.GetRequest_CONFIG, Encoding: gnmi.Encoding_JSON_IETF})
+	if err != nil {
+		return fabric.State{}, fmt.Errorf("switch %s: gNMI Get: %w", s.ep.Switch, callError(err))
+	}
+	var ifaces, vlans []byte
+	for _, n := range resp.GetNotification() {
+		for _, u := range n.GetUpdate() {
+			p := append(append([]*gnmi.PathElem{}, n.GetPrefix().GetElem()...), u.GetPath().GetElem()...)
+			switch last(p) {
+			case "interfaces":
+				ifaces = u.GetVal().GetJsonIetfVal()
+			case "vlans":
+				vlans = u.GetVal().GetJsonIetfVal()
+			}
+		}
+	}
+	st, err := parseState(ifaces, vlans, ports)
+	if err != nil {
+		return fabric.State{}, fmt.Errorf("switch %s: reading the gNMI answer: %w", s.ep.Switch, err)
+	}
+	return st, nil
+}
+
+func last(p []*gnmi.PathElem) string {
+	if len(p) == 0 {
+		return ""
+	}
+	return p[len(p)-1].GetName()
+}
+
+// Apply reads the ports the batch names (refusing the batch if one is missing), drops what the
+// switch already shows and sends the rest as one Set: VLANs removed (delete), ports' switched-vlan
+// config replaced, VLANs added (update); the switch applies a Set all or nothing.
+func (s *Session) Apply(ctx context.Context, batch fabric.Batch) error {
+	if len(batch) == 0 {
+		return nil
+	}
+	var names []string
+	for _, c := range batch {
+		switch c.Op {
+		case fabric.OpAccessPort, fabric.OpTrunkPort, fabric.OpResetPort:
+			if !slices.Contains(names, c.Port.Name) {
+				names = append(names, c.Port.Name)
+			}
+		case fabric.OpEnsureVLAN, fabric.OpRemoveVLAN:
+		default:
+			return fmt.Errorf("switch %s: change %s: %w (networkOS %s has no %s yet)", s.ep.Switch, c, fabric.ErrUnsupported, NetworkOS, c.Op)
+		}
+	}
+	have, err := s.Read(ctx, names)
+	if err != nil {
+		return err
+	}
+	var missing []string
+	for _, n := range names {
+		if _, ok := have.Ports[n]; !ok {
+			missing = append(missing, strconv.Quote(n))
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("switch %s: no interface %s on the switch; nothing was changed", s.ep.Switch, strings.Join(missing, ", "))
+	}
+	req := &gnmi.SetRequest{}
+	for i, c := range batch {
+		if fabric.InPlace(c, have) {
+			continue
+		}
+		if err := addChange(req, i, c); err != nil {
+			return fmt.Errorf("switch %s: %w", s.ep.Switch, err)
+		}
+	}
+	if len(req.Delete)+len(req.Replace)+len(req.Update) == 0 {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	s.sets++
+	if _, err := s.client.Set(ctx, req); err != nil {
+		return fmt.Errorf("switch %s: gNMI Set of %d change(s) refused, nothing changed: %w", s.ep.Switch, len(req.Delete)+len(req.Replace)+len(req.Update), callError(err))
+	}
+	return nil
+}
+
+// addChange adds one change to the Set.
+func addChange(req *gnmi.SetRequest, i int, c fabric.Change) error {
+	jsonVal := func(v any) *gnmi.TypedValue {
+		b, err := json.Marshal(v)
+		if err != nil {
+			panic(err) // maps of strings and numbers always marshal
+		}
+		return &gnmi.TypedValue{Value: &gnmi.TypedValue_JsonIetfVal{JsonIetfVal: b}}
+	}
+	p := c.Port
+	switch c.Op {
+	case fabric.OpEnsureVLAN:
+		cfg := vlanPath(c.VLAN.ID)
+		cfg.Elem = append(cfg.Elem, &gnmi.PathElem{Name: "config"})
+		name := c.VLAN.Name
+		if name == "" {
+			name = fmt.Sprintf("vlan%d", c.VLAN.ID)
+		}
+		req.Update = append(req.Update, &gnmi.Update{Path: cfg, Val: jsonVal(map[string]any{"vlan-id": c.VLAN.ID, "name": name})})
+	case fabric.OpRemoveVLAN:
+		req.Delete = append(req.Delete, vlanPath(c.VLAN.ID))
+	case fabric.OpAccessPort:
+		req.Replace = append(req.Replace, &gnmi.Update{Path: switchedVLANPath(p.Name), Val: jsonVal(map[string]any{"interface-mode": "ACCESS", "access-vlan": p.VLAN})})
+	case fabric.OpTrunkPort:
+		v := map[string]any{"interface-mode": "TRUNK", "trunk-vlans": p.Trunk}
+		if p.VLAN > 0 {
+			v["native-vlan"] = p.VLAN
+		}
+		req.Replace = append(req.Replace, &gnmi.Update{Path: switchedVLANPath(p.Name), Val: jsonVal(v)})
+	case fabric.OpResetPort:
+		if p.VLAN < 1 {
+			return fmt.Errorf("change %d (%s): networkOS %s puts an idle port in an access VLAN; set the NetworkDevice's idleVLAN", i, c, NetworkOS)
+		}
+		req.Replace = append(req.Replace, &gnmi.Update{Path: switchedVLANPath(p.Name), Val: jsonVal(map[string]any{"interface-mode": "ACCESS", "access-vlan": p.VLAN})})
+	}
+	return nil
+}

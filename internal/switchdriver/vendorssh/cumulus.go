@@ -1,0 +1,164 @@
+package vendorssh
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/metalwire/metalwire/internal/switchdriver/sshcli"
+	"github.com/metalwire/metalwire/pkg/fabric"
+)
+
+// DefaultCumulusBridge is the VLAN-aware bridge domain NVUE configures when the NetworkDevice
+// names none (its bridge field).
+const DefaultCumulusBridge = "br_default"
+
+// Cumulus is NVIDIA Cumulus Linux with NVUE over SSH exec channels. Each batch starts with "nv
+// config detach" (dropping whatever a failed batch left pending), stages its "nv set/unset"
+// lines and ends with "nv config apply -y" and "nv config save": one revision per batch, so a
+// batch whose line fails applies nothing. "nv config show -o json" reads the applied
+// configuration back.
+func Cumulus() sshcli.CommandSet {
+	return sshcli.CommandSet{
+		NetworkOS: "cumulus",
+		Mode:      sshcli.ModeExec,
+		Save:      []string{"nv config apply -y", "nv config save"},
+		Errors: []*regexp.Regexp{
+			regexp.MustCompile(`^Error: `),
+			regexp.MustCompile(`command not found`),
+			regexp.MustCompile(`Permission denied`),
+		},
+		Render: renderCumulus,
+		ReadCommands: func(fabric.Endpoint, []string) []string {
+			return []string{"nv config show -o json"}
+		},
+		ParseState:     parseCumulus,
+		VersionCommand: "nv --version",
+		ParseVersion: func(out string) string {
+			if i := strings.Index(out, "("); i >= 0 {
+				return strings.TrimSuffix(strings.TrimSpace(out[i+1:]), ")")
+			}
+			return strings.TrimSpace(out)
+		},
+	}
+}
+
+func cumulusBridge(ep fabric.Endpoint) string {
+	if ep.Bridge != "" {
+		return ep.Bridge
+	}
+	return DefaultCumulusBridge
+}
+
+// renderCumulus stages a batch in one NVUE revision (BR is the bridge domain):
+//
+//	ensure-vlan: nv set bridge domain BR vlan N      remove-vlan: nv unset bridge domain BR vlan N
+//	access:      nv unset interface P bridge domain BR / nv set interface P bridge domain BR access N
+//	trunk:       nv unset interface P bridge domain BR / nv set interface P bridge domain BR vlan L /
+//	             nv set interface P bridge domain BR untagged NATIVE (with a native VLAN)
+//	reset:       access in the idle VLAN
+func renderCumulus(ep fabric.Endpoint, _ fabric.State, batch fabric.Batch) ([]string, error) {
+	br := cumulusBridge(ep)
+	lines := []string{"nv config detach"}
+	for i, c := range batch {
+		p := c.Port
+		port := fmt.Sprintf("nv set interface %s bridge domain %s", p.Name, br)
+		unset := fmt.Sprintf("nv unset interface %s bridge domain %s", p.Name, br)
+		switch c.Op {
+		case fabric.OpEnsureVLAN:
+			lines = append(lines, fmt.Sprintf("nv set bridge domain %s vlan %d", br, c.VLAN.ID))
+		case fabric.OpRemoveVLAN:
+			lines = append(lines, fmt.Sprintf("nv unset bridge domain %s vlan %d", br, c.VLAN.ID))
+		case fabric.OpAccessPort:
+			lines = append(lines, unset, fmt.Sprintf("%s access %d", port, p.VLAN))
+		case fabric.OpTrunkPort:
+			lines = append(lines, unset, port+" vlan "+joinInts(trunkVLANs(p), ","))
+			if p.VLAN > 0 {
+				lines = append(lines, fmt.Sprintf("%s untagged %d", port, p.VLAN))
+			}
+		case fabric.OpResetPort:
+			idle, err := idleOf("cumulus", i, c)
+			if err != nil {
+				return nil, err
+			}
+			lines = append(lines, unset, fmt.Sprintf("%s access %d", port, idle))
+		default:
+			return nil, unsupported("cumulus", i, c)
+		}
+	}
+	return lines, nil
+}
+
+// parseCumulus reads "nv config show -o json": a list whose "set" item is the configuration tree.
+func parseCumulus(ep fabric.Endpoint, names []string, outs []string) (fabric.State, error) {
+	type domain struct {
+		Access   flexInt                    `json:"access"`
+		VLAN     map[string]json.RawMessage `json:"vlan"`
+		Untagged flexInt                    `json:"untagged"`
+	}
+	var doc []struct {
+		Set *struct {
+			Bridge struct {
+				Domain map[string]domain `json:"domain"`
+			} `json:"bridge"`
+			Interface map[string]struct {
+				Bridge struct {
+					Domain map[string]domain `json:"domain"`
+				} `json:"bridge"`
+			} `json:"interface"`
+		} `json:"set"`
+	}
+	if err := json.Unmarshal([]byte(outs[0]), &doc); err != nil {
+		return fabric.State{}, fmt.Errorf("nv config show -o json: %w", err)
+	}
+	br := cumulusBridge(ep)
+	keys := func(m map[string]json.RawMessage) ([]int, error) {
+		var ids []int
+		for k := range m {
+			l, err := parseVLANList(k)
+			if err != nil {
+				return nil, err
+			}
+			ids = append(ids, l...)
+		}
+		return ids, nil
+	}
+	st := fabric.State{Ports: map[string]fabric.Port{}}
+	for _, item := range doc {
+		if item.Set == nil {
+			continue
+		}
+		ids, err := keys(item.Set.Bridge.Domain[br].VLAN)
+		if err != nil {
+			return fabric.State{}, fmt.Errorf("nv config show: bridge domain %s: %w", br, err)
+		}
+		st.VLANs = vlansOf(ids)
+		all := map[string]fabric.Port{}
+		for name, iface := range item.Set.Interface {
+			d, inBridge := iface.Bridge.Domain[br]
+			switch {
+			case !inBridge:
+				all[name] = fabric.Port{Name: name}
+			case d.VLAN != nil:
+				allowed, err := keys(d.VLAN)
+				if err != nil {
+					return fabric.State{}, fmt.Errorf("nv config show: interface %s: %w", name, err)
+				}
+				all[name] = trunkPort(name, vlansToInts(vlansOf(allowed)), int(d.Untagged))
+			default:
+				all[name] = fabric.Port{Name: name, Mode: fabric.ModeAccess, VLAN: int(d.Access)}
+			}
+		}
+		st.Ports = wantPorts(all, names)
+	}
+	return st, nil
+}
+
+func vlansToInts(v []fabric.VLAN) []int {
+	out := make([]int, len(v))
+	for i, x := range v {
+		out[i] = x.ID
+	}
+	return out
+}

@@ -1,0 +1,115 @@
+// Package vendortest emulates vendor switches over SSH for tests and benchmarks: an SSH server
+// (golang.org/x/crypto/ssh) per networkOS (eos, nxos, junos, sonic, dellos10, cumulus) that
+// behaves like that OS as a driver sees it: its prompts and modes (exec, privileged,
+// configuration, Junos' candidate configuration and commit), paging until it is turned off, its
+// error lines for commands it refuses, its JSON (or text) show output, and a running
+// configuration it keeps, so what is read back is what was applied.
+//
+// The emulation covers the commands metalwire's drivers send and the show commands they read;
+// anything else is refused with the OS's error line, as a real switch refuses a typo.
+package vendortest
+
+import (
+	"maps"
+	"slices"
+	"sort"
+	"sync"
+)
+
+// PortConfig is one port's switching configuration as the switch keeps it.
+type PortConfig struct {
+	// Mode is "access" or "trunk".
+	Mode string
+	// Access is the access VLAN (also kept while the port is a trunk, as the CLIs do).
+	Access int
+	// Native is the trunk's native VLAN; Allowed its allowed VLANs, ascending.
+	Native  int
+	Allowed []int
+}
+
+// Config is a switch's configuration: its VLANs and its ports.
+type Config struct {
+	mu    sync.Mutex
+	vlans map[int]string
+	ports map[string]*PortConfig
+}
+
+// NewConfig is a factory-default switch: VLAN 1, the ports access ports of VLAN 1.
+func NewConfig(ports ...string) *Config {
+	c := &Config{vlans: map[int]string{1: "default"}, ports: map[string]*PortConfig{}}
+	for _, p := range ports {
+		c.ports[p] = defaultPort()
+	}
+	return c
+}
+
+func defaultPort() *PortConfig { return &PortConfig{Mode: "access", Access: 1, Native: 1} }
+
+// VLANs lists the defined VLAN ids, ascending.
+func (c *Config) VLANs() []int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Sorted(maps.Keys(c.vlans))
+}
+
+// Port returns a copy of a port's configuration.
+func (c *Config) Port(name string) (PortConfig, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	p, ok := c.ports[name]
+	if !ok {
+		return PortConfig{}, false
+	}
+	cp := *p
+	cp.Allowed = slices.Clone(p.Allowed)
+	return cp, true
+}
+
+// PortNames lists the ports, sorted.
+func (c *Config) PortNames() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Sorted(maps.Keys(c.ports))
+}
+
+// Clone is a deep copy (Junos' candidate configuration).
+func (c *Config) Clone() *Config {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := &Config{vlans: maps.Clone(c.vlans), ports: map[string]*PortConfig{}}
+	for n, p := range c.ports {
+		cp := *p
+		cp.Allowed = slices.Clone(p.Allowed)
+		out.ports[n] = &cp
+	}
+	return out
+}
+
+// replace takes other's content (a commit).
+func (c *Config) replace(other *Config) {
+	o := other.Clone()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.vlans, c.ports = o.vlans, o.ports
+}
+
+// edit runs f on the configuration under its lock.
+func (c *Config) edit(f func(vlans map[int]string, ports map[string]*PortConfig)) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	f(c.vlans, c.ports)
+}
+
+func addInts(list []int, add ...int) []int {
+	for _, v := range add {
+		if !slices.Contains(list, v) {
+			list = append(list, v)
+		}
+	}
+	sort.Ints(list)
+	return list
+}
+
+func removeInts(list []int, rm ...int) []int {
+	return slices.DeleteFunc(list, func(v int) bool { return slices.Contains(rm, v) })
+}

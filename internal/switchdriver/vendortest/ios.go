@@ -1,0 +1,259 @@
+package vendortest
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// iosLike is the industry-standard CLI EOS, NX-OS and Dell OS10 share: exec (>), privileged
+// (#, "enable"), "configure terminal", interface and VLAN submodes, "exit" and "end".
+type iosLike struct {
+	hostname string
+	// startMode is where a login lands: "exec" (then "enable") or "enable".
+	startMode string
+	// ifPrompt and vlanPrompt are the submode prompts, with %s for the interface or VLAN.
+	ifPrompt, vlanPrompt string
+	// vlanIsInterface: OS10 defines VLANs as "interface vlan N".
+	vlanIsInterface bool
+	// addAllowed: "switchport trunk allowed vlan L" adds to the list (OS10) rather than replacing it.
+	addAllowed bool
+	// needsVLAN: a port may only name a VLAN that exists (OS10, NX-OS).
+	needsVLAN bool
+	invalid   func(cmd string) string
+	missing   func(what string) string
+	show      func(s *Server, cmd string) (string, bool)
+	save      map[string]string
+}
+
+func (c *iosLike) newShell() shellState { return shellState{mode: c.startMode} }
+
+func (c *iosLike) prompt(st *shellState) string {
+	switch st.mode {
+	case "exec":
+		return c.hostname + ">"
+	case "enable":
+		return c.hostname + "#"
+	case "config":
+		return c.hostname + "(config)#"
+	case "config-if":
+		return c.hostname + strings.ReplaceAll(c.ifPrompt, "%s", st.context) + "#"
+	case "config-vlan":
+		return c.hostname + strings.ReplaceAll(c.vlanPrompt, "%s", st.context) + "#"
+	}
+	return c.hostname + "#"
+}
+
+func (c *iosLike) errorFor(cmd string) string { return c.invalid(cmd) }
+
+func (c *iosLike) exec(*Server, string) (string, int) {
+	return "exec channels are not served; open a shell\n", 1
+}
+
+func (c *iosLike) line(s *Server, st *shellState, cmd string) (string, bool) {
+	switch {
+	case cmd == "end":
+		if strings.HasPrefix(st.mode, "config") {
+			st.mode = "enable"
+		}
+		return "", false
+	case cmd == "exit":
+		switch st.mode {
+		case "config-if", "config-vlan":
+			st.mode = "config"
+		case "config":
+			st.mode = "enable"
+		default:
+			return "", true
+		}
+		return "", false
+	case strings.HasPrefix(st.mode, "config"):
+		return c.configLine(s, st, cmd), false
+	case cmd == "enable":
+		st.mode = "enable"
+		return "", false
+	case cmd == "disable":
+		st.mode = "exec"
+		return "", false
+	case cmd == "terminal length 0":
+		st.noPaging = true
+		return "", false
+	case strings.HasPrefix(cmd, "terminal width") || strings.HasPrefix(cmd, "terminal length"):
+		return "", false
+	}
+	if st.mode == "exec" {
+		// Unprivileged: shows only.
+		if out, ok := c.show(s, cmd); ok {
+			return out, false
+		}
+		return c.invalid(cmd) + "\n", false
+	}
+	if cmd == "configure terminal" || cmd == "configure" {
+		st.mode = "config"
+		return "", false
+	}
+	if out, ok := c.save[cmd]; ok {
+		return out, false
+	}
+	if out, ok := c.show(s, cmd); ok {
+		return out, false
+	}
+	return c.invalid(cmd) + "\n", false
+}
+
+func (c *iosLike) configLine(s *Server, st *shellState, cmd string) string {
+	f := strings.Fields(cmd)
+	no := f[0] == "no"
+	if no {
+		f = f[1:]
+	}
+	if len(f) == 0 {
+		return c.invalid(cmd) + "\n"
+	}
+	cfg := s.Config
+	vlanArg := func(args []string) (int, bool) {
+		if len(args) != 1 {
+			return 0, false
+		}
+		id, err := strconv.Atoi(args[0])
+		return id, err == nil && id >= 1 && id <= 4094
+	}
+	// VLANs.
+	if (!c.vlanIsInterface && f[0] == "vlan") || (c.vlanIsInterface && len(f) >= 2 && f[0] == "interface" && f[1] == "vlan") {
+		args := f[1:]
+		if c.vlanIsInterface {
+			args = f[2:]
+		}
+		id, ok := vlanArg(args)
+		if !ok {
+			return c.invalid(cmd) + "\n"
+		}
+		cfg.edit(func(vlans map[int]string, _ map[string]*PortConfig) {
+			if no {
+				delete(vlans, id)
+				return
+			}
+			if _, have := vlans[id]; !have {
+				vlans[id] = fmt.Sprintf("VLAN%04d", id)
+			}
+		})
+		if !no {
+			st.mode, st.context = "config-vlan", strconv.Itoa(id)
+		}
+		return ""
+	}
+	if f[0] == "interface" && len(f) == 2 && !no {
+		if _, ok := cfg.Port(f[1]); !ok {
+			return c.invalid(cmd) + "\n"
+		}
+		st.mode, st.context = "config-if", f[1]
+		return ""
+	}
+	if st.mode == "config-vlan" && f[0] == "name" {
+		return ""
+	}
+	if st.mode != "config-if" || f[0] != "switchport" {
+		return c.invalid(cmd) + "\n"
+	}
+	return c.switchport(cfg, st.context, no, f[1:], cmd)
+}
+
+// switchport handles "[no] switchport ..." on the interface being configured.
+func (c *iosLike) switchport(cfg *Config, port string, no bool, f []string, cmd string) string {
+	var msg string
+	cfg.edit(func(vlans map[int]string, ports map[string]*PortConfig) {
+		p := ports[port]
+		switch {
+		case len(f) == 0: // "switchport" (NX-OS: layer 2 port)
+		case len(f) == 2 && f[0] == "mode" && (f[1] == "access" || f[1] == "trunk") && !no:
+			p.Mode = f[1]
+		case len(f) == 2 && f[0] == "access" && f[1] == "vlan" && no:
+			p.Access = 1
+		case len(f) == 3 && f[0] == "access" && f[1] == "vlan" && !no:
+			id, err := strconv.Atoi(f[2])
+			if err != nil {
+				msg = c.invalid(cmd)
+				return
+			}
+			if _, ok := vlans[id]; !ok && c.needsVLAN {
+				msg = c.missing(f[2])
+				return
+			}
+			p.Access = id
+		case len(f) == 3 && f[0] == "trunk" && f[1] == "native" && f[2] == "vlan" && no:
+			p.Native = 1
+		case len(f) == 4 && f[0] == "trunk" && f[1] == "native" && f[2] == "vlan" && !no:
+			id, err := strconv.Atoi(f[3])
+			if err != nil {
+				msg = c.invalid(cmd)
+				return
+			}
+			p.Native = id
+		case len(f) >= 3 && f[0] == "trunk" && f[1] == "allowed" && f[2] == "vlan":
+			var ids []int
+			if len(f) == 4 {
+				var err error
+				if ids, err = parseVLANList(f[3]); err != nil {
+					msg = c.invalid(cmd)
+					return
+				}
+			}
+			switch {
+			case no && len(ids) == 0:
+				p.Allowed = nil
+			case no:
+				p.Allowed = removeInts(p.Allowed, ids...)
+			case c.addAllowed:
+				p.Allowed = addInts(p.Allowed, ids...)
+			default:
+				p.Allowed = addInts(nil, ids...)
+			}
+		default:
+			msg = c.invalid(cmd)
+		}
+	})
+	if msg != "" {
+		return msg + "\n"
+	}
+	return ""
+}
+
+// parseVLANList reads "1001,1003-1005".
+func parseVLANList(s string) ([]int, error) {
+	var out []int
+	for _, part := range strings.Split(s, ",") {
+		a, b, isRange := strings.Cut(part, "-")
+		first, err := strconv.Atoi(a)
+		if err != nil {
+			return nil, err
+		}
+		last := first
+		if isRange {
+			if last, err = strconv.Atoi(b); err != nil {
+				return nil, err
+			}
+		}
+		for v := first; v <= last; v++ {
+			out = append(out, v)
+		}
+	}
+	return out, nil
+}
+
+// vlanList prints ids as the CLIs do: "1001-1003,1005".
+func vlanList(ids []int) string {
+	var parts []string
+	for i := 0; i < len(ids); {
+		j := i
+		for j+1 < len(ids) && ids[j+1] == ids[j]+1 {
+			j++
+		}
+		if j > i {
+			parts = append(parts, fmt.Sprintf("%d-%d", ids[i], ids[j]))
+		} else {
+			parts = append(parts, strconv.Itoa(ids[i]))
+		}
+		i = j + 1
+	}
+	return strings.Join(parts, ",")
+}
