@@ -434,8 +434,14 @@ func CredentialsFrom(s *corev1.Secret) (fabric.Credentials, error) {
 	case corev1.SecretTypeTLS:
 		return fabric.Credentials{CertPEM: d[corev1.TLSCertKey], KeyPEM: d[corev1.TLSPrivateKeyKey], CAPEM: d["ca.crt"],
 			Username: string(d[corev1.BasicAuthUsernameKey]), Password: string(d[corev1.BasicAuthPasswordKey])}, nil
+	case corev1.SecretTypeOpaque, "":
+		// baremetal-operator's BareMetalSwitch credentials: username, and password or
+		// ssh-privatekey, in a Secret of any type.
+		if len(d[corev1.BasicAuthUsernameKey]) > 0 && (len(d[corev1.SSHAuthPrivateKey]) > 0 || len(d[corev1.BasicAuthPasswordKey]) > 0) {
+			return fabric.Credentials{Username: string(d[corev1.BasicAuthUsernameKey]), Password: string(d[corev1.BasicAuthPasswordKey]), PrivateKey: d[corev1.SSHAuthPrivateKey]}, nil
+		}
 	}
-	return fabric.Credentials{}, fmt.Errorf("the Secret %s is of type %q; use kubernetes.io/basic-auth, kubernetes.io/ssh-auth or kubernetes.io/tls", s.Name, s.Type)
+	return fabric.Credentials{}, fmt.Errorf("the Secret %s is of type %q; use kubernetes.io/basic-auth, kubernetes.io/ssh-auth or kubernetes.io/tls (or, as a BareMetalSwitch's credentials, any type with username and password or ssh-privatekey)", s.Name, s.Type)
 }
 
 func recordOf(s netv1.SwitchStatus) fabric.Record {
