@@ -17,15 +17,15 @@ import (
 // DeviceTypes maps the networking-generic-switch device types a BareMetalSwitch names to the
 // networkOS of the driver metalwire drives them with.
 var DeviceTypes = map[string]netv1.NetworkOS{
-	"netmiko_arista_eos":   "eos",
-	"netmiko_cisco_nxos":   "nxos",
-	"netmiko_juniper":      "junos",
+	"netmiko_arista_eos":    "eos",
+	"netmiko_cisco_nxos":    "nxos",
+	"netmiko_juniper":       "junos",
 	"netmiko_juniper_junos": "junos",
-	"netmiko_sonic":        "sonic",
-	"netmiko_dell_sonic":   "sonic",
-	"netmiko_dell_os10":    "dellos10",
-	"netmiko_cumulus_nvue": "cumulus",
-	"netmiko_ovs_linux":    netv1.NetworkOSOpenvSwitchSSH,
+	"netmiko_sonic":         "sonic",
+	"netmiko_dell_sonic":    "sonic",
+	"netmiko_dell_os10":     "dellos10",
+	"netmiko_cumulus_nvue":  "cumulus",
+	"netmiko_ovs_linux":     netv1.NetworkOSOpenvSwitchSSH,
 }
 
 // effectiveSwitch is the switch as the drivers see it: for an entry naming a BareMetalSwitch,

@@ -201,7 +201,7 @@ func (v View) DOT() string {
 		fmt.Fprintf(&b, "  %s [shape=box, style=filled, fillcolor=%q, label=%q];\n", quote("switch:"+s.Device+"/"+s.Name), fill,
 			fmt.Sprintf("%s\n%s (%s)", s.Name, s.Device, s.OS))
 	}
-	hosts := []string{}
+	hosts := make([]string, 0, len(v.Links))
 	for _, l := range v.Links {
 		hosts = append(hosts, l.Host)
 	}
