@@ -44,7 +44,7 @@ type Image struct {
 
 	// checksum of the image, or the URL of a file holding it.
 	// +optional
-	Checksum string `json:"checksum,omitempty"`
+	Checksum *string `json:"checksum,omitempty"`
 
 	// checksumType: md5, sha256 or sha512.
 	// +optional
@@ -81,7 +81,7 @@ type Conditions []Condition
 // FailureDomainSpec is one failure domain, as Cluster API's v1beta1 contract shapes it.
 type FailureDomainSpec struct {
 	// +optional
-	ControlPlane bool `json:"controlPlane,omitempty"`
+	ControlPlane *bool `json:"controlPlane,omitempty"`
 	// +optional
 	Attributes map[string]string `json:"attributes,omitempty"`
 }

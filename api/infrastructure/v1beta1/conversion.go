@@ -93,6 +93,15 @@ func mapSlice[A, B any](in []A, f func(A) B) []B {
 	return out
 }
 
+// convertPtr converts what in points to, keeping nil as nil.
+func convertPtr[A, B any](in *A, f func(A) B) *B {
+	if in == nil {
+		return nil
+	}
+	out := f(*in)
+	return &out
+}
+
 // castStrings converts a slice between string types.
 func castStrings[B, A ~string](in []A) []B {
 	return mapSlice(in, func(a A) B { return B(a) })

@@ -97,10 +97,17 @@ func clusterSpecToHub(in Metal3ClusterSpec) infrav1.Metal3ClusterSpec {
 	}
 }
 
+// clusterSpecFromHub converts a v1beta2 spec. Like upstream's conversion, a v1beta2 object that
+// says only cloudProviderEnabled shows v1beta1's noCloudProvider too (its negation), so that
+// v1beta1 clients that read only noCloudProvider see the same setting.
 func clusterSpecFromHub(in infrav1.Metal3ClusterSpec) Metal3ClusterSpec {
+	noCloudProvider := in.NoCloudProvider //nolint:staticcheck // both versions keep the deprecated field
+	if noCloudProvider == nil && in.CloudProviderEnabled != nil {
+		noCloudProvider = ptr.To(!*in.CloudProviderEnabled)
+	}
 	return Metal3ClusterSpec{
 		ControlPlaneEndpoint: APIEndpoint{Host: in.ControlPlaneEndpoint.Host, Port: int(in.ControlPlaneEndpoint.Port)},
-		NoCloudProvider:      in.NoCloudProvider, //nolint:staticcheck // both versions keep the deprecated field
+		NoCloudProvider:      noCloudProvider,
 		CloudProviderEnabled: in.CloudProviderEnabled,
 		FailureDomains:       failureDomainsFromHub(in.FailureDomains),
 	}
@@ -139,10 +146,7 @@ func failureDomainsToHub(in FailureDomains) []clusterv1.FailureDomain {
 	}
 	out := make([]clusterv1.FailureDomain, 0, len(in))
 	for _, name := range sortedKeys(in) {
-		fd := clusterv1.FailureDomain{Name: name, Attributes: in[name].Attributes}
-		if in[name].ControlPlane {
-			fd.ControlPlane = ptr.To(true)
-		}
+		fd := clusterv1.FailureDomain{Name: name, Attributes: in[name].Attributes, ControlPlane: in[name].ControlPlane}
 		out = append(out, fd)
 	}
 	return out
@@ -154,7 +158,7 @@ func failureDomainsFromHub(in []clusterv1.FailureDomain) FailureDomains {
 	}
 	out := make(FailureDomains, len(in))
 	for _, fd := range in {
-		out[fd.Name] = FailureDomainSpec{ControlPlane: ptr.Deref(fd.ControlPlane, false), Attributes: fd.Attributes}
+		out[fd.Name] = FailureDomainSpec{ControlPlane: fd.ControlPlane, Attributes: fd.Attributes}
 	}
 	return out
 }

@@ -70,7 +70,7 @@ func (in *Metal3MachineTemplate) ConvertTo(dstRaw conversion.Hub) error {
 	if err != nil {
 		return err
 	}
-	dst.Spec.NodeReuse = src.Spec.NodeReuse
+	dst.Spec.NodeReuse = ptr.To(src.Spec.NodeReuse)
 	dst.Spec.Template.Spec = machineSpecToHub(src.Spec.Template.Spec)
 	if ok {
 		// v1beta1 templates have no metadata: keep v1beta2's.
@@ -87,7 +87,7 @@ func (in *Metal3MachineTemplate) ConvertFrom(srcRaw conversion.Hub) error {
 	dst := in
 	src := srcRaw.(*infrav1.Metal3MachineTemplate).DeepCopy()
 	dst.ObjectMeta = src.ObjectMeta
-	dst.Spec.NodeReuse = src.Spec.NodeReuse
+	dst.Spec.NodeReuse = ptr.Deref(src.Spec.NodeReuse, false)
 	dst.Spec.Template.Spec = machineSpecFromHub(src.Spec.Template.Spec)
 	return saveHub(src, dst)
 }

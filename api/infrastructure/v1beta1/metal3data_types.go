@@ -8,7 +8,7 @@ import (
 // Metal3DataSpec is CAPM3 v1beta1's Metal3Data spec.
 type Metal3DataSpec struct {
 	// +optional
-	Index int `json:"index,omitempty"`
+	Index *int `json:"index,omitempty"`
 	// templateReference is v1beta1-only (v1beta2 dropped it); it is kept in an annotation.
 	// +optional
 	TemplateReference string `json:"templateReference,omitempty"`

@@ -86,7 +86,7 @@ type MetaData struct {
 type MetaDataIndex struct {
 	Key string `json:"key"`
 	// +optional
-	Offset int `json:"offset,omitempty"`
+	Offset *int `json:"offset,omitempty"`
 	// +optional
 	// +kubebuilder:default=1
 	Step int `json:"step,omitempty"`
@@ -133,7 +133,7 @@ type MetaDataHostInterface struct {
 	// +optional
 	Interface string `json:"interface,omitempty"`
 	// +optional
-	FromBootMAC bool `json:"fromBootMAC,omitempty"` //nolint:tagliatelle // upstream's name
+	FromBootMAC *bool `json:"fromBootMAC,omitempty"` //nolint:tagliatelle // upstream's name
 }
 
 // FromPool renders an address, prefix, gateway or DNS servers from a pool.
@@ -155,11 +155,11 @@ type FromPoolAnnotation struct {
 // NetworkData is the networkData part of a template.
 type NetworkData struct {
 	// +optional
-	Links NetworkDataLink `json:"links,omitempty"`
+	Links *NetworkDataLink `json:"links,omitempty"`
 	// +optional
-	Networks NetworkDataNetwork `json:"networks,omitempty"`
+	Networks *NetworkDataNetwork `json:"networks,omitempty"`
 	// +optional
-	Services NetworkDataService `json:"services,omitempty"`
+	Services *NetworkDataService `json:"services,omitempty"`
 }
 
 // NetworkDataLink lists the links (v1beta2 adds bridges).
@@ -198,14 +198,14 @@ type NetworkDataLinkEthernet struct {
 	// +kubebuilder:default=1500
 	MTU int `json:"mtu,omitempty"`
 	// +optional
-	MACAddress *NetworkLinkEthernetMac `json:"macAddress"`
+	MACAddress *NetworkLinkEthernetMac `json:"macAddress,omitempty"`
 }
 
 // NetworkDataLinkBond is a bond.
 type NetworkDataLinkBond struct {
 	BondMode string `json:"bondMode"`
 	// +optional
-	BondXmitHashPolicy string `json:"bondXmitHashPolicy"`
+	BondXmitHashPolicy string `json:"bondXmitHashPolicy,omitempty"`
 	ID                 string `json:"id"`
 	// +optional
 	Name string `json:"name,omitempty"`
@@ -213,7 +213,7 @@ type NetworkDataLinkBond struct {
 	// +kubebuilder:default=1500
 	MTU int `json:"mtu,omitempty"`
 	// +optional
-	MACAddress *NetworkLinkEthernetMac `json:"macAddress"`
+	MACAddress *NetworkLinkEthernetMac `json:"macAddress,omitempty"`
 	// parameters of the bond, by name (v1beta2 makes it a list of name and value).
 	// +optional
 	Parameters NetworkDataLinkBondParams `json:"parameters,omitempty"`
@@ -233,7 +233,7 @@ type NetworkDataLinkVlan struct {
 	// +kubebuilder:default=1500
 	MTU int `json:"mtu,omitempty"`
 	// +optional
-	MACAddress *NetworkLinkEthernetMac `json:"macAddress"`
+	MACAddress *NetworkLinkEthernetMac `json:"macAddress,omitempty"`
 	VlanLink   string                  `json:"vlanLink"`
 }
 
@@ -289,22 +289,22 @@ type NetworkGatewayv6 struct {
 type NetworkDataRoutev4 struct {
 	Network string `json:"network"`
 	// +optional
-	Prefix int `json:"prefix,omitempty"`
+	Prefix *int `json:"prefix,omitempty"`
 	// +optional
 	Gateway NetworkGatewayv4 `json:"gateway"`
 	// +optional
-	Services NetworkDataServicev4 `json:"services,omitempty"`
+	Services *NetworkDataServicev4 `json:"services,omitempty"`
 }
 
 // NetworkDataRoutev6 is an IPv6 route.
 type NetworkDataRoutev6 struct {
 	Network string `json:"network"`
 	// +optional
-	Prefix int `json:"prefix,omitempty"`
+	Prefix *int `json:"prefix,omitempty"`
 	// +optional
 	Gateway NetworkGatewayv6 `json:"gateway"`
 	// +optional
-	Services NetworkDataServicev6 `json:"services,omitempty"`
+	Services *NetworkDataServicev6 `json:"services,omitempty"`
 }
 
 // NetworkDataIPv4 is a static IPv4 network (v1beta2 adds ipAddress and netmask).

@@ -16,7 +16,7 @@ type Metal3MachineSpec struct {
 	// +optional
 	UserData *corev1.SecretReference `json:"userData,omitempty"`
 	// +optional
-	HostSelector HostSelector `json:"hostSelector,omitempty"`
+	HostSelector HostSelector `json:"hostSelector,omitempty,omitzero"`
 	// +optional
 	DataTemplate *corev1.ObjectReference `json:"dataTemplate,omitempty"`
 	// +optional

@@ -10,6 +10,7 @@ type Metal3MachineTemplateSpec struct {
 	// nodeReuse asks to give a machine of a scaled-down MachineDeployment's host back to the
 	// same MachineDeployment.
 	// +optional
+	// +kubebuilder:default=false
 	NodeReuse bool `json:"nodeReuse"`
 }
 

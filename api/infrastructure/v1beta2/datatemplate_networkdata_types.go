@@ -17,15 +17,15 @@ import (
 type NetworkData struct {
 	// links are the layer 2 interfaces: ethernets, bonds, bridges and VLANs.
 	// +optional
-	Links NetworkDataLinks `json:"links,omitempty"`
+	Links *NetworkDataLinks `json:"links,omitempty"`
 
 	// networks are the layer 3 configurations of the links.
 	// +optional
-	Networks NetworkDataNetworks `json:"networks,omitempty"`
+	Networks *NetworkDataNetworks `json:"networks,omitempty"`
 
 	// services are the host-wide services (DNS servers).
 	// +optional
-	Services NetworkDataService `json:"services,omitempty"`
+	Services *NetworkDataService `json:"services,omitempty"`
 }
 
 // NetworkDataLinks lists the layer 2 interfaces. Link ids are unique across all four lists
@@ -66,7 +66,7 @@ type NetworkDataLinks struct {
 }
 
 // MTU is a link's maximum transmission unit in bytes.
-// +kubebuilder:validation:Minimum=68
+// +kubebuilder:validation:Minimum=1280
 // +kubebuilder:validation:Maximum=9000
 type MTU int32
 
@@ -101,7 +101,7 @@ type NetworkLinkEthernetMac struct {
 
 	// fromBootMAC uses the host's spec.bootMACAddress (metalwire addition).
 	// +optional
-	FromBootMAC bool `json:"fromBootMAC,omitempty"`
+	FromBootMAC *bool `json:"fromBootMAC,omitempty"`
 }
 
 // NetworkLinkEthernetMacFromAnnotation names an annotation holding a MAC address.
@@ -173,6 +173,7 @@ type NetworkDataLinkBond struct {
 
 	// bondLinks are the ids of the member links.
 	// +kubebuilder:validation:MinItems=1
+	// +listType=set
 	// +kubebuilder:validation:MaxItems=16
 	BondLinks []LinkID `json:"bondLinks"`
 }
@@ -288,26 +289,36 @@ type VLANIDSource struct {
 type NetworkDataNetworks struct {
 	// ipv4 are static IPv4 configurations.
 	// +optional
+	// +listType=map
+	// +listMapKey=id
 	// +kubebuilder:validation:MaxItems=64
 	IPv4 []NetworkDataIPv4 `json:"ipv4,omitempty"`
 
 	// ipv6 are static IPv6 configurations.
 	// +optional
+	// +listType=map
+	// +listMapKey=id
 	// +kubebuilder:validation:MaxItems=64
 	IPv6 []NetworkDataIPv6 `json:"ipv6,omitempty"`
 
 	// ipv4DHCP are links configured by DHCPv4.
 	// +optional
+	// +listType=map
+	// +listMapKey=id
 	// +kubebuilder:validation:MaxItems=64
 	IPv4DHCP []NetworkDataIPv4DHCP `json:"ipv4DHCP,omitempty"`
 
 	// ipv6DHCP are links configured by DHCPv6.
 	// +optional
+	// +listType=map
+	// +listMapKey=id
 	// +kubebuilder:validation:MaxItems=64
 	IPv6DHCP []NetworkDataIPv6DHCP `json:"ipv6DHCP,omitempty"`
 
 	// ipv6SLAAC are links configured by stateless address autoconfiguration.
 	// +optional
+	// +listType=map
+	// +listMapKey=id
 	// +kubebuilder:validation:MaxItems=64
 	IPv6SLAAC []NetworkDataIPv6DHCP `json:"ipv6SLAAC,omitempty"`
 }
@@ -319,16 +330,20 @@ type IPPoolReference struct {
 	// +kubebuilder:validation:MaxLength=253
 	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
 	Name string `json:"name"`
-	// kind of the pool, such as IPPool or InClusterIPPool.
+	// kind of the pool, such as IPPool or InClusterIPPool; IPPool when unset (as upstream).
+	// +kubebuilder:default=IPPool
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=63
 	// +kubebuilder:validation:Pattern=`^[a-zA-Z]([-a-zA-Z0-9]*[a-zA-Z0-9])?$`
-	Kind string `json:"kind"`
-	// apiGroup of the pool, such as ipam.metal3.io.
+	// +optional
+	Kind string `json:"kind,omitempty"`
+	// apiGroup of the pool, such as ipam.cluster.x-k8s.io; ipam.metal3.io when unset (as upstream).
+	// +kubebuilder:default=ipam.metal3.io
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
 	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
-	APIGroup string `json:"apiGroup"`
+	// +optional
+	APIGroup string `json:"apiGroup,omitempty"`
 }
 
 // FromPoolAnnotation reads a pool name from an annotation of the Machine, Metal3Machine or host.
@@ -402,6 +417,8 @@ type NetworkDataIPv4 struct {
 
 	// routes of the network.
 	// +optional
+	// +listType=map
+	// +listMapKey=network
 	// +kubebuilder:validation:MaxItems=32
 	Routes []NetworkDataRoutev4 `json:"routes,omitempty"`
 }
@@ -442,6 +459,8 @@ type NetworkDataIPv6 struct {
 
 	// routes of the network.
 	// +optional
+	// +listType=map
+	// +listMapKey=network
 	// +kubebuilder:validation:MaxItems=32
 	Routes []NetworkDataRoutev6 `json:"routes,omitempty"`
 }
@@ -455,6 +474,8 @@ type NetworkDataIPv4DHCP struct {
 	Link LinkID `json:"link"`
 	// routes of the network.
 	// +optional
+	// +listType=map
+	// +listMapKey=network
 	// +kubebuilder:validation:MaxItems=32
 	Routes []NetworkDataRoutev4 `json:"routes,omitempty"`
 }
@@ -468,6 +489,8 @@ type NetworkDataIPv6DHCP struct {
 	Link LinkID `json:"link"`
 	// routes of the network.
 	// +optional
+	// +listType=map
+	// +listMapKey=network
 	// +kubebuilder:validation:MaxItems=32
 	Routes []NetworkDataRoutev6 `json:"routes,omitempty"`
 }
@@ -518,12 +541,12 @@ type NetworkDataRoutev4 struct {
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=32
 	// +optional
-	Prefix int32 `json:"prefix,omitempty"`
+	Prefix *int32 `json:"prefix,omitempty"`
 	// gateway of the route.
 	Gateway NetworkGatewayv4 `json:"gateway"`
 	// services reachable through the route.
 	// +optional
-	Services NetworkDataServicev4 `json:"services,omitempty"`
+	Services *NetworkDataServicev4 `json:"services,omitempty"`
 }
 
 // NetworkDataRoutev6 is an IPv6 route.
@@ -534,18 +557,19 @@ type NetworkDataRoutev6 struct {
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=128
 	// +optional
-	Prefix int32 `json:"prefix,omitempty"`
+	Prefix *int32 `json:"prefix,omitempty"`
 	// gateway of the route.
 	Gateway NetworkGatewayv6 `json:"gateway"`
 	// services reachable through the route.
 	// +optional
-	Services NetworkDataServicev6 `json:"services,omitempty"`
+	Services *NetworkDataServicev6 `json:"services,omitempty"`
 }
 
 // NetworkDataService lists host-wide DNS servers.
 type NetworkDataService struct {
 	// dns are DNS server addresses.
 	// +optional
+	// +listType=set
 	// +kubebuilder:validation:MaxItems=16
 	DNS []IPAddress `json:"dns,omitempty"`
 	// dnsFromIPPool names an ipam.metal3.io IPPool whose DNS servers to add.
@@ -558,6 +582,7 @@ type NetworkDataService struct {
 type NetworkDataServicev4 struct {
 	// dns are IPv4 DNS server addresses.
 	// +optional
+	// +listType=set
 	// +kubebuilder:validation:MaxItems=16
 	DNS []IPv4Address `json:"dns,omitempty"`
 	// dnsFromIPPool names an ipam.metal3.io IPPool whose DNS servers to add.
@@ -570,6 +595,7 @@ type NetworkDataServicev4 struct {
 type NetworkDataServicev6 struct {
 	// dns are IPv6 DNS server addresses.
 	// +optional
+	// +listType=set
 	// +kubebuilder:validation:MaxItems=16
 	DNS []IPv6Address `json:"dns,omitempty"`
 	// dnsFromIPPool names an ipam.metal3.io IPPool whose DNS servers to add.

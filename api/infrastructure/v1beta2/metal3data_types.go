@@ -86,7 +86,7 @@ type Metal3DataSpec struct {
 	// the Metal3Data is named <template>-<index>, and metaData indexes render it.
 	// +kubebuilder:validation:Minimum=0
 	// +optional
-	Index int32 `json:"index,omitempty"`
+	Index *int32 `json:"index,omitempty"`
 
 	// metaData is the rendered metaData Secret, once written.
 	// +optional

@@ -24,7 +24,7 @@ type Metal3MachineTemplateSpec struct {
 	// machines of this template released, rather than any matching host.
 	// +optional
 	// +kubebuilder:default=false
-	NodeReuse bool `json:"nodeReuse"`
+	NodeReuse *bool `json:"nodeReuse,omitempty"`
 }
 
 // +kubebuilder:object:root=true

@@ -132,7 +132,7 @@ func TestOSNetConfigTemplateErrors(t *testing.T) {
 	ns := newNamespace(t)
 	startManager(t, ns, managerOptions{})
 	pool(t, ns, "prov", "192.168.0.10", "192.168.0.20", 24, "192.168.0.1")
-	nd := &infrav1.NetworkData{Links: infrav1.NetworkDataLinks{Ethernets: []infrav1.NetworkDataLinkEthernet{{
+	nd := &infrav1.NetworkData{Links: &infrav1.NetworkDataLinks{Ethernets: []infrav1.NetworkDataLinkEthernet{{
 		Type: "phy", ID: "nic1", MACAddress: &infrav1.NetworkLinkEthernetMac{FromHostInterface: ptr.To("eno1")},
 	}}}}
 	onc := &infrav1.OSNetConfigTemplate{
