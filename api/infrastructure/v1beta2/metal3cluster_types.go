@@ -1,6 +1,7 @@
 package v1beta2
 
 import (
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 )
@@ -102,6 +103,62 @@ type Metal3ClusterStatus struct {
 	// LastUpdated is when the controller last changed this status.
 	// +optional
 	LastUpdated *metav1.Time `json:"lastUpdated,omitempty"`
+
+	// Deprecated holds the v1beta1 contract's status fields, as upstream CAPM3's v1beta2 does: a
+	// v1beta1 client's conditions and failure fields. metalwire does not maintain them.
+	// +optional
+	Deprecated *DeprecatedStatus `json:"deprecated,omitempty"`
+}
+
+// DeprecatedStatus groups status fields kept for older contracts (upstream's
+// Metal3ClusterDeprecatedStatus and Metal3MachineDeprecatedStatus, same JSON).
+type DeprecatedStatus struct {
+	// V1Beta1 holds the v1beta1 contract's status fields.
+	// +optional
+	V1Beta1 *V1Beta1DeprecatedStatus `json:"v1beta1,omitempty"`
+}
+
+// V1Beta1Condition is a condition of Cluster API's v1beta1 contract (with a severity), as Cluster
+// API's deprecated Condition type writes it.
+type V1Beta1Condition struct {
+	// Type of the condition.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=256
+	Type string `json:"type"`
+	// Status of the condition: True, False or Unknown.
+	Status corev1.ConditionStatus `json:"status"`
+	// Severity of a False condition: Error, Warning or Info.
+	// +optional
+	// +kubebuilder:validation:MaxLength=32
+	Severity string `json:"severity,omitempty"`
+	// LastTransitionTime is when the condition last changed status.
+	// +optional
+	LastTransitionTime metav1.Time `json:"lastTransitionTime,omitempty"`
+	// Reason is a CamelCase reason for the condition's last transition.
+	// +optional
+	// +kubebuilder:validation:MaxLength=256
+	Reason string `json:"reason,omitempty"`
+	// Message is a human-readable description of the last transition.
+	// +optional
+	// +kubebuilder:validation:MaxLength=10240
+	Message string `json:"message,omitempty"`
+}
+
+// V1Beta1DeprecatedStatus is the v1beta1 contract's conditions and failure fields.
+type V1Beta1DeprecatedStatus struct {
+	// Conditions are v1beta1 conditions (with a severity).
+	// +optional
+	// +kubebuilder:validation:MaxItems=64
+	Conditions []V1Beta1Condition `json:"conditions,omitempty"`
+
+	// FailureReason is a v1beta1 terminal failure's token.
+	// +optional
+	FailureReason *string `json:"failureReason,omitempty"`
+
+	// FailureMessage is a v1beta1 terminal failure's description.
+	// +optional
+	// +kubebuilder:validation:MaxLength=10240
+	FailureMessage *string `json:"failureMessage,omitempty"`
 }
 
 // +kubebuilder:object:root=true

@@ -203,6 +203,11 @@ type Metal3MachineStatus struct {
 	// LastUpdated is when the controller last changed this status.
 	// +optional
 	LastUpdated *metav1.Time `json:"lastUpdated,omitempty"`
+
+	// Deprecated holds the v1beta1 contract's status fields, as upstream CAPM3's v1beta2 does: a
+	// v1beta1 client's conditions and failure fields. metalwire does not maintain them.
+	// +optional
+	Deprecated *DeprecatedStatus `json:"deprecated,omitempty"`
 }
 
 // +kubebuilder:object:root=true
