@@ -1,8 +1,10 @@
 package webhooks_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -99,4 +101,107 @@ func (s upstreamSchemas) validate(obj *unstructured.Unstructured) []string {
 		out = append(out, "unknown field "+p)
 	}
 	return out
+}
+
+// schemaDifferences compares ours with upstream's schema of one version: every field upstream
+// has must be in ours with the same type, enum values, default and list type (map keys
+// included), required no more often, and bounds no tighter. Each difference is "path: aspect
+// (detail)". Fields only ours has are metalwire's additions and not differences.
+func schemaDifferences(path string, up, ours *apiextensionsv1.JSONSchemaProps) []string {
+	var out []string
+	add := func(aspect, format string, args ...any) {
+		out = append(out, path+": "+aspect+" ("+fmt.Sprintf(format, args...)+")")
+	}
+	if ours == nil {
+		add("missing", "upstream has it, metalwire does not")
+		return out
+	}
+	if up.Type != ours.Type {
+		add("type", "upstream %q, metalwire %q", up.Type, ours.Type)
+	}
+	if enumText(up.Enum) != enumText(ours.Enum) {
+		add("enum", "upstream %s, metalwire %s", enumText(up.Enum), enumText(ours.Enum))
+	}
+	if jsonText(up.Default) != jsonText(ours.Default) {
+		add("default", "upstream %s, metalwire %s", jsonText(up.Default), jsonText(ours.Default))
+	}
+	if ptrText(up.XListType) != ptrText(ours.XListType) || strings.Join(up.XListMapKeys, ",") != strings.Join(ours.XListMapKeys, ",") {
+		add("listType", "upstream %s %v, metalwire %s %v", ptrText(up.XListType), up.XListMapKeys, ptrText(ours.XListType), ours.XListMapKeys)
+	}
+	if up.Nullable != ours.Nullable {
+		add("nullable", "upstream %t, metalwire %t", up.Nullable, ours.Nullable)
+	}
+	for _, r := range ours.Required {
+		if !slices.Contains(up.Required, r) {
+			if _, known := up.Properties[r]; known {
+				add("required", "metalwire requires %s, upstream does not", r)
+			}
+		}
+	}
+	tighter := func(name string, upV, oursV *float64, lower bool) {
+		switch {
+		case oursV == nil:
+		case upV == nil:
+			add(name, "metalwire %v, upstream none", *oursV)
+		case lower && *oursV > *upV, !lower && *oursV < *upV:
+			add(name, "metalwire %v, upstream %v", *oursV, *upV)
+		}
+	}
+	tighter("minimum", up.Minimum, ours.Minimum, true)
+	tighter("maximum", up.Maximum, ours.Maximum, false)
+	tighter("minLength", intAsFloat(up.MinLength), intAsFloat(ours.MinLength), true)
+	tighter("maxLength", intAsFloat(up.MaxLength), intAsFloat(ours.MaxLength), false)
+	tighter("minItems", intAsFloat(up.MinItems), intAsFloat(ours.MinItems), true)
+	tighter("maxItems", intAsFloat(up.MaxItems), intAsFloat(ours.MaxItems), false)
+	for name, p := range up.Properties {
+		var mine *apiextensionsv1.JSONSchemaProps
+		if q, ok := ours.Properties[name]; ok {
+			mine = &q
+		} else if ours.XPreserveUnknownFields != nil && *ours.XPreserveUnknownFields {
+			continue
+		}
+		out = append(out, schemaDifferences(path+"."+name, &p, mine)...)
+	}
+	if up.Items != nil && up.Items.Schema != nil {
+		var mine *apiextensionsv1.JSONSchemaProps
+		if ours.Items != nil {
+			mine = ours.Items.Schema
+		}
+		out = append(out, schemaDifferences(path+"[]", up.Items.Schema, mine)...)
+	}
+	if up.AdditionalProperties != nil && up.AdditionalProperties.Schema != nil && ours.AdditionalProperties != nil && ours.AdditionalProperties.Schema != nil {
+		out = append(out, schemaDifferences(path+"{}", up.AdditionalProperties.Schema, ours.AdditionalProperties.Schema)...)
+	}
+	return out
+}
+
+func enumText(values []apiextensionsv1.JSON) string {
+	texts := make([]string, 0, len(values))
+	for _, v := range values {
+		texts = append(texts, string(v.Raw))
+	}
+	slices.Sort(texts)
+	return "[" + strings.Join(texts, " ") + "]"
+}
+
+func jsonText(v *apiextensionsv1.JSON) string {
+	if v == nil {
+		return "none"
+	}
+	return string(v.Raw)
+}
+
+func ptrText(s *string) string {
+	if s == nil {
+		return "atomic"
+	}
+	return *s
+}
+
+func intAsFloat(v *int64) *float64 {
+	if v == nil {
+		return nil
+	}
+	f := float64(*v)
+	return &f
 }

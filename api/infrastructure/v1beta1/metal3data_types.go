@@ -33,7 +33,7 @@ type Metal3DataStatus struct {
 // Metal3Data is CAPM3's v1beta1 Metal3Data, served by conversion to v1beta2.
 //
 // +kubebuilder:object:root=true
-// +kubebuilder:resource:path=metal3datas,scope=Namespaced,categories=cluster-api,shortName=m3d;m3data;m3datas;metal3d
+// +kubebuilder:resource:path=metal3datas,scope=Namespaced,categories=cluster-api,shortName=m3d;m3data;m3datas;metal3d;metal3data
 // +kubebuilder:subresource:status
 // +kubebuilder:printcolumn:name="Index",type="integer",JSONPath=".spec.index",description="Index of the host in the template"
 // +kubebuilder:printcolumn:name="Ready",type="boolean",JSONPath=".status.ready",description="Secrets rendered"

@@ -31,7 +31,7 @@ type Metal3DataTemplateStatus struct {
 // Metal3DataTemplate is CAPM3's v1beta1 Metal3DataTemplate, served by conversion to v1beta2.
 //
 // +kubebuilder:object:root=true
-// +kubebuilder:resource:path=metal3datatemplates,scope=Namespaced,categories=cluster-api,shortName=m3dt;m3datatemplate;metal3dt
+// +kubebuilder:resource:path=metal3datatemplates,scope=Namespaced,categories=cluster-api,shortName=m3dt;m3datatemplate;m3datatemplates;metal3dt;metal3datatemplate
 // +kubebuilder:subresource:status
 // +kubebuilder:printcolumn:name="Cluster",type="string",JSONPath=".spec.clusterName",description="Cluster the template belongs to"
 // +kubebuilder:printcolumn:name="Age",type="date",JSONPath=".metadata.creationTimestamp"

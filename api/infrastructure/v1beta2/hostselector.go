@@ -109,7 +109,7 @@ type HostSelectorRequirement struct {
 	// Values for the operator: exactly one for "=", "==", "!=", "gt" and "lt" (digits only for
 	// the last two), at least one for "in" and "notin", none for "exists" and "!".
 	// +optional
-	// +listType=atomic
+	// +listType=set
 	// +kubebuilder:validation:MaxItems=64
 	// +kubebuilder:validation:items:MaxLength=63
 	// +kubebuilder:validation:XValidation:rule=`self.all(v, v.matches('^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?$'))`,message=`every value must be a label value: at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit`

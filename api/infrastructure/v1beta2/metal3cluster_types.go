@@ -122,25 +122,20 @@ type DeprecatedStatus struct {
 // API's deprecated Condition type writes it.
 type V1Beta1Condition struct {
 	// Type of the condition.
-	// +kubebuilder:validation:MinLength=1
-	// +kubebuilder:validation:MaxLength=256
 	Type string `json:"type"`
 	// Status of the condition: True, False or Unknown.
 	Status corev1.ConditionStatus `json:"status"`
 	// Severity of a False condition: Error, Warning or Info.
 	// +optional
-	// +kubebuilder:validation:MaxLength=32
 	Severity string `json:"severity,omitempty"`
 	// LastTransitionTime is when the condition last changed status.
 	// +optional
 	LastTransitionTime metav1.Time `json:"lastTransitionTime,omitempty"`
 	// Reason is a CamelCase reason for the condition's last transition.
 	// +optional
-	// +kubebuilder:validation:MaxLength=256
 	Reason string `json:"reason,omitempty"`
 	// Message is a human-readable description of the last transition.
 	// +optional
-	// +kubebuilder:validation:MaxLength=10240
 	Message string `json:"message,omitempty"`
 }
 
@@ -148,7 +143,6 @@ type V1Beta1Condition struct {
 type V1Beta1DeprecatedStatus struct {
 	// Conditions are v1beta1 conditions (with a severity).
 	// +optional
-	// +kubebuilder:validation:MaxItems=64
 	Conditions []V1Beta1Condition `json:"conditions,omitempty"`
 
 	// FailureReason is a v1beta1 terminal failure's token.
@@ -157,7 +151,6 @@ type V1Beta1DeprecatedStatus struct {
 
 	// FailureMessage is a v1beta1 terminal failure's description.
 	// +optional
-	// +kubebuilder:validation:MaxLength=10240
 	FailureMessage *string `json:"failureMessage,omitempty"`
 }
 

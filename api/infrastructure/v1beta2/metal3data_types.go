@@ -139,7 +139,7 @@ type Metal3DataStatus struct {
 // its original configuration.
 //
 // +kubebuilder:object:root=true
-// +kubebuilder:resource:path=metal3datas,scope=Namespaced,categories=cluster-api,shortName=m3d;m3data;m3datas;metal3d
+// +kubebuilder:resource:path=metal3datas,scope=Namespaced,categories=cluster-api,shortName=m3d;m3data;m3datas;metal3d;metal3data
 // +kubebuilder:storageversion
 // +kubebuilder:subresource:status
 // +kubebuilder:printcolumn:name="Index",type="integer",JSONPath=".spec.index",description="Index of the host in the template"

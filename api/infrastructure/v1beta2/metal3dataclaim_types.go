@@ -69,7 +69,7 @@ type Metal3DataClaimStatus struct {
 // Metal3DataClaim asks a Metal3DataTemplate for an index and a Metal3Data for one Metal3Machine.
 //
 // +kubebuilder:object:root=true
-// +kubebuilder:resource:path=metal3dataclaims,scope=Namespaced,categories=cluster-api,shortName=m3dc;m3dataclaim;m3dataclaims;metal3dc
+// +kubebuilder:resource:path=metal3dataclaims,scope=Namespaced,categories=cluster-api,shortName=m3dc;m3dataclaim;m3dataclaims;metal3dc;metal3dataclaim
 // +kubebuilder:storageversion
 // +kubebuilder:subresource:status
 // +kubebuilder:printcolumn:name="Template",type="string",JSONPath=".spec.template.name",description="Metal3DataTemplate claimed from"
