@@ -153,6 +153,7 @@ func schemaDifferences(path string, up, ours *apiextensionsv1.JSONSchemaProps) [
 	tighter("maxLength", intAsFloat(up.MaxLength), intAsFloat(ours.MaxLength), false)
 	tighter("minItems", intAsFloat(up.MinItems), intAsFloat(ours.MinItems), true)
 	tighter("maxItems", intAsFloat(up.MaxItems), intAsFloat(ours.MaxItems), false)
+	tighter("maxProperties", intAsFloat(up.MaxProperties), intAsFloat(ours.MaxProperties), false)
 	for name, p := range up.Properties {
 		var mine *apiextensionsv1.JSONSchemaProps
 		if q, ok := ours.Properties[name]; ok {

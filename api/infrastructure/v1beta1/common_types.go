@@ -20,11 +20,11 @@ type APIEndpoint struct {
 type HostSelector struct {
 	// matchLabels: every key must have exactly this value.
 	// +optional
-	MatchLabels map[string]string `json:"matchLabels,omitempty"`
+	MatchLabels map[string]string `json:"matchLabels,omitzero"`
 
 	// matchExpressions: every requirement must hold.
 	// +optional
-	MatchExpressions []HostSelectorRequirement `json:"matchExpressions,omitempty"`
+	MatchExpressions []HostSelectorRequirement `json:"matchExpressions,omitzero"`
 }
 
 // HostSelectorRequirement is one label requirement (key, operator, values).
@@ -83,7 +83,7 @@ type FailureDomainSpec struct {
 	// +optional
 	ControlPlane *bool `json:"controlPlane,omitempty"`
 	// +optional
-	Attributes map[string]string `json:"attributes,omitempty"`
+	Attributes map[string]string `json:"attributes,omitzero"`
 }
 
 // FailureDomains maps a failure domain's name to its spec (v1beta2 makes it a list with names).

@@ -25,7 +25,7 @@ type Metal3DataTemplateStatus struct {
 	LastUpdated *metav1.Time `json:"lastUpdated,omitempty"`
 	// indexes maps a Metal3DataClaim's name to its index (v1beta2 makes it a list).
 	// +optional
-	Indexes map[string]int `json:"indexes,omitempty"`
+	Indexes map[string]int `json:"indexes,omitzero"`
 }
 
 // Metal3DataTemplate is CAPM3's v1beta1 Metal3DataTemplate, served by conversion to v1beta2.
@@ -59,27 +59,27 @@ func init() {
 // MetaData is the metaData part of a template. The *FromIPPool lists are v1beta2's *FromPool.
 type MetaData struct {
 	// +optional
-	Strings []MetaDataString `json:"strings,omitempty"`
+	Strings []MetaDataString `json:"strings,omitzero"`
 	// +optional
-	ObjectNames []MetaDataObjectName `json:"objectNames,omitempty"`
+	ObjectNames []MetaDataObjectName `json:"objectNames,omitzero"`
 	// +optional
-	Indexes []MetaDataIndex `json:"indexes,omitempty"`
+	Indexes []MetaDataIndex `json:"indexes,omitzero"`
 	// +optional
-	Namespaces []MetaDataNamespace `json:"namespaces,omitempty"`
+	Namespaces []MetaDataNamespace `json:"namespaces,omitzero"`
 	// +optional
-	IPAddressesFromPool []FromPool `json:"ipAddressesFromIPPool,omitempty"`
+	IPAddressesFromPool []FromPool `json:"ipAddressesFromIPPool,omitzero"`
 	// +optional
-	PrefixesFromPool []FromPool `json:"prefixesFromIPPool,omitempty"`
+	PrefixesFromPool []FromPool `json:"prefixesFromIPPool,omitzero"`
 	// +optional
-	GatewaysFromPool []FromPool `json:"gatewaysFromIPPool,omitempty"`
+	GatewaysFromPool []FromPool `json:"gatewaysFromIPPool,omitzero"`
 	// +optional
-	DNSServersFromPool []FromPool `json:"dnsServersFromIPPool,omitempty"`
+	DNSServersFromPool []FromPool `json:"dnsServersFromIPPool,omitzero"`
 	// +optional
-	FromHostInterfaces []MetaDataHostInterface `json:"fromHostInterfaces,omitempty"`
+	FromHostInterfaces []MetaDataHostInterface `json:"fromHostInterfaces,omitzero"`
 	// +optional
-	FromLabels []MetaDataFromLabel `json:"fromLabels,omitempty"`
+	FromLabels []MetaDataFromLabel `json:"fromLabels,omitzero"`
 	// +optional
-	FromAnnotations []MetaDataFromAnnotation `json:"fromAnnotations,omitempty"`
+	FromAnnotations []MetaDataFromAnnotation `json:"fromAnnotations,omitzero"`
 }
 
 // MetaDataIndex renders the host's index in the template, scaled and wrapped.
@@ -165,11 +165,11 @@ type NetworkData struct {
 // NetworkDataLink lists the links (v1beta2 adds bridges).
 type NetworkDataLink struct {
 	// +optional
-	Ethernets []NetworkDataLinkEthernet `json:"ethernets,omitempty"`
+	Ethernets []NetworkDataLinkEthernet `json:"ethernets,omitzero"`
 	// +optional
-	Bonds []NetworkDataLinkBond `json:"bonds,omitempty"`
+	Bonds []NetworkDataLinkBond `json:"bonds,omitzero"`
 	// +optional
-	Vlans []NetworkDataLinkVlan `json:"vlans,omitempty"`
+	Vlans []NetworkDataLinkVlan `json:"vlans,omitzero"`
 }
 
 // NetworkLinkEthernetMacFromAnnotation names an annotation holding a MAC address.
@@ -216,7 +216,7 @@ type NetworkDataLinkBond struct {
 	MACAddress *NetworkLinkEthernetMac `json:"macAddress,omitempty"`
 	// parameters of the bond, by name (v1beta2 makes it a list of name and value).
 	// +optional
-	Parameters NetworkDataLinkBondParams `json:"parameters,omitempty"`
+	Parameters NetworkDataLinkBondParams `json:"parameters,omitzero"`
 	BondLinks  []string                  `json:"bondLinks"`
 }
 
@@ -240,7 +240,7 @@ type NetworkDataLinkVlan struct {
 // NetworkDataService lists DNS servers.
 type NetworkDataService struct {
 	// +optional
-	DNS []string `json:"dns,omitempty"`
+	DNS []string `json:"dns,omitzero"`
 	// +optional
 	DNSFromIPPool *string `json:"dnsFromIPPool,omitempty"`
 }
@@ -248,7 +248,7 @@ type NetworkDataService struct {
 // NetworkDataServicev4 lists IPv4 DNS servers.
 type NetworkDataServicev4 struct {
 	// +optional
-	DNS []string `json:"dns,omitempty"`
+	DNS []string `json:"dns,omitzero"`
 	// +optional
 	DNSFromIPPool *string `json:"dnsFromIPPool,omitempty"`
 }
@@ -256,7 +256,7 @@ type NetworkDataServicev4 struct {
 // NetworkDataServicev6 lists IPv6 DNS servers.
 type NetworkDataServicev6 struct {
 	// +optional
-	DNS []string `json:"dns,omitempty"`
+	DNS []string `json:"dns,omitzero"`
 	// +optional
 	DNSFromIPPool *string `json:"dnsFromIPPool,omitempty"`
 }
@@ -318,7 +318,7 @@ type NetworkDataIPv4 struct {
 	// +optional
 	FromPoolAnnotation *FromPoolAnnotation `json:"fromPoolAnnotation,omitempty"`
 	// +optional
-	Routes []NetworkDataRoutev4 `json:"routes,omitempty"`
+	Routes []NetworkDataRoutev4 `json:"routes,omitzero"`
 }
 
 // NetworkDataIPv6 is a static IPv6 network (v1beta2 adds ipAddress and netmask).
@@ -332,7 +332,7 @@ type NetworkDataIPv6 struct {
 	// +optional
 	FromPoolAnnotation *FromPoolAnnotation `json:"fromPoolAnnotation,omitempty"`
 	// +optional
-	Routes []NetworkDataRoutev6 `json:"routes,omitempty"`
+	Routes []NetworkDataRoutev6 `json:"routes,omitzero"`
 }
 
 // NetworkDataIPv4DHCP is an IPv4 network configured by DHCP.
@@ -340,7 +340,7 @@ type NetworkDataIPv4DHCP struct {
 	ID   string `json:"id"`
 	Link string `json:"link"`
 	// +optional
-	Routes []NetworkDataRoutev4 `json:"routes,omitempty"`
+	Routes []NetworkDataRoutev4 `json:"routes,omitzero"`
 }
 
 // NetworkDataIPv6DHCP is an IPv6 network configured by DHCP or SLAAC.
@@ -348,19 +348,19 @@ type NetworkDataIPv6DHCP struct {
 	ID   string `json:"id"`
 	Link string `json:"link"`
 	// +optional
-	Routes []NetworkDataRoutev6 `json:"routes,omitempty"`
+	Routes []NetworkDataRoutev6 `json:"routes,omitzero"`
 }
 
 // NetworkDataNetwork lists the networks.
 type NetworkDataNetwork struct {
 	// +optional
-	IPv4 []NetworkDataIPv4 `json:"ipv4,omitempty"`
+	IPv4 []NetworkDataIPv4 `json:"ipv4,omitzero"`
 	// +optional
-	IPv6 []NetworkDataIPv6 `json:"ipv6,omitempty"`
+	IPv6 []NetworkDataIPv6 `json:"ipv6,omitzero"`
 	// +optional
-	IPv4DHCP []NetworkDataIPv4DHCP `json:"ipv4DHCP,omitempty"`
+	IPv4DHCP []NetworkDataIPv4DHCP `json:"ipv4DHCP,omitzero"`
 	// +optional
-	IPv6DHCP []NetworkDataIPv6DHCP `json:"ipv6DHCP,omitempty"`
+	IPv6DHCP []NetworkDataIPv6DHCP `json:"ipv6DHCP,omitzero"`
 	// +optional
-	IPv6SLAAC []NetworkDataIPv6DHCP `json:"ipv6SLAAC,omitempty"`
+	IPv6SLAAC []NetworkDataIPv6DHCP `json:"ipv6SLAAC,omitzero"`
 }

@@ -41,28 +41,28 @@ type NetworkDataLinks struct {
 	// +listType=map
 	// +listMapKey=id
 	// +kubebuilder:validation:MaxItems=64
-	Ethernets []NetworkDataLinkEthernet `json:"ethernets,omitempty"`
+	Ethernets []NetworkDataLinkEthernet `json:"ethernets,omitzero"`
 
 	// bonds aggregate other links.
 	// +optional
 	// +listType=map
 	// +listMapKey=id
 	// +kubebuilder:validation:MaxItems=64
-	Bonds []NetworkDataLinkBond `json:"bonds,omitempty"`
+	Bonds []NetworkDataLinkBond `json:"bonds,omitzero"`
 
 	// bridges are Linux bridges over other links.
 	// +optional
 	// +listType=map
 	// +listMapKey=id
 	// +kubebuilder:validation:MaxItems=16
-	Bridges []NetworkDataLinkBridge `json:"bridges,omitempty"`
+	Bridges []NetworkDataLinkBridge `json:"bridges,omitzero"`
 
 	// vlans are 802.1Q VLAN interfaces on another link.
 	// +optional
 	// +listType=map
 	// +listMapKey=id
 	// +kubebuilder:validation:MaxItems=64
-	Vlans []NetworkDataLinkVlan `json:"vlans,omitempty"`
+	Vlans []NetworkDataLinkVlan `json:"vlans,omitzero"`
 }
 
 // MTU is a link's maximum transmission unit in bytes.
@@ -169,7 +169,7 @@ type NetworkDataLinkBond struct {
 	// +listType=map
 	// +listMapKey=name
 	// +kubebuilder:validation:MaxItems=32
-	Parameters []NetworkDataLinkBondParam `json:"parameters,omitempty"`
+	Parameters []NetworkDataLinkBondParam `json:"parameters,omitzero"`
 
 	// bondLinks are the ids of the member links.
 	// +kubebuilder:validation:MinItems=1
@@ -211,7 +211,7 @@ type NetworkDataLinkBridge struct {
 	// bridgeLinks are the ids of the member links.
 	// +optional
 	// +kubebuilder:validation:MaxItems=16
-	BridgeLinks []LinkID `json:"bridgeLinks,omitempty"`
+	BridgeLinks []LinkID `json:"bridgeLinks,omitzero"`
 
 	// acceptRA controls IPv6 router advertisements on the bridge; unset leaves the default.
 	// +optional
@@ -222,7 +222,7 @@ type NetworkDataLinkBridge struct {
 	// +listType=map
 	// +listMapKey=name
 	// +kubebuilder:validation:MaxItems=32
-	Parameters []NetworkDataLinkBridgeParam `json:"parameters,omitempty"`
+	Parameters []NetworkDataLinkBridgeParam `json:"parameters,omitzero"`
 }
 
 // NetworkDataLinkBridgeParam is one extra bridge setting.
@@ -292,35 +292,35 @@ type NetworkDataNetworks struct {
 	// +listType=map
 	// +listMapKey=id
 	// +kubebuilder:validation:MaxItems=64
-	IPv4 []NetworkDataIPv4 `json:"ipv4,omitempty"`
+	IPv4 []NetworkDataIPv4 `json:"ipv4,omitzero"`
 
 	// ipv6 are static IPv6 configurations.
 	// +optional
 	// +listType=map
 	// +listMapKey=id
 	// +kubebuilder:validation:MaxItems=64
-	IPv6 []NetworkDataIPv6 `json:"ipv6,omitempty"`
+	IPv6 []NetworkDataIPv6 `json:"ipv6,omitzero"`
 
 	// ipv4DHCP are links configured by DHCPv4.
 	// +optional
 	// +listType=map
 	// +listMapKey=id
 	// +kubebuilder:validation:MaxItems=64
-	IPv4DHCP []NetworkDataIPv4DHCP `json:"ipv4DHCP,omitempty"`
+	IPv4DHCP []NetworkDataIPv4DHCP `json:"ipv4DHCP,omitzero"`
 
 	// ipv6DHCP are links configured by DHCPv6.
 	// +optional
 	// +listType=map
 	// +listMapKey=id
 	// +kubebuilder:validation:MaxItems=64
-	IPv6DHCP []NetworkDataIPv6DHCP `json:"ipv6DHCP,omitempty"`
+	IPv6DHCP []NetworkDataIPv6DHCP `json:"ipv6DHCP,omitzero"`
 
 	// ipv6SLAAC are links configured by stateless address autoconfiguration.
 	// +optional
 	// +listType=map
 	// +listMapKey=id
 	// +kubebuilder:validation:MaxItems=64
-	IPv6SLAAC []NetworkDataIPv6DHCP `json:"ipv6SLAAC,omitempty"`
+	IPv6SLAAC []NetworkDataIPv6DHCP `json:"ipv6SLAAC,omitzero"`
 }
 
 // IPPoolReference names a pool of any IPAM provider.
@@ -420,7 +420,7 @@ type NetworkDataIPv4 struct {
 	// +listType=map
 	// +listMapKey=network
 	// +kubebuilder:validation:MaxItems=32
-	Routes []NetworkDataRoutev4 `json:"routes,omitempty"`
+	Routes []NetworkDataRoutev4 `json:"routes,omitzero"`
 }
 
 // NetworkDataIPv6 is a static IPv6 configuration of a link, with the same address sources as
@@ -462,7 +462,7 @@ type NetworkDataIPv6 struct {
 	// +listType=map
 	// +listMapKey=network
 	// +kubebuilder:validation:MaxItems=32
-	Routes []NetworkDataRoutev6 `json:"routes,omitempty"`
+	Routes []NetworkDataRoutev6 `json:"routes,omitzero"`
 }
 
 // NetworkDataIPv4DHCP is a link configured by DHCPv4.
@@ -477,7 +477,7 @@ type NetworkDataIPv4DHCP struct {
 	// +listType=map
 	// +listMapKey=network
 	// +kubebuilder:validation:MaxItems=32
-	Routes []NetworkDataRoutev4 `json:"routes,omitempty"`
+	Routes []NetworkDataRoutev4 `json:"routes,omitzero"`
 }
 
 // NetworkDataIPv6DHCP is a link configured by DHCPv6 or SLAAC.
@@ -492,7 +492,7 @@ type NetworkDataIPv6DHCP struct {
 	// +listType=map
 	// +listMapKey=network
 	// +kubebuilder:validation:MaxItems=32
-	Routes []NetworkDataRoutev6 `json:"routes,omitempty"`
+	Routes []NetworkDataRoutev6 `json:"routes,omitzero"`
 }
 
 // NetworkGatewayv4 says where an IPv4 route's gateway comes from. An empty string or
@@ -571,7 +571,7 @@ type NetworkDataService struct {
 	// +optional
 	// +listType=set
 	// +kubebuilder:validation:MaxItems=16
-	DNS []IPAddress `json:"dns,omitempty"`
+	DNS []IPAddress `json:"dns,omitzero"`
 	// dnsFromIPPool names an ipam.metal3.io IPPool whose DNS servers to add.
 	// +optional
 	// +kubebuilder:validation:MaxLength=253
@@ -584,7 +584,7 @@ type NetworkDataServicev4 struct {
 	// +optional
 	// +listType=set
 	// +kubebuilder:validation:MaxItems=16
-	DNS []IPv4Address `json:"dns,omitempty"`
+	DNS []IPv4Address `json:"dns,omitzero"`
 	// dnsFromIPPool names an ipam.metal3.io IPPool whose DNS servers to add.
 	// +optional
 	// +kubebuilder:validation:MaxLength=253
@@ -597,7 +597,7 @@ type NetworkDataServicev6 struct {
 	// +optional
 	// +listType=set
 	// +kubebuilder:validation:MaxItems=16
-	DNS []IPv6Address `json:"dns,omitempty"`
+	DNS []IPv6Address `json:"dns,omitzero"`
 	// dnsFromIPPool names an ipam.metal3.io IPPool whose DNS servers to add.
 	// +optional
 	// +kubebuilder:validation:MaxLength=253

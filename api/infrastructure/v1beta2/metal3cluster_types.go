@@ -67,7 +67,7 @@ type Metal3ClusterSpec struct {
 	// +listType=map
 	// +listMapKey=name
 	// +kubebuilder:validation:MaxItems=100
-	FailureDomains []clusterv1.FailureDomain `json:"failureDomains,omitempty"`
+	FailureDomains []clusterv1.FailureDomain `json:"failureDomains,omitzero"`
 }
 
 // Metal3ClusterInitializationStatus reports the Cluster API v1beta2 provisioning signal.
@@ -90,7 +90,7 @@ type Metal3ClusterStatus struct {
 	// +listType=map
 	// +listMapKey=type
 	// +kubebuilder:validation:MaxItems=32
-	Conditions []metav1.Condition `json:"conditions,omitempty"`
+	Conditions []metav1.Condition `json:"conditions,omitzero"`
 
 	// FailureDomains Cluster API may place machines in, from spec.failureDomains.
 	// +optional
@@ -98,7 +98,7 @@ type Metal3ClusterStatus struct {
 	// +listMapKey=name
 	// +kubebuilder:validation:MinItems=1
 	// +kubebuilder:validation:MaxItems=100
-	FailureDomains []clusterv1.FailureDomain `json:"failureDomains,omitempty"`
+	FailureDomains []clusterv1.FailureDomain `json:"failureDomains,omitzero"`
 
 	// LastUpdated is when the controller last changed this status.
 	// +optional
@@ -143,7 +143,7 @@ type V1Beta1Condition struct {
 type V1Beta1DeprecatedStatus struct {
 	// Conditions are v1beta1 conditions (with a severity).
 	// +optional
-	Conditions []V1Beta1Condition `json:"conditions,omitempty"`
+	Conditions []V1Beta1Condition `json:"conditions,omitzero"`
 
 	// FailureReason is a v1beta1 terminal failure's token.
 	// +optional

@@ -63,7 +63,7 @@ type Metal3DataClaimStatus struct {
 	// +listType=map
 	// +listMapKey=type
 	// +kubebuilder:validation:MaxItems=32
-	Conditions []metav1.Condition `json:"conditions,omitempty"`
+	Conditions []metav1.Condition `json:"conditions,omitzero"`
 }
 
 // Metal3DataClaim asks a Metal3DataTemplate for an index and a Metal3Data for one Metal3Machine.

@@ -55,13 +55,13 @@ type Metal3DataTemplateStatus struct {
 	// +optional
 	// +listType=map
 	// +listMapKey=index
-	Indexes []IndexEntry `json:"indexes,omitempty"`
+	Indexes []IndexEntry `json:"indexes,omitzero"`
 
 	// conditions describe the template's state.
 	// +optional
 	// +listType=map
 	// +listMapKey=type
-	Conditions []metav1.Condition `json:"conditions,omitempty"`
+	Conditions []metav1.Condition `json:"conditions,omitzero"`
 }
 
 // Metal3DataTemplate renders per-host metaData and networkData for the Metal3Machines that

@@ -174,7 +174,7 @@ type Metal3MachineStatus struct {
 
 	// Addresses of the host, from its inspection data; Cluster API copies them to the Machine.
 	// +optional
-	Addresses clusterv1.MachineAddresses `json:"addresses,omitempty"`
+	Addresses clusterv1.MachineAddresses `json:"addresses,omitzero"`
 
 	// UserData is the user data Secret actually given to the host.
 	// +optional
@@ -198,7 +198,7 @@ type Metal3MachineStatus struct {
 	// +listType=map
 	// +listMapKey=type
 	// +kubebuilder:validation:MaxItems=32
-	Conditions []metav1.Condition `json:"conditions,omitempty"`
+	Conditions []metav1.Condition `json:"conditions,omitzero"`
 
 	// LastUpdated is when the controller last changed this status.
 	// +optional

@@ -122,7 +122,7 @@ type Metal3RemediationStatus struct {
 	// +listType=map
 	// +listMapKey=type
 	// +kubebuilder:validation:MaxItems=32
-	Conditions []metav1.Condition `json:"conditions,omitempty"`
+	Conditions []metav1.Condition `json:"conditions,omitzero"`
 }
 
 // Metal3Remediation remediates one unhealthy Machine by rebooting its BareMetalHost. Cluster
