@@ -139,7 +139,7 @@ func clusterStatusFromHub(in infrav1.Metal3ClusterStatus) Metal3ClusterStatus {
 		FailureDomains: failureDomainsFromHub(in.FailureDomains),
 		LastUpdated:    in.LastUpdated,
 	}
-	if len(in.Conditions) > 0 {
+	if in.Conditions != nil {
 		out.V1Beta2 = &Metal3ClusterV1Beta2Status{Conditions: in.Conditions}
 	}
 	return out

@@ -183,7 +183,7 @@ func machineStatusFromHub(in infrav1.Metal3MachineStatus) Metal3MachineStatus {
 		NetworkData:  in.NetworkData,
 		LastUpdated:  in.LastUpdated,
 	}
-	if len(in.Conditions) > 0 {
+	if in.Conditions != nil {
 		out.V1Beta2 = &Metal3MachineV1Beta2Status{Conditions: in.Conditions}
 	}
 	return out
