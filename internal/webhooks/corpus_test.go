@@ -79,6 +79,17 @@ func TestCAPM3CorpusServerSideApply(t *testing.T) {
 			again := readAs(ctx, g, obj, obj.GetAPIVersion())
 			g.Expect(again.GetResourceVersion()).To(Equal(first.GetResourceVersion()), "a second apply of the same manifest writes nothing")
 			g.Expect(again.GetGeneration()).To(Equal(first.GetGeneration()))
+
+			// A v1beta1 client (an older controller, kubectl edit without changes) writes the
+			// object back as it read it: nothing changes, so the manifest still applies cleanly.
+			if old := v1beta1View(ctx, g, obj); old != nil {
+				g.Expect(env.Client.Update(ctx, old)).To(Succeed())
+				after := readAs(ctx, g, obj, obj.GetAPIVersion())
+				g.Expect(differences(first.Object["spec"], after.Object["spec"], "spec", true)).To(BeEmpty(),
+					"a v1beta1 client writing the object back unchanged changes nothing")
+				g.Expect(differences(first.Object, after.Object, "", true)).To(BeEmpty(), "nothing of the stored object changes")
+				g.Expect(after.GetResourceVersion()).To(Equal(first.GetResourceVersion()), "writing it back unchanged writes nothing")
+			}
 		})
 	}
 }

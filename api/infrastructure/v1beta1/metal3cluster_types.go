@@ -66,8 +66,8 @@ type Metal3Cluster struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
-	Spec   Metal3ClusterSpec   `json:"spec,omitempty"`
-	Status Metal3ClusterStatus `json:"status,omitempty"`
+	Spec   Metal3ClusterSpec   `json:"spec,omitempty,omitzero"`
+	Status Metal3ClusterStatus `json:"status,omitempty,omitzero"`
 }
 
 // Metal3ClusterList is a list of Metal3Clusters.

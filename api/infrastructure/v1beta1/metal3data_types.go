@@ -42,8 +42,8 @@ type Metal3Data struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
-	Spec   Metal3DataSpec   `json:"spec,omitempty"`
-	Status Metal3DataStatus `json:"status,omitempty"`
+	Spec   Metal3DataSpec   `json:"spec,omitempty,omitzero"`
+	Status Metal3DataStatus `json:"status,omitempty,omitzero"`
 }
 
 // Metal3DataList is a list of Metal3Datas.

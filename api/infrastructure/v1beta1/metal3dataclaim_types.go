@@ -30,8 +30,8 @@ type Metal3DataClaim struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
-	Spec   Metal3DataClaimSpec   `json:"spec,omitempty"`
-	Status Metal3DataClaimStatus `json:"status,omitempty"`
+	Spec   Metal3DataClaimSpec   `json:"spec,omitempty,omitzero"`
+	Status Metal3DataClaimStatus `json:"status,omitempty,omitzero"`
 }
 
 // Metal3DataClaimList is a list of Metal3DataClaims.

@@ -39,8 +39,8 @@ type Metal3DataTemplate struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
-	Spec   Metal3DataTemplateSpec   `json:"spec,omitempty"`
-	Status Metal3DataTemplateStatus `json:"status,omitempty"`
+	Spec   Metal3DataTemplateSpec   `json:"spec,omitempty,omitzero"`
+	Status Metal3DataTemplateStatus `json:"status,omitempty,omitzero"`
 }
 
 // Metal3DataTemplateList is a list of Metal3DataTemplates.

@@ -84,8 +84,8 @@ type Metal3Machine struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
-	Spec   Metal3MachineSpec   `json:"spec,omitempty"`
-	Status Metal3MachineStatus `json:"status,omitempty"`
+	Spec   Metal3MachineSpec   `json:"spec,omitempty,omitzero"`
+	Status Metal3MachineStatus `json:"status,omitempty,omitzero"`
 }
 
 // Metal3MachineList is a list of Metal3Machines.

@@ -55,8 +55,8 @@ type Metal3Remediation struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
-	Spec   Metal3RemediationSpec   `json:"spec,omitempty"`
-	Status Metal3RemediationStatus `json:"status,omitempty"`
+	Spec   Metal3RemediationSpec   `json:"spec,omitempty,omitzero"`
+	Status Metal3RemediationStatus `json:"status,omitempty,omitzero"`
 }
 
 // Metal3RemediationList is a list of Metal3Remediations.
@@ -93,8 +93,8 @@ type Metal3RemediationTemplate struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
-	Spec   Metal3RemediationTemplateSpec   `json:"spec,omitempty"`
-	Status Metal3RemediationTemplateStatus `json:"status,omitempty"`
+	Spec   Metal3RemediationTemplateSpec   `json:"spec,omitempty,omitzero"`
+	Status Metal3RemediationTemplateStatus `json:"status,omitempty,omitzero"`
 }
 
 // Metal3RemediationTemplateList is a list of Metal3RemediationTemplates.

@@ -172,9 +172,9 @@ type Metal3Cluster struct {
 	// +optional
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 	// +optional
-	Spec Metal3ClusterSpec `json:"spec,omitempty"`
+	Spec Metal3ClusterSpec `json:"spec,omitempty,omitzero"`
 	// +optional
-	Status Metal3ClusterStatus `json:"status,omitempty"`
+	Status Metal3ClusterStatus `json:"status,omitempty,omitzero"`
 }
 
 // CloudProviderEnabled resolves spec.cloudProviderEnabled and the deprecated

@@ -158,7 +158,7 @@ type Metal3Data struct {
 
 	// status says whether the Secrets are rendered.
 	// +optional
-	Status Metal3DataStatus `json:"status,omitempty"`
+	Status Metal3DataStatus `json:"status,omitempty,omitzero"`
 }
 
 // Metal3DataList is a list of Metal3Data.

@@ -87,7 +87,7 @@ type Metal3DataClaim struct {
 
 	// status names the Metal3Data serving the claim.
 	// +optional
-	Status Metal3DataClaimStatus `json:"status,omitempty"`
+	Status Metal3DataClaimStatus `json:"status,omitempty,omitzero"`
 }
 
 // Metal3DataClaimList is a list of Metal3DataClaims.

@@ -79,11 +79,11 @@ type Metal3DataTemplate struct {
 
 	// spec is the template.
 	// +optional
-	Spec Metal3DataTemplateSpec `json:"spec,omitempty"`
+	Spec Metal3DataTemplateSpec `json:"spec,omitempty,omitzero"`
 
 	// status records the indexes handed out.
 	// +optional
-	Status Metal3DataTemplateStatus `json:"status,omitempty"`
+	Status Metal3DataTemplateStatus `json:"status,omitempty,omitzero"`
 }
 
 // Metal3DataTemplateList is a list of Metal3DataTemplates.

@@ -229,9 +229,9 @@ type Metal3Machine struct {
 	// +optional
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 	// +optional
-	Spec Metal3MachineSpec `json:"spec,omitempty"`
+	Spec Metal3MachineSpec `json:"spec,omitempty,omitzero"`
 	// +optional
-	Status Metal3MachineStatus `json:"status,omitempty"`
+	Status Metal3MachineStatus `json:"status,omitempty,omitzero"`
 }
 
 // GetConditions returns the conditions, for Cluster API's conditions utilities.

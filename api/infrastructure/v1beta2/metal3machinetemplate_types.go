@@ -40,7 +40,7 @@ type Metal3MachineTemplate struct {
 	// +optional
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 	// +optional
-	Spec Metal3MachineTemplateSpec `json:"spec,omitempty"`
+	Spec Metal3MachineTemplateSpec `json:"spec,omitempty,omitzero"`
 }
 
 // +kubebuilder:object:root=true

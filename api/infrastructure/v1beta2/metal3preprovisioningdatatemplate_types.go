@@ -176,7 +176,7 @@ type Metal3PreprovisioningDataTemplate struct {
 
 	// status lists the hosts rendered and the hosts that failed.
 	// +optional
-	Status Metal3PreprovisioningDataTemplateStatus `json:"status,omitempty"`
+	Status Metal3PreprovisioningDataTemplateStatus `json:"status,omitempty,omitzero"`
 }
 
 // Metal3PreprovisioningDataTemplateList is a list of Metal3PreprovisioningDataTemplates.
