@@ -58,7 +58,10 @@ func corpus(t *testing.T) []*unstructured.Unstructured {
 // version with nothing changed and nothing added (but the CRD's defaults), through the other
 // version with every field in its place, and a second apply of the same manifest writes nothing.
 func TestCAPM3CorpusServerSideApply(t *testing.T) {
-	upstream := upstreamV1beta1Schemas(t)
+	// Upstream's schemas are reference files beside the checkout: without them (outside CI) the
+	// rest of the test still runs.
+	var upstream upstreamSchemas
+	t.Run("upstream v1beta1 schemas", func(t *testing.T) { upstream = upstreamV1beta1Schemas(t) })
 	for _, manifest := range corpus(t) {
 		t.Run(manifest.GetKind()+"/"+manifest.GetAPIVersion()+"/"+manifest.GetName(), func(t *testing.T) {
 			g := NewWithT(t)
@@ -71,7 +74,7 @@ func TestCAPM3CorpusServerSideApply(t *testing.T) {
 			g.Expect(differences(obj.Object["spec"], first.Object["spec"], "spec", true)).To(BeEmpty(),
 				"read back as %s, the object is what was applied", obj.GetAPIVersion())
 			checkOtherVersion(ctx, g, obj)
-			if v1beta1 := v1beta1View(ctx, g, obj); v1beta1 != nil {
+			if v1beta1 := v1beta1View(ctx, g, obj); v1beta1 != nil && upstream != nil {
 				g.Expect(upstream.validate(v1beta1)).To(BeEmpty(), "upstream CAPM3's v1beta1 schema accepts the object metalwire serves")
 			}
 
