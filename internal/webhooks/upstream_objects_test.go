@@ -6,6 +6,7 @@ import (
 
 	. "github.com/onsi/gomega"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -52,4 +53,33 @@ func TestStatusDeprecatedRoundTrips(t *testing.T) {
 			g.Expect(differences(deprecated, got, "status.deprecated", true)).To(BeEmpty())
 		})
 	}
+}
+
+// TestTwoAppliersKeepEachOthersListEntries: networkData's lists are map lists keyed as upstream
+// keys them (networks by id), so two server-side appliers (a GitOps tool and a person) each own
+// their own entries; with atomic lists the second apply replaced the first one's entries.
+func TestTwoAppliersKeepEachOthersListEntries(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns := env.NewNamespace(t)
+	apply := func(manager, networkData string) {
+		body := []byte(`{"apiVersion":"` + infraGroup + `/v1beta2","kind":"Metal3PreprovisioningDataTemplate",` +
+			`"metadata":{"name":"shared","namespace":"` + ns + `"},"spec":{"preprovisioningNetworkData":` + networkData + `}}`)
+		target := &unstructured.Unstructured{}
+		target.SetAPIVersion(infraGroup + "/v1beta2")
+		target.SetKind("Metal3PreprovisioningDataTemplate")
+		target.SetNamespace(ns)
+		target.SetName("shared")
+		g.Expect(env.Client.Patch(ctx, target, client.RawPatch(types.ApplyPatchType, body),
+			client.FieldOwner(manager), client.ForceOwnership)).To(Succeed())
+	}
+	apply("gitops", `{"links":{"ethernets":[{"type":"phy","id":"eno1","macAddress":{"fromBootMAC":true}}]},`+
+		`"networks":{"ipv4DHCP":[{"id":"dhcp-a","link":"eno1"}]}}`)
+	apply("person", `{"networks":{"ipv4DHCP":[{"id":"dhcp-b","link":"eno1"}]}}`)
+	got := &unstructured.Unstructured{}
+	got.SetAPIVersion(infraGroup + "/v1beta2")
+	got.SetKind("Metal3PreprovisioningDataTemplate")
+	g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "shared"}, got)).To(Succeed())
+	networks, _, _ := unstructured.NestedSlice(got.Object, "spec", "preprovisioningNetworkData", "networks", "ipv4DHCP")
+	g.Expect(networks).To(ConsistOf(HaveKeyWithValue("id", "dhcp-a"), HaveKeyWithValue("id", "dhcp-b")))
 }
