@@ -129,7 +129,7 @@ func TestWatchFilterServesTheLabelledMachineToItsSecrets(t *testing.T) {
 				OwnerReferences: []metav1.OwnerReference{{APIVersion: clusterv1.GroupVersion.String(), Kind: "Machine", Name: m.Name, UID: m.UID}},
 			},
 			Spec: infrav1.Metal3MachineSpec{
-				Image:        infrav1.Image{URL: "http://images.example.com/ubuntu.qcow2", Checksum: "0123456789abcdef"},
+				Image:        infrav1.Image{URL: "http://images.example.com/ubuntu.qcow2", Checksum: ptr.To("0123456789abcdef")},
 				HostSelector: infrav1.HostSelector{MatchLabels: map[string]string{"example.com/team": team}},
 				DataTemplate: &corev1.ObjectReference{Name: tmpl.Name},
 			},
@@ -162,7 +162,7 @@ func TestWatchFilterServesTheLabelledMachineToItsSecrets(t *testing.T) {
 	theirData := &infrav1.Metal3Data{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "theirs-tmpl-7", Labels: teamB},
 		Spec: infrav1.Metal3DataSpec{
-			Index:    7,
+			Index:    ptr.To[int32](7),
 			Claim:    corev1.ObjectReference{Name: theirClaim.Name, Namespace: ns},
 			Template: corev1.ObjectReference{Name: theirs.tmpl.Name, Namespace: ns},
 		},

@@ -93,9 +93,9 @@ func TestMetal3DevEnvManifestsApplyAsV1beta1(t *testing.T) {
 	dt := &infrav1.Metal3DataTemplate{}
 	g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "test1-workers-template"}, dt)).To(Succeed())
 	g.Expect(dt.Spec.ClusterName).To(Equal("test1"))
-	g.Expect(dt.Spec.MetaData.IPAddressesFromPool).To(Equal([]infrav1.FromPool{{Key: "provisioningIP", Name: "provisioning-pool"}}),
+	g.Expect(dt.Spec.MetaData.IPAddressesFromPool).To(Equal([]infrav1.FromPool{{Key: "provisioningIP", Name: "provisioning-pool", APIGroup: "ipam.metal3.io", Kind: "IPPool"}}),
 		"ipAddressesFromIPPool is v1beta2's ipAddressesFromPool")
-	g.Expect(dt.Spec.MetaData.PrefixesFromPool).To(Equal([]infrav1.FromPool{{Key: "provisioningCIDR", Name: "provisioning-pool"}}))
+	g.Expect(dt.Spec.MetaData.PrefixesFromPool).To(Equal([]infrav1.FromPool{{Key: "provisioningCIDR", Name: "provisioning-pool", APIGroup: "ipam.metal3.io", Kind: "IPPool"}}))
 	g.Expect(dt.Spec.MetaData.ObjectNames).To(HaveLen(3))
 	links := dt.Spec.NetworkData.Links
 	g.Expect(links.Ethernets).To(HaveLen(2))
@@ -126,9 +126,9 @@ func TestV1beta2OnlyFieldsSurviveAV1beta1Client(t *testing.T) {
 	dt.Spec.MetaData = &infrav1.MetaData{
 		IPAddresses: []infrav1.MetaDataIPAddress{{Key: "addr", Start: &start, Step: 2}},
 	}
-	dt.Spec.NetworkData = &infrav1.NetworkData{Links: infrav1.NetworkDataLinks{
+	dt.Spec.NetworkData = &infrav1.NetworkData{Links: &infrav1.NetworkDataLinks{
 		Ethernets: []infrav1.NetworkDataLinkEthernet{
-			{Type: "phy", ID: "eth0", MTU: 9000, MACAddress: &infrav1.NetworkLinkEthernetMac{FromBootMAC: true}},
+			{Type: "phy", ID: "eth0", MTU: 9000, MACAddress: &infrav1.NetworkLinkEthernetMac{FromBootMAC: ptr.To(true)}},
 			{Type: "phy", ID: "eth1", MTU: 9000, MACAddress: &infrav1.NetworkLinkEthernetMac{FromHostInterface: ptr.To("eth1")}},
 		},
 		Bonds: []infrav1.NetworkDataLinkBond{{
@@ -161,7 +161,7 @@ func TestV1beta2OnlyFieldsSurviveAV1beta1Client(t *testing.T) {
 	g.Expect(after.Annotations).NotTo(HaveKey(utilconversion.DataAnnotation), "the annotation is consumed on the way back")
 	g.Expect(after.Spec).To(Equal(before.Spec), "nothing of the v1beta2 spec is lost")
 	g.Expect(after.Spec.NetworkData.Links.Bridges).To(HaveLen(1))
-	g.Expect(after.Spec.NetworkData.Links.Ethernets[0].MACAddress.FromBootMAC).To(BeTrue())
+	g.Expect(after.Spec.NetworkData.Links.Ethernets[0].MACAddress.FromBootMAC).To(Equal(ptr.To(true)))
 }
 
 // TestEveryConvertibleKindIsServedInBothVersions: the CRD of every kind SetupConversion serves

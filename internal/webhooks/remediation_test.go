@@ -52,3 +52,21 @@ spec:
 		g.Expect(got).To(Equal(timeout), "v1beta1 reads back what it wrote")
 	}
 }
+
+// TestV1beta1RemediationTimeoutMustBeADuration: v1beta1 keeps a timeout's text as written, so
+// the CRD checks that it is a duration; text that is none is refused when applied.
+func TestV1beta1RemediationTimeoutMustBeADuration(t *testing.T) {
+	g := NewWithT(t)
+	u := &unstructured.Unstructured{}
+	g.Expect(yaml.Unmarshal([]byte(`
+apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
+kind: Metal3Remediation
+metadata: {name: bad-timeout}
+spec:
+  strategy: {type: Reboot, timeout: ten minutes}
+`), &u.Object)).To(Succeed())
+	u.SetNamespace(env.NewNamespace(t))
+	err := env.Client.Create(context.Background(), u)
+	g.Expect(err).To(MatchError(ContainSubstring("spec.strategy.timeout")))
+	g.Expect(err).To(MatchError(ContainSubstring("timeout must be a duration such as 300s or 5m")))
+}

@@ -159,7 +159,9 @@ func toMap(obj any) (map[string]any, error) {
 	return m, nil
 }
 
-// lostFields are the paths (spec and metadata) where after differs from before.
+// lostFields are the paths (spec and metadata) where after differs from before. A field only
+// after has is no loss: v1beta1 shows some v1beta2 settings twice (noCloudProvider beside
+// cloudProviderEnabled, as upstream's conversion does) or with their default (nodeReuse: false).
 func lostFields(before, after any) []string {
 	b, errB := toMap(before)
 	a, errA := toMap(after)
@@ -186,10 +188,5 @@ func diffPaths(p string, before, after any, out *[]string) {
 	}
 	for k, v := range bm {
 		diffPaths(p+"."+k, v, am[k], out)
-	}
-	for k, v := range am {
-		if _, ok := bm[k]; !ok {
-			diffPaths(p+"."+k, nil, v, out)
-		}
 	}
 }

@@ -1,6 +1,8 @@
 package render
 
 import (
+	"k8s.io/utils/ptr"
+
 	bmov1 "github.com/metalwire/metalwire/api/baremetal/v1alpha1"
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
 )
@@ -54,7 +56,7 @@ func VLANRefs(nd *infrav1.NetworkData) []VLANRef {
 	}
 	var refs []VLANRef
 	seen := map[VLANRef]bool{}
-	for _, v := range nd.Links.Vlans {
+	for _, v := range ptr.Deref(nd.Links, infrav1.NetworkDataLinks{}).Vlans {
 		if v.VlanIDFrom == nil {
 			continue
 		}

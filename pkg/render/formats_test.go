@@ -16,7 +16,7 @@ import (
 func bondTemplate(params ...infrav1.NetworkDataLinkBondParam) *infrav1.NetworkData {
 	links := twoNICs()
 	links.Bonds = []infrav1.NetworkDataLinkBond{{ID: "bond0", BondMode: "balance-xor", BondXmitHashPolicy: "layer3+4", BondLinks: []infrav1.LinkID{"eno1", "eno2"}, Parameters: params}}
-	return &infrav1.NetworkData{Links: links, Networks: infrav1.NetworkDataNetworks{IPv4DHCP: []infrav1.NetworkDataIPv4DHCP{{ID: "n", Link: "bond0"}}}}
+	return &infrav1.NetworkData{Links: &links, Networks: &infrav1.NetworkDataNetworks{IPv4DHCP: []infrav1.NetworkDataIPv4DHCP{{ID: "n", Link: "bond0"}}}}
 }
 
 func bondParam(name, raw string) infrav1.NetworkDataLinkBondParam {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/utils/ptr"
 
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
 )
@@ -194,7 +195,7 @@ func (s *linkSet) explicitMAC(field string, m *infrav1.NetworkLinkEthernetMac) (
 		return mac, nil
 	case m.FromHostInterface != nil:
 		return nicMAC(field+".fromHostInterface", *m.FromHostInterface, s.f)
-	case m.FromBootMAC:
+	case ptr.Deref(m.FromBootMAC, false):
 		return bootMAC(field+".fromBootMAC", s.f)
 	case m.FromAnnotation != nil:
 		af := field + ".fromAnnotation"

@@ -16,7 +16,7 @@ import (
 // linkJSON renders links and returns them as network_data.json objects.
 func linkJSON(t *testing.T, links infrav1.NetworkDataLinks, f *render.Facts) ([]map[string]any, error) {
 	t.Helper()
-	nd, err := render.Networking(&infrav1.NetworkData{Links: links}, f)
+	nd, err := render.Networking(&infrav1.NetworkData{Links: &links}, f)
 	if err != nil {
 		return nil, err
 	}
@@ -98,7 +98,7 @@ func TestLinks(t *testing.T) {
 		}}, nil,
 			[]map[string]any{{"type": "bridge", "id": "br", "mtu": 1500.0, "ethernet_mac_address": "52:54:00:00:00:01"}}},
 		{"ethernet MAC from the boot MAC, no NICs needed", infrav1.NetworkDataLinks{Ethernets: []infrav1.NetworkDataLinkEthernet{
-			eth("boot", &infrav1.NetworkLinkEthernetMac{FromBootMAC: true}),
+			eth("boot", &infrav1.NetworkLinkEthernetMac{FromBootMAC: ptr.To(true)}),
 		}}, func(f *render.Facts) { f.NICs = nil; f.BootMAC = "52:54:00:AB:CD:EF" },
 			[]map[string]any{{"type": "phy", "id": "boot", "mtu": 1500.0, "ethernet_mac_address": "52:54:00:ab:cd:ef"}}},
 		{"pre-provisioning: MACs from a string and the host's annotation, no NICs needed", infrav1.NetworkDataLinks{Ethernets: []infrav1.NetworkDataLinkEthernet{
@@ -167,7 +167,7 @@ func TestLinkErrors(t *testing.T) {
 				Bonds: []infrav1.NetworkDataLinkBond{{ID: "bond0", BondMode: "balance-rr", BondLinks: []infrav1.LinkID{"v"}}}}, nil,
 			`networkData.links.bonds[0].bondLinks[0]: "v" is a vlan; a bond aggregates ethernets: eno1`, false},
 		{"boot MAC missing",
-			infrav1.NetworkDataLinks{Ethernets: []infrav1.NetworkDataLinkEthernet{eth("a", &infrav1.NetworkLinkEthernetMac{FromBootMAC: true})}}, func(f *render.Facts) { f.BootMAC = "" },
+			infrav1.NetworkDataLinks{Ethernets: []infrav1.NetworkDataLinkEthernet{eth("a", &infrav1.NetworkLinkEthernetMac{FromBootMAC: ptr.To(true)})}}, func(f *render.Facts) { f.BootMAC = "" },
 			`networkData.links.ethernets[0].macAddress.fromBootMAC: host host-a has no spec.bootMACAddress; set it on the host`, false},
 		{"bond mode from the seed (802.1ad) says what was meant",
 			infrav1.NetworkDataLinks{Ethernets: []infrav1.NetworkDataLinkEthernet{eth("eno1", nic("eno1"))}, Bonds: []infrav1.NetworkDataLinkBond{{ID: "bond0", BondMode: "802.1ad", BondLinks: []infrav1.LinkID{"eno1"}}}}, nil,
@@ -201,7 +201,7 @@ func TestLinkErrors(t *testing.T) {
 			if tt.facts != nil {
 				tt.facts(f)
 			}
-			_, err := render.Networking(&infrav1.NetworkData{Links: tt.given}, f)
+			_, err := render.Networking(&infrav1.NetworkData{Links: &tt.given}, f)
 			g.Expect(err).To(MatchError(ContainSubstring(tt.want)))
 			g.Expect(render.IsRetryable(err)).To(Equal(tt.retryable))
 		})
@@ -210,7 +210,7 @@ func TestLinkErrors(t *testing.T) {
 
 func TestPreprovisioningMessagesNameItsFields(t *testing.T) {
 	g := NewWithT(t)
-	nd := &infrav1.NetworkData{Links: infrav1.NetworkDataLinks{Ethernets: []infrav1.NetworkDataLinkEthernet{
+	nd := &infrav1.NetworkData{Links: &infrav1.NetworkDataLinks{Ethernets: []infrav1.NetworkDataLinkEthernet{
 		eth("a", &infrav1.NetworkLinkEthernetMac{FromAnnotation: &infrav1.NetworkLinkEthernetMacFromAnnotation{Object: "machine", Annotation: "mac"}}),
 	}}}
 	_, err := render.PreprovisioningNetworking(nd, preprovFacts())
@@ -233,7 +233,7 @@ func TestVLANIDFromClusterNetwork(t *testing.T) {
 			{ID: "storage", VlanLink: "eno1", VlanIDFrom: &infrav1.VLANIDSource{ClusterNetwork: "prod", Network: "storage"}},
 		},
 	}
-	refs := render.VLANRefs(&infrav1.NetworkData{Links: links})
+	refs := render.VLANRefs(&infrav1.NetworkData{Links: &links})
 	g.Expect(refs).To(Equal([]render.VLANRef{{ClusterNetwork: "prod", Network: "storage"}}))
 
 	f := hostFacts()

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/yaml"
 
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
@@ -26,7 +27,7 @@ func MetaData(md *infrav1.MetaData, f *Facts) (map[string]string, error) {
 		field := fmt.Sprintf("metaData.fromHostInterfaces[%d]", i)
 		var mac string
 		var err error
-		if it.FromBootMAC {
+		if ptr.Deref(it.FromBootMAC, false) {
 			mac, err = bootMAC(field+".fromBootMAC", f)
 		} else {
 			mac, err = nicMAC(field+".interface", it.Interface, f)
@@ -69,7 +70,7 @@ func MetaData(md *infrav1.MetaData, f *Facts) (map[string]string, error) {
 		if step == 0 {
 			step = 1 // the CRD default, missing when a template is read from a file
 		}
-		out[it.Key] = it.Prefix + strconv.FormatInt(int64(it.Offset)+int64(f.Index)*step, 10) + it.Suffix
+		out[it.Key] = it.Prefix + strconv.FormatInt(int64(ptr.Deref(it.Offset, 0))+int64(f.Index)*step, 10) + it.Suffix
 	}
 	for _, it := range md.Namespaces {
 		out[it.Key] = f.Namespace

@@ -21,7 +21,7 @@ func TestMetaDataSources(t *testing.T) {
 			{Key: "m", Object: "machine"}, {Key: "m3m", Object: "metal3machine"}, {Key: "bmh", Object: "baremetalhost"},
 		}}, map[string]string{"m": "machine-a", "m3m": "m3m-a", "bmh": "host-a"}},
 		{"indexes: prefix + (offset + index*step) + suffix", infrav1.MetaData{Indexes: []infrav1.MetaDataIndex{
-			{Key: "i", Offset: 10, Step: 3, Prefix: "node-", Suffix: ".lab"},
+			{Key: "i", Offset: ptr.To[int32](10), Step: 3, Prefix: "node-", Suffix: ".lab"},
 		}}, map[string]string{"i": "node-16.lab"}},
 		{"indexes: step defaults to 1", infrav1.MetaData{Indexes: []infrav1.MetaDataIndex{{Key: "i"}}}, map[string]string{"i": "2"}},
 		{"namespaces", infrav1.MetaData{Namespaces: []infrav1.MetaDataNamespace{{Key: "ns"}}}, map[string]string{"ns": "ns1"}},
@@ -32,7 +32,7 @@ func TestMetaDataSources(t *testing.T) {
 			{Key: "m3m", Object: "metal3machine", Annotation: "note"}, {Key: "x", Object: "baremetalhost", Annotation: "nope"},
 		}}, map[string]string{"m3m": "from-m3m", "x": ""}},
 		{"fromHostInterfaces by name and boot MAC", infrav1.MetaData{FromHostInterfaces: []infrav1.MetaDataHostInterface{
-			{Key: "n", Interface: "eno2"}, {Key: "b", FromBootMAC: true},
+			{Key: "n", Interface: "eno2"}, {Key: "b", FromBootMAC: ptr.To(true)},
 		}}, map[string]string{"n": "52:54:00:00:00:02", "b": "52:54:00:00:00:01"}},
 		{"pools by name and by apiGroup/kind", infrav1.MetaData{
 			IPAddressesFromPool: []infrav1.FromPool{{Key: "ip", Name: "pool4"}, {Key: "ic", Name: "incluster", APIGroup: "ipam.cluster.x-k8s.io", Kind: "InClusterIPPool"}},
@@ -89,7 +89,7 @@ func TestMetaDataErrors(t *testing.T) {
 			infrav1.MetaData{FromHostInterfaces: []infrav1.MetaDataHostInterface{{Key: "k", Interface: "eno1"}}}, func(f *render.Facts) { f.NICs = nil },
 			`metaData.fromHostInterfaces[0].interface: host host-a has no inspected NICs yet`, true},
 		{"boot MAC missing",
-			infrav1.MetaData{FromHostInterfaces: []infrav1.MetaDataHostInterface{{Key: "k", FromBootMAC: true}}}, func(f *render.Facts) { f.BootMAC = "" },
+			infrav1.MetaData{FromHostInterfaces: []infrav1.MetaDataHostInterface{{Key: "k", FromBootMAC: ptr.To(true)}}}, func(f *render.Facts) { f.BootMAC = "" },
 			`metaData.fromHostInterfaces[0].fromBootMAC: host host-a has no spec.bootMACAddress`, false},
 		{"address past the end of its range",
 			infrav1.MetaData{IPAddresses: []infrav1.MetaDataIPAddress{{Key: "ip", Start: ptr.To[infrav1.IPAddress]("10.0.0.10"), End: ptr.To[infrav1.IPAddress]("10.0.0.11")}}}, nil,

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net/netip"
 
+	"k8s.io/utils/ptr"
+
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
 )
 
@@ -32,22 +34,24 @@ func networking(root string, nd *infrav1.NetworkData, f *Facts) (*NetworkData, e
 	if nd == nil {
 		return out, nil
 	}
-	links, err := newLinkSet(root, &nd.Links, f)
+	ndLinks := ptr.Deref(nd.Links, infrav1.NetworkDataLinks{})
+	links, err := newLinkSet(root, &ndLinks, f)
 	if err != nil {
 		return nil, err
 	}
-	if out.Links, err = renderLinks(&nd.Links, links); err != nil {
+	if out.Links, err = renderLinks(&ndLinks, links); err != nil {
 		return nil, err
 	}
 	r := networkRenderer{f: f, links: links, root: root}
-	if out.Networks, err = r.networks(&nd.Networks); err != nil {
+	if out.Networks, err = r.networks(ptr.To(ptr.Deref(nd.Networks, infrav1.NetworkDataNetworks{}))); err != nil {
 		return nil, err
 	}
-	dns := make([]string, len(nd.Services.DNS))
-	for i, d := range nd.Services.DNS {
+	services := ptr.Deref(nd.Services, infrav1.NetworkDataService{})
+	dns := make([]string, len(services.DNS))
+	for i, d := range services.DNS {
 		dns[i] = string(d)
 	}
-	if out.Services, err = r.services(root+".services", dns, nd.Services.DNSFromIPPool, 0); err != nil {
+	if out.Services, err = r.services(root+".services", dns, services.DNSFromIPPool, 0); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -201,12 +205,13 @@ func (r *networkRenderer) routesv4(field string, routes []infrav1.NetworkDataRou
 	out := make([]Route, 0, len(routes))
 	for i, rt := range routes {
 		rf := fmt.Sprintf("%s.routes[%d]", field, i)
-		dns := make([]string, len(rt.Services.DNS))
-		for j, d := range rt.Services.DNS {
+		services := ptr.Deref(rt.Services, infrav1.NetworkDataServicev4{})
+		dns := make([]string, len(services.DNS))
+		for j, d := range services.DNS {
 			dns[j] = string(d)
 		}
-		x := route{string(rt.Network), rt.Prefix, (*string)(rt.Gateway.String),
-			gatewayPool(rf+".gateway", rt.Gateway.FromIPPool, rt.Gateway.FromPoolRef, rt.Gateway.FromPoolAnnotation), dns, rt.Services.DNSFromIPPool}
+		x := route{string(rt.Network), ptr.Deref(rt.Prefix, 0), (*string)(rt.Gateway.String),
+			gatewayPool(rf+".gateway", rt.Gateway.FromIPPool, rt.Gateway.FromPoolRef, rt.Gateway.FromPoolAnnotation), dns, services.DNSFromIPPool}
 		o, err := r.route(rf, x, true)
 		if err != nil {
 			return nil, err
@@ -220,12 +225,13 @@ func (r *networkRenderer) routesv6(field string, routes []infrav1.NetworkDataRou
 	out := make([]Route, 0, len(routes))
 	for i, rt := range routes {
 		rf := fmt.Sprintf("%s.routes[%d]", field, i)
-		dns := make([]string, len(rt.Services.DNS))
-		for j, d := range rt.Services.DNS {
+		services := ptr.Deref(rt.Services, infrav1.NetworkDataServicev6{})
+		dns := make([]string, len(services.DNS))
+		for j, d := range services.DNS {
 			dns[j] = string(d)
 		}
-		x := route{string(rt.Network), rt.Prefix, (*string)(rt.Gateway.String),
-			gatewayPool(rf+".gateway", rt.Gateway.FromIPPool, rt.Gateway.FromPoolRef, rt.Gateway.FromPoolAnnotation), dns, rt.Services.DNSFromIPPool}
+		x := route{string(rt.Network), ptr.Deref(rt.Prefix, 0), (*string)(rt.Gateway.String),
+			gatewayPool(rf+".gateway", rt.Gateway.FromIPPool, rt.Gateway.FromPoolRef, rt.Gateway.FromPoolAnnotation), dns, services.DNSFromIPPool}
 		o, err := r.route(rf, x, false)
 		if err != nil {
 			return nil, err

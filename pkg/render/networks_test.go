@@ -34,9 +34,9 @@ func TestNetworks(t *testing.T) {
 		{"ipv4 from a typed pool reference; route services: dns then the pool's",
 			infrav1.NetworkDataNetworks{IPv4: []infrav1.NetworkDataIPv4{{ID: "n", Link: "eno1",
 				FromPoolRef: &infrav1.IPPoolReference{APIGroup: "ipam.cluster.x-k8s.io", Kind: "InClusterIPPool", Name: "incluster"},
-				Routes: []infrav1.NetworkDataRoutev4{{Network: "172.16.0.0", Prefix: 12,
+				Routes: []infrav1.NetworkDataRoutev4{{Network: "172.16.0.0", Prefix: ptr.To[int32](12),
 					Gateway:  infrav1.NetworkGatewayv4{FromPoolRef: &infrav1.IPPoolReference{APIGroup: "ipam.cluster.x-k8s.io", Kind: "InClusterIPPool", Name: "incluster"}},
-					Services: infrav1.NetworkDataServicev4{DNS: []infrav1.IPv4Address{"1.1.1.1"}, DNSFromIPPool: ptr.To("pool4")}}}}}},
+					Services: &infrav1.NetworkDataServicev4{DNS: []infrav1.IPv4Address{"1.1.1.1"}, DNSFromIPPool: ptr.To("pool4")}}}}}},
 			`[{"id":"n","ip_address":"10.1.0.9","link":"eno1","netmask":"255.255.0.0","network_id":"n",
 			   "routes":[{"gateway":"10.1.0.1","netmask":"255.240.0.0","network":"172.16.0.0","services":[
 			     {"address":"1.1.1.1","type":"dns"},{"address":"192.168.10.2","type":"dns"},{"address":"192.168.10.3","type":"dns"}]}],"type":"ipv4"}]`},
@@ -74,7 +74,7 @@ func TestNetworks(t *testing.T) {
 			infrav1.NetworkDataNetworks{
 				IPv6SLAAC: []infrav1.NetworkDataIPv6DHCP{{ID: "s", Link: "eno2"}},
 				IPv6DHCP:  []infrav1.NetworkDataIPv6DHCP{{ID: "d6", Link: "eno2"}},
-				IPv4DHCP:  []infrav1.NetworkDataIPv4DHCP{{ID: "d4", Link: "eno1", Routes: []infrav1.NetworkDataRoutev4{{Network: "10.0.0.0", Prefix: 8, Gateway: infrav1.NetworkGatewayv4{String: ptr.To[infrav1.IPv4Address]("192.168.10.254")}}}}},
+				IPv4DHCP:  []infrav1.NetworkDataIPv4DHCP{{ID: "d4", Link: "eno1", Routes: []infrav1.NetworkDataRoutev4{{Network: "10.0.0.0", Prefix: ptr.To[int32](8), Gateway: infrav1.NetworkGatewayv4{String: ptr.To[infrav1.IPv4Address]("192.168.10.254")}}}}},
 				IPv6:      []infrav1.NetworkDataIPv6{{ID: "st6", Link: "eno1", IPAddressFromIPPool: "pool6"}},
 				IPv4:      []infrav1.NetworkDataIPv4{{ID: "st4", Link: "eno1", IPAddressFromIPPool: "pool4"}},
 			},
@@ -87,7 +87,7 @@ func TestNetworks(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			g := NewWithT(t)
-			nd, err := render.Networking(&infrav1.NetworkData{Links: twoNICs(), Networks: tt.given}, hostFacts())
+			nd, err := render.Networking(&infrav1.NetworkData{Links: ptr.To(twoNICs()), Networks: &tt.given}, hostFacts())
 			g.Expect(err).NotTo(HaveOccurred())
 			g.Expect(validate(t, nd)).To(Succeed(), "the Ironic schema")
 			got, err := json.Marshal(nd.Networks)
@@ -99,7 +99,7 @@ func TestNetworks(t *testing.T) {
 
 func TestServices(t *testing.T) {
 	g := NewWithT(t)
-	nd, err := render.Networking(&infrav1.NetworkData{Links: twoNICs(), Services: infrav1.NetworkDataService{
+	nd, err := render.Networking(&infrav1.NetworkData{Links: ptr.To(twoNICs()), Services: &infrav1.NetworkDataService{
 		DNS: []infrav1.IPAddress{"9.9.9.9", "2620:fe::fe"}, DNSFromIPPool: ptr.To("pool6"),
 	}}, hostFacts())
 	g.Expect(err).NotTo(HaveOccurred())
@@ -164,13 +164,13 @@ func TestNetworkErrors(t *testing.T) {
 			infrav1.NetworkDataNetworks{IPv6: []infrav1.NetworkDataIPv6{{ID: "n", Link: "eno1"}}},
 			nil, `networkData.networks.ipv6[0]: has no address; set ipAddressFromIPPool, fromPoolRef, fromPoolAnnotation or ipAddress (or use ipv6DHCP)`, ""},
 		{"host route /32: the schema Ironic enforces has no 255.255.255.255 netmask",
-			infrav1.NetworkDataNetworks{IPv4DHCP: []infrav1.NetworkDataIPv4DHCP{{ID: "n", Link: "eno1", Routes: []infrav1.NetworkDataRoutev4{{Network: "10.0.0.1", Prefix: 32, Gateway: infrav1.NetworkGatewayv4{String: ptr.To[infrav1.IPv4Address]("192.168.10.1")}}}}}},
+			infrav1.NetworkDataNetworks{IPv4DHCP: []infrav1.NetworkDataIPv4DHCP{{ID: "n", Link: "eno1", Routes: []infrav1.NetworkDataRoutev4{{Network: "10.0.0.1", Prefix: ptr.To[int32](32), Gateway: infrav1.NetworkGatewayv4{String: ptr.To[infrav1.IPv4Address]("192.168.10.1")}}}}}},
 			nil, `networkData.networks.ipv4DHCP[0].routes[0].prefix: prefix 32 gives netmask 255.255.255.255, which the network_data.json schema Ironic enforces does not allow`, ""},
 		{"route gateway of the wrong family",
 			infrav1.NetworkDataNetworks{IPv4DHCP: []infrav1.NetworkDataIPv4DHCP{{ID: "n", Link: "eno1", Routes: []infrav1.NetworkDataRoutev4{defaultRoute4(infrav1.NetworkGatewayv4{String: ptr.To[infrav1.IPv4Address]("2001:db8::1")})}}}},
 			nil, `networkData.networks.ipv4DHCP[0].routes[0].gateway.string: 2001:db8::1 is not an IPv4 address; write it like 192.168.0.1`, ""},
 		{"route DNS from a pool of the other family",
-			infrav1.NetworkDataNetworks{IPv4DHCP: []infrav1.NetworkDataIPv4DHCP{{ID: "n", Link: "eno1", Routes: []infrav1.NetworkDataRoutev4{{Network: "0.0.0.0", Gateway: infrav1.NetworkGatewayv4{String: ptr.To[infrav1.IPv4Address]("192.168.10.1")}, Services: infrav1.NetworkDataServicev4{DNSFromIPPool: ptr.To("pool6")}}}}}},
+			infrav1.NetworkDataNetworks{IPv4DHCP: []infrav1.NetworkDataIPv4DHCP{{ID: "n", Link: "eno1", Routes: []infrav1.NetworkDataRoutev4{{Network: "0.0.0.0", Gateway: infrav1.NetworkGatewayv4{String: ptr.To[infrav1.IPv4Address]("192.168.10.1")}, Services: &infrav1.NetworkDataServicev4{DNSFromIPPool: ptr.To("pool6")}}}}}},
 			nil, `networkData.networks.ipv4DHCP[0].routes[0].services.dnsFromIPPool: pool pool6 gave DNS server 2001:db8::53, which is not an IPv4 address`, ""},
 		{"gateway from a pool without one",
 			infrav1.NetworkDataNetworks{IPv4DHCP: []infrav1.NetworkDataIPv4DHCP{{ID: "n", Link: "eno1", Routes: []infrav1.NetworkDataRoutev4{defaultRoute4(infrav1.NetworkGatewayv4{FromIPPool: ptr.To("nogw")})}}}},
@@ -186,7 +186,7 @@ func TestNetworkErrors(t *testing.T) {
 			if tt.facts != nil {
 				tt.facts(f)
 			}
-			_, err := render.Networking(&infrav1.NetworkData{Links: twoNICs(), Networks: tt.given}, f)
+			_, err := render.Networking(&infrav1.NetworkData{Links: ptr.To(twoNICs()), Networks: &tt.given}, f)
 			g.Expect(err).To(MatchError(ContainSubstring(tt.want)))
 			pool, waiting := render.IsWaitingForPool(err)
 			g.Expect(waiting).To(Equal(tt.waitingFor != ""))
@@ -203,15 +203,15 @@ func TestPoolsListsEveryPoolOnce(t *testing.T) {
 		GatewaysFromPool:    []infrav1.FromPool{{Key: "b", Name: "incluster", APIGroup: "ipam.cluster.x-k8s.io", Kind: "InClusterIPPool"}},
 	}
 	nd := &infrav1.NetworkData{
-		Links: twoNICs(),
-		Networks: infrav1.NetworkDataNetworks{
+		Links: ptr.To(twoNICs()),
+		Networks: &infrav1.NetworkDataNetworks{
 			IPv4: []infrav1.NetworkDataIPv4{
 				{ID: "a", Link: "eno1", IPAddressFromIPPool: "pool4", Routes: []infrav1.NetworkDataRoutev4{defaultRoute4(infrav1.NetworkGatewayv4{FromIPPool: ptr.To("gw")})}},
 				{ID: "b", Link: "eno2", FromPoolAnnotation: &infrav1.FromPoolAnnotation{Object: "metal3machine", Annotation: "pool"}},
 			},
 			IPv6: []infrav1.NetworkDataIPv6{{ID: "c", Link: "eno1", IPAddressFromIPPool: "pool6"}},
 		},
-		Services: infrav1.NetworkDataService{DNSFromIPPool: ptr.To("dns")},
+		Services: &infrav1.NetworkDataService{DNSFromIPPool: ptr.To("dns")},
 	}
 	refs, err := render.Pools(md, nd, hostFacts())
 	g.Expect(err).NotTo(HaveOccurred())
@@ -230,13 +230,13 @@ func TestPoolsListsEveryPoolOnce(t *testing.T) {
 func TestPoolsIgnoresEmptyPoolNames(t *testing.T) {
 	g := NewWithT(t)
 	nd := &infrav1.NetworkData{
-		Links: twoNICs(),
-		Networks: infrav1.NetworkDataNetworks{
+		Links: ptr.To(twoNICs()),
+		Networks: &infrav1.NetworkDataNetworks{
 			IPv4: []infrav1.NetworkDataIPv4{{ID: "a", Link: "eno1", IPAddressFromIPPool: "", FromPoolRef: incluster("incluster"),
 				Routes: []infrav1.NetworkDataRoutev4{defaultRoute4(infrav1.NetworkGatewayv4{FromIPPool: ptr.To(""), FromPoolRef: incluster("incluster")})}}},
 			IPv6: []infrav1.NetworkDataIPv6{{ID: "b", Link: "eno2", IPAddressFromIPPool: "", FromPoolRef: incluster("incluster6")}},
 		},
-		Services: infrav1.NetworkDataService{DNSFromIPPool: ptr.To("")},
+		Services: &infrav1.NetworkDataService{DNSFromIPPool: ptr.To("")},
 	}
 	refs, err := render.Pools(nil, nd, hostFacts())
 	g.Expect(err).NotTo(HaveOccurred())

@@ -3,6 +3,8 @@ package render
 import (
 	"fmt"
 
+	"k8s.io/utils/ptr"
+
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
 )
 
@@ -107,7 +109,7 @@ func forEachPoolSource(md *infrav1.MetaData, root string, nd *infrav1.NetworkDat
 		}
 	}
 	if nd != nil {
-		n := nd.Networks
+		n := ptr.Deref(nd.Networks, infrav1.NetworkDataNetworks{})
 		for i, net := range n.IPv4 {
 			field := fmt.Sprintf("%s.networks.ipv4[%d]", root, i)
 			sources = append(sources, staticPool(field, net.IPAddressFromIPPool, net.FromPoolRef, net.FromPoolAnnotation))
@@ -127,7 +129,7 @@ func forEachPoolSource(md *infrav1.MetaData, root string, nd *infrav1.NetworkDat
 		for i, net := range n.IPv6SLAAC {
 			sources = append(sources, routev6Pools(fmt.Sprintf("%s.networks.ipv6SLAAC[%d]", root, i), net.Routes)...)
 		}
-		sources = append(sources, dnsPool(root+".services", nd.Services.DNSFromIPPool))
+		sources = append(sources, dnsPool(root+".services", ptr.Deref(nd.Services, infrav1.NetworkDataService{}).DNSFromIPPool))
 	}
 	for _, s := range sources {
 		if !s.set() {
@@ -182,7 +184,7 @@ func routev4Pools(field string, routes []infrav1.NetworkDataRoutev4) []poolSourc
 	for i, r := range routes {
 		rf := fmt.Sprintf("%s.routes[%d]", field, i)
 		out = append(out, gatewayPool(rf+".gateway", r.Gateway.FromIPPool, r.Gateway.FromPoolRef, r.Gateway.FromPoolAnnotation),
-			dnsPool(rf+".services", r.Services.DNSFromIPPool))
+			dnsPool(rf+".services", ptr.Deref(r.Services, infrav1.NetworkDataServicev4{}).DNSFromIPPool))
 	}
 	return out
 }
@@ -192,7 +194,7 @@ func routev6Pools(field string, routes []infrav1.NetworkDataRoutev6) []poolSourc
 	for i, r := range routes {
 		rf := fmt.Sprintf("%s.routes[%d]", field, i)
 		out = append(out, gatewayPool(rf+".gateway", r.Gateway.FromIPPool, r.Gateway.FromPoolRef, r.Gateway.FromPoolAnnotation),
-			dnsPool(rf+".services", r.Services.DNSFromIPPool))
+			dnsPool(rf+".services", ptr.Deref(r.Services, infrav1.NetworkDataServicev6{}).DNSFromIPPool))
 	}
 	return out
 }

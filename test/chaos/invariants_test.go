@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
@@ -226,9 +227,9 @@ func checkIndexes(w *world, add func(string, ...any)) {
 			continue
 		}
 		dataOf[claim.Name] = append(dataOf[claim.Name], d.Name)
-		indexes[d.Spec.Index] = append(indexes[d.Spec.Index], d.Name)
-		if d.Name != infrav1.DataName(templateName, d.Spec.Index) {
-			add("Metal3Data %s holds index %d under another name", d.Name, d.Spec.Index)
+		indexes[ptr.Deref(d.Spec.Index, 0)] = append(indexes[ptr.Deref(d.Spec.Index, 0)], d.Name)
+		if d.Name != infrav1.DataName(templateName, ptr.Deref(d.Spec.Index, 0)) {
+			add("Metal3Data %s holds index %d under another name", d.Name, ptr.Deref(d.Spec.Index, 0))
 		}
 		if !d.Status.Ready {
 			add("Metal3Data %s is not ready", d.Name)
@@ -428,7 +429,7 @@ func statusProblems(w *world) []string {
 	}
 	indexOf := map[string]int32{}
 	for _, d := range w.data {
-		indexOf[d.Spec.Claim.Name] = d.Spec.Index
+		indexOf[d.Spec.Claim.Name] = ptr.Deref(d.Spec.Index, 0)
 	}
 	got := map[string]int32{}
 	for _, e := range w.template.Status.Indexes {

@@ -20,11 +20,11 @@ type APIEndpoint struct {
 type HostSelector struct {
 	// matchLabels: every key must have exactly this value.
 	// +optional
-	MatchLabels map[string]string `json:"matchLabels,omitempty"`
+	MatchLabels map[string]string `json:"matchLabels,omitzero"`
 
 	// matchExpressions: every requirement must hold.
 	// +optional
-	MatchExpressions []HostSelectorRequirement `json:"matchExpressions,omitempty"`
+	MatchExpressions []HostSelectorRequirement `json:"matchExpressions,omitzero"`
 }
 
 // HostSelectorRequirement is one label requirement (key, operator, values).
@@ -44,7 +44,7 @@ type Image struct {
 
 	// checksum of the image, or the URL of a file holding it.
 	// +optional
-	Checksum string `json:"checksum,omitempty"`
+	Checksum *string `json:"checksum,omitempty"`
 
 	// checksumType: md5, sha256 or sha512.
 	// +optional
@@ -81,9 +81,9 @@ type Conditions []Condition
 // FailureDomainSpec is one failure domain, as Cluster API's v1beta1 contract shapes it.
 type FailureDomainSpec struct {
 	// +optional
-	ControlPlane bool `json:"controlPlane,omitempty"`
+	ControlPlane *bool `json:"controlPlane,omitempty"`
 	// +optional
-	Attributes map[string]string `json:"attributes,omitempty"`
+	Attributes map[string]string `json:"attributes,omitzero"`
 }
 
 // FailureDomains maps a failure domain's name to its spec (v1beta2 makes it a list with names).

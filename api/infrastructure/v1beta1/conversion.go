@@ -9,6 +9,8 @@ import (
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilconversion "sigs.k8s.io/cluster-api/util/conversion"
+
+	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
 )
 
 // How nothing is lost between versions:
@@ -93,6 +95,15 @@ func mapSlice[A, B any](in []A, f func(A) B) []B {
 	return out
 }
 
+// convertPtr converts what in points to, keeping nil as nil.
+func convertPtr[A, B any](in *A, f func(A) B) *B {
+	if in == nil {
+		return nil
+	}
+	out := f(*in)
+	return &out
+}
+
 // castStrings converts a slice between string types.
 func castStrings[B, A ~string](in []A) []B {
 	return mapSlice(in, func(a A) B { return B(a) })
@@ -110,4 +121,38 @@ func castString[B, A ~string](in *A) *B {
 // sortedKeys returns a map's keys in order, so that lists made from maps are stable.
 func sortedKeys[V any](m map[string]V) []string {
 	return slices.Sorted(maps.Keys(m))
+}
+
+// deprecatedToHub puts v1beta1's status conditions and failure fields where upstream's v1beta2
+// keeps them (status.deprecated.v1beta1), or returns nil when there are none.
+func deprecatedToHub(reason, message *string, conditions Conditions) *infrav1.DeprecatedStatus {
+	if reason == nil && message == nil && conditions == nil {
+		return nil
+	}
+	return &infrav1.DeprecatedStatus{V1Beta1: &infrav1.V1Beta1DeprecatedStatus{
+		FailureReason: reason, FailureMessage: message,
+		Conditions: mapSlice(conditions, func(c Condition) infrav1.V1Beta1Condition { return infrav1.V1Beta1Condition(c) }),
+	}}
+}
+
+// deprecatedFromHub reads status.deprecated.v1beta1; ok is false when the hub has none.
+func deprecatedFromHub(in *infrav1.DeprecatedStatus) (reason, message *string, conditions Conditions, ok bool) {
+	if in == nil || in.V1Beta1 == nil {
+		return nil, nil, nil, false
+	}
+	d := in.V1Beta1
+	conditions = mapSlice(d.Conditions, func(c infrav1.V1Beta1Condition) Condition { return Condition(c) })
+	return d.FailureReason, d.FailureMessage, conditions, true
+}
+
+// deprecatedKept is deprecatedToHub, but gives back the v1beta2 object's own status.deprecated
+// (restored from the conversion-data annotation when ok) while v1beta1 shows it unchanged.
+func deprecatedKept(restored *infrav1.DeprecatedStatus, ok bool, reason, message *string, conditions Conditions) *infrav1.DeprecatedStatus {
+	if ok {
+		r, m, c, _ := deprecatedFromHub(restored)
+		if same(r, reason) && same(m, message) && same(c, conditions) {
+			return restored
+		}
+	}
+	return deprecatedToHub(reason, message, conditions)
 }

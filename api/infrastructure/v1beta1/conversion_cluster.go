@@ -1,6 +1,7 @@
 package v1beta1
 
 import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/conversion"
@@ -21,18 +22,15 @@ func (in *Metal3Cluster) ConvertTo(dstRaw conversion.Hub) error {
 	dst.Spec = clusterSpecToHub(src.Spec)
 	dst.Status = clusterStatusToHub(src.Status)
 	if ok {
-		if same(src.Spec, clusterSpecFromHub(restored.Spec)) {
+		if same(src.Spec, clusterSpecFromHub(restored.Spec, true)) {
 			dst.Spec = restored.Spec
 		}
 		if same(clusterStatusFromHub(restored.Status), withoutV1beta1ClusterFields(src.Status)) {
 			dst.Status = restored.Status
 		}
 	}
-	only := &Metal3Cluster{Status: Metal3ClusterStatus{
-		FailureReason: src.Status.FailureReason, FailureMessage: src.Status.FailureMessage, Conditions: src.Status.Conditions,
-	}}
-	empty := only.Status.FailureReason == nil && only.Status.FailureMessage == nil && only.Status.Conditions == nil
-	return saveSpokeData(only, empty, dst)
+	dst.Status.Deprecated = deprecatedKept(restored.Status.Deprecated, ok, src.Status.FailureReason, src.Status.FailureMessage, src.Status.Conditions)
+	return saveWrittenWithoutNoCloudProvider(src.Spec, dst)
 }
 
 // ConvertFrom converts the hub (v1beta2) to this Metal3Cluster.
@@ -44,11 +42,15 @@ func (in *Metal3Cluster) ConvertFrom(srcRaw conversion.Hub) error {
 	if err := takeSpokeData(dst, only); err != nil {
 		return err
 	}
-	dst.Spec = clusterSpecFromHub(src.Spec)
+	dst.Spec = clusterSpecFromHub(src.Spec, !writtenWithoutNoCloudProvider(only.Spec, src.Spec))
 	dst.Status = clusterStatusFromHub(src.Status)
+	// Before status.deprecated existed, the v1beta1 fields were kept in the spoke annotation.
 	dst.Status.FailureReason = only.Status.FailureReason
 	dst.Status.FailureMessage = only.Status.FailureMessage
 	dst.Status.Conditions = only.Status.Conditions
+	if reason, message, conditions, ok := deprecatedFromHub(src.Status.Deprecated); ok {
+		dst.Status.FailureReason, dst.Status.FailureMessage, dst.Status.Conditions = reason, message, conditions
+	}
 	return saveHub(src, dst)
 }
 
@@ -72,11 +74,11 @@ func (in *Metal3ClusterTemplate) ConvertTo(dstRaw conversion.Hub) error {
 	if ok {
 		// v1beta1 templates have no metadata: keep v1beta2's.
 		dst.Spec.Template.ObjectMeta = restored.Spec.Template.ObjectMeta
-		if same(src.Spec.Template.Spec, clusterSpecFromHub(restored.Spec.Template.Spec)) {
+		if same(src.Spec.Template.Spec, clusterSpecFromHub(restored.Spec.Template.Spec, true)) {
 			dst.Spec.Template.Spec = restored.Spec.Template.Spec
 		}
 	}
-	return nil
+	return saveWrittenWithoutNoCloudProvider(src.Spec.Template.Spec, dst)
 }
 
 // ConvertFrom converts the hub (v1beta2) to this Metal3ClusterTemplate.
@@ -84,7 +86,11 @@ func (in *Metal3ClusterTemplate) ConvertFrom(srcRaw conversion.Hub) error {
 	dst := in
 	src := srcRaw.(*infrav1.Metal3ClusterTemplate).DeepCopy()
 	dst.ObjectMeta = src.ObjectMeta
-	dst.Spec.Template.Spec = clusterSpecFromHub(src.Spec.Template.Spec)
+	only := &Metal3Cluster{}
+	if err := takeSpokeData(dst, only); err != nil {
+		return err
+	}
+	dst.Spec.Template.Spec = clusterSpecFromHub(src.Spec.Template.Spec, !writtenWithoutNoCloudProvider(only.Spec, src.Spec.Template.Spec))
 	return saveHub(src, dst)
 }
 
@@ -97,10 +103,17 @@ func clusterSpecToHub(in Metal3ClusterSpec) infrav1.Metal3ClusterSpec {
 	}
 }
 
-func clusterSpecFromHub(in infrav1.Metal3ClusterSpec) Metal3ClusterSpec {
+// clusterSpecFromHub converts a v1beta2 spec. With derive, like upstream's conversion, a v1beta2
+// object that says only cloudProviderEnabled shows v1beta1's noCloudProvider too (its negation),
+// so that v1beta1 clients that read only noCloudProvider see the same setting.
+func clusterSpecFromHub(in infrav1.Metal3ClusterSpec, derive bool) Metal3ClusterSpec {
+	noCloudProvider := in.NoCloudProvider //nolint:staticcheck // both versions keep the deprecated field
+	if derive && noCloudProvider == nil && in.CloudProviderEnabled != nil {
+		noCloudProvider = ptr.To(!*in.CloudProviderEnabled)
+	}
 	return Metal3ClusterSpec{
 		ControlPlaneEndpoint: APIEndpoint{Host: in.ControlPlaneEndpoint.Host, Port: int(in.ControlPlaneEndpoint.Port)},
-		NoCloudProvider:      in.NoCloudProvider, //nolint:staticcheck // both versions keep the deprecated field
+		NoCloudProvider:      noCloudProvider,
 		CloudProviderEnabled: in.CloudProviderEnabled,
 		FailureDomains:       failureDomainsFromHub(in.FailureDomains),
 	}
@@ -126,7 +139,7 @@ func clusterStatusFromHub(in infrav1.Metal3ClusterStatus) Metal3ClusterStatus {
 		FailureDomains: failureDomainsFromHub(in.FailureDomains),
 		LastUpdated:    in.LastUpdated,
 	}
-	if len(in.Conditions) > 0 {
+	if in.Conditions != nil {
 		out.V1Beta2 = &Metal3ClusterV1Beta2Status{Conditions: in.Conditions}
 	}
 	return out
@@ -139,10 +152,7 @@ func failureDomainsToHub(in FailureDomains) []clusterv1.FailureDomain {
 	}
 	out := make([]clusterv1.FailureDomain, 0, len(in))
 	for _, name := range sortedKeys(in) {
-		fd := clusterv1.FailureDomain{Name: name, Attributes: in[name].Attributes}
-		if in[name].ControlPlane {
-			fd.ControlPlane = ptr.To(true)
-		}
+		fd := clusterv1.FailureDomain{Name: name, Attributes: in[name].Attributes, ControlPlane: in[name].ControlPlane}
 		out = append(out, fd)
 	}
 	return out
@@ -154,7 +164,20 @@ func failureDomainsFromHub(in []clusterv1.FailureDomain) FailureDomains {
 	}
 	out := make(FailureDomains, len(in))
 	for _, fd := range in {
-		out[fd.Name] = FailureDomainSpec{ControlPlane: ptr.Deref(fd.ControlPlane, false), Attributes: fd.Attributes}
+		out[fd.Name] = FailureDomainSpec{ControlPlane: fd.ControlPlane, Attributes: fd.Attributes}
 	}
 	return out
+}
+
+// A v1beta1 object written with cloudProviderEnabled and no noCloudProvider reads back without
+// noCloudProvider: its v1beta2 object's SpokeDataAnnotation holds a v1beta1 spec with only
+// cloudProviderEnabled, and while v1beta2 holds that same value noCloudProvider is not derived.
+
+func saveWrittenWithoutNoCloudProvider(in Metal3ClusterSpec, hub metav1.Object) error {
+	only := &Metal3Cluster{Spec: Metal3ClusterSpec{CloudProviderEnabled: in.CloudProviderEnabled}}
+	return saveSpokeData(only, in.NoCloudProvider != nil || in.CloudProviderEnabled == nil, hub)
+}
+
+func writtenWithoutNoCloudProvider(only Metal3ClusterSpec, hub infrav1.Metal3ClusterSpec) bool {
+	return only.CloudProviderEnabled != nil && hub.NoCloudProvider == nil && same(only.CloudProviderEnabled, hub.CloudProviderEnabled) //nolint:staticcheck // both versions keep the deprecated field
 }

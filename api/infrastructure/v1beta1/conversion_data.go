@@ -20,7 +20,7 @@ func (in *Metal3Data) ConvertTo(dstRaw conversion.Hub) error {
 		return err
 	}
 	dst.Spec = infrav1.Metal3DataSpec{
-		Index:       int32(src.Spec.Index), //nolint:gosec // an index is far below 2^31
+		Index:       intToHub(src.Spec.Index),
 		MetaData:    src.Spec.MetaData,
 		NetworkData: src.Spec.NetworkData,
 		Claim:       src.Spec.Claim,
@@ -46,7 +46,7 @@ func (in *Metal3Data) ConvertFrom(srcRaw conversion.Hub) error {
 		return err
 	}
 	dst.Spec = Metal3DataSpec{
-		Index:             int(src.Spec.Index),
+		Index:             intFromHub(src.Spec.Index),
 		TemplateReference: only.Spec.TemplateReference,
 		MetaData:          src.Spec.MetaData,
 		NetworkData:       src.Spec.NetworkData,
@@ -117,8 +117,18 @@ func (in *Metal3DataTemplate) ConvertTo(dstRaw conversion.Hub) error {
 		// metalwire's os-net-config template has no v1beta1 form.
 		dst.Spec.OSNetConfig = restored.Spec.OSNetConfig
 	}
-	only := &Metal3DataTemplate{Spec: Metal3DataTemplateSpec{TemplateReference: src.Spec.TemplateReference}}
-	return saveSpokeData(only, src.Spec.TemplateReference == "", dst)
+	only := &Metal3DataTemplate{Spec: Metal3DataTemplateSpec{
+		TemplateReference: src.Spec.TemplateReference,
+		MetaData:          writtenMetaData(src.Spec.MetaData),
+		NetworkData:       writtenNetworkData(src.Spec.NetworkData),
+	}}
+	if ok && sameJSON(src.Spec.MetaData, metaDataFromHub(restored.Spec.MetaData)) {
+		only.Spec.MetaData = nil // what v1beta2 holds shows as written: nothing to keep
+	}
+	if ok && sameJSON(src.Spec.NetworkData, networkDataFromHub(restored.Spec.NetworkData)) {
+		only.Spec.NetworkData = nil
+	}
+	return saveSpokeData(only, only.Spec.TemplateReference == "" && only.Spec.MetaData == nil && only.Spec.NetworkData == nil, dst)
 }
 
 // ConvertFrom converts the hub (v1beta2) to this Metal3DataTemplate.
@@ -133,8 +143,8 @@ func (in *Metal3DataTemplate) ConvertFrom(srcRaw conversion.Hub) error {
 	dst.Spec = Metal3DataTemplateSpec{
 		ClusterName:       src.Spec.ClusterName,
 		TemplateReference: only.Spec.TemplateReference,
-		MetaData:          metaDataFromHub(src.Spec.MetaData),
-		NetworkData:       networkDataFromHub(src.Spec.NetworkData),
+		MetaData:          keptMetaData(src.Spec.MetaData, only.Spec.MetaData),
+		NetworkData:       keptNetworkData(src.Spec.NetworkData, only.Spec.NetworkData),
 	}
 	dst.Status = Metal3DataTemplateStatus{LastUpdated: src.Status.LastUpdated, Indexes: indexesFromHub(src.Status.Indexes)}
 	return saveHub(src, dst)

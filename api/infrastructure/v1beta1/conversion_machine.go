@@ -29,11 +29,9 @@ func (in *Metal3Machine) ConvertTo(dstRaw conversion.Hub) error {
 		}
 	}
 	s := src.Status
-	only := &Metal3Machine{Status: Metal3MachineStatus{
-		FailureReason: s.FailureReason, FailureMessage: s.FailureMessage, Conditions: s.Conditions, Phase: s.Phase,
-	}}
-	empty := s.FailureReason == nil && s.FailureMessage == nil && s.Conditions == nil && s.Phase == ""
-	return saveSpokeData(only, empty, dst)
+	dst.Status.Deprecated = deprecatedKept(restored.Status.Deprecated, ok, s.FailureReason, s.FailureMessage, s.Conditions)
+	only := &Metal3Machine{Status: Metal3MachineStatus{Phase: s.Phase}}
+	return saveSpokeData(only, s.Phase == "", dst)
 }
 
 // ConvertFrom converts the hub (v1beta2) to this Metal3Machine.
@@ -51,6 +49,9 @@ func (in *Metal3Machine) ConvertFrom(srcRaw conversion.Hub) error {
 	dst.Status.FailureMessage = only.Status.FailureMessage
 	dst.Status.Conditions = only.Status.Conditions
 	dst.Status.Phase = only.Status.Phase
+	if reason, message, conditions, ok := deprecatedFromHub(src.Status.Deprecated); ok {
+		dst.Status.FailureReason, dst.Status.FailureMessage, dst.Status.Conditions = reason, message, conditions
+	}
 	return saveHub(src, dst)
 }
 
@@ -70,13 +71,16 @@ func (in *Metal3MachineTemplate) ConvertTo(dstRaw conversion.Hub) error {
 	if err != nil {
 		return err
 	}
-	dst.Spec.NodeReuse = src.Spec.NodeReuse
+	dst.Spec.NodeReuse = ptr.To(src.Spec.NodeReuse)
 	dst.Spec.Template.Spec = machineSpecToHub(src.Spec.Template.Spec)
 	if ok {
 		// v1beta1 templates have no metadata: keep v1beta2's.
 		dst.Spec.Template.ObjectMeta = restored.Spec.Template.ObjectMeta
 		if same(src.Spec.Template.Spec, machineSpecFromHub(restored.Spec.Template.Spec)) {
 			dst.Spec.Template.Spec = restored.Spec.Template.Spec
+		}
+		if ptr.Deref(restored.Spec.NodeReuse, false) == src.Spec.NodeReuse {
+			dst.Spec.NodeReuse = restored.Spec.NodeReuse // unset stays unset
 		}
 	}
 	return nil
@@ -87,7 +91,7 @@ func (in *Metal3MachineTemplate) ConvertFrom(srcRaw conversion.Hub) error {
 	dst := in
 	src := srcRaw.(*infrav1.Metal3MachineTemplate).DeepCopy()
 	dst.ObjectMeta = src.ObjectMeta
-	dst.Spec.NodeReuse = src.Spec.NodeReuse
+	dst.Spec.NodeReuse = ptr.Deref(src.Spec.NodeReuse, false)
 	dst.Spec.Template.Spec = machineSpecFromHub(src.Spec.Template.Spec)
 	return saveHub(src, dst)
 }
@@ -179,7 +183,7 @@ func machineStatusFromHub(in infrav1.Metal3MachineStatus) Metal3MachineStatus {
 		NetworkData:  in.NetworkData,
 		LastUpdated:  in.LastUpdated,
 	}
-	if len(in.Conditions) > 0 {
+	if in.Conditions != nil {
 		out.V1Beta2 = &Metal3MachineV1Beta2Status{Conditions: in.Conditions}
 	}
 	return out

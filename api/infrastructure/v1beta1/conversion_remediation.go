@@ -112,30 +112,38 @@ func remediationSpecFromHub(in infrav1.Metal3RemediationSpec, meta metav1.Object
 	return Metal3RemediationSpec{Strategy: out}, nil
 }
 
-// saveTimeout keeps a v1beta1 timeout that whole seconds cannot show in hub's annotation.
+// saveTimeout keeps a v1beta1 timeout whose text whole seconds do not give back (300s, which
+// seconds show as 5m0s; 90.5s; 0s rather than none) in hub's annotation.
 func saveTimeout(in Metal3RemediationSpec, hub metav1.Object) error {
 	if in.Strategy == nil {
 		return nil
 	}
 	t := in.Strategy.Timeout
 	shown := timeoutFromSeconds(timeoutSeconds(t))
-	exact := (t == nil && shown == nil) || (t != nil && shown != nil && t.Duration == shown.Duration)
+	exact := (t == nil && shown == nil) || (t != nil && shown != nil && *t == *shown)
 	only := &Metal3Remediation{Spec: Metal3RemediationSpec{Strategy: &RemediationStrategy{Timeout: t}}}
 	return saveSpokeData(only, exact, hub)
 }
 
-func timeoutSeconds(d *metav1.Duration) int32 {
+// timeoutSeconds is a timeout in whole seconds; text that is no duration (the CRD refuses it)
+// counts as none.
+func timeoutSeconds(d *Duration) int32 {
 	if d == nil {
 		return 0
 	}
-	return *clusterv1.ConvertToSeconds(d)
+	parsed, err := time.ParseDuration(string(*d))
+	if err != nil {
+		return 0
+	}
+	return *clusterv1.ConvertToSeconds(&metav1.Duration{Duration: parsed})
 }
 
-func timeoutFromSeconds(s int32) *metav1.Duration {
+func timeoutFromSeconds(s int32) *Duration {
 	if s == 0 {
 		return nil
 	}
-	return &metav1.Duration{Duration: time.Duration(s) * time.Second}
+	text := Duration((time.Duration(s) * time.Second).String())
+	return &text
 }
 
 func remediationStatusToHub(in Metal3RemediationStatus) infrav1.Metal3RemediationStatus {

@@ -20,7 +20,7 @@ type Metal3ClusterSpec struct {
 
 	// failureDomains the machines may be spread over, by name.
 	// +optional
-	FailureDomains FailureDomains `json:"failureDomains,omitempty"`
+	FailureDomains FailureDomains `json:"failureDomains,omitzero"`
 }
 
 // Metal3ClusterStatus is CAPM3 v1beta1's Metal3Cluster status.
@@ -36,12 +36,12 @@ type Metal3ClusterStatus struct {
 	Ready bool `json:"ready"`
 	// conditions in Cluster API's v1beta1 shape.
 	// +optional
-	Conditions Conditions `json:"conditions,omitempty"`
+	Conditions Conditions `json:"conditions,omitzero"`
 	// v1beta2 holds the conditions of the v1beta2 contract (v1beta2's status.conditions).
 	// +optional
 	V1Beta2 *Metal3ClusterV1Beta2Status `json:"v1beta2,omitempty"`
 	// +optional
-	FailureDomains FailureDomains `json:"failureDomains,omitempty"`
+	FailureDomains FailureDomains `json:"failureDomains,omitzero"`
 }
 
 // Metal3ClusterV1Beta2Status holds the v1beta2 contract's conditions.
@@ -50,7 +50,7 @@ type Metal3ClusterV1Beta2Status struct {
 	// +listType=map
 	// +listMapKey=type
 	// +kubebuilder:validation:MaxItems=32
-	Conditions []metav1.Condition `json:"conditions,omitempty"`
+	Conditions []metav1.Condition `json:"conditions,omitzero"`
 }
 
 // Metal3Cluster is CAPM3's v1beta1 Metal3Cluster, served by conversion to v1beta2.
@@ -66,8 +66,8 @@ type Metal3Cluster struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
-	Spec   Metal3ClusterSpec   `json:"spec,omitempty"`
-	Status Metal3ClusterStatus `json:"status,omitempty"`
+	Spec   Metal3ClusterSpec   `json:"spec,omitempty,omitzero"`
+	Status Metal3ClusterStatus `json:"status,omitempty,omitzero"`
 }
 
 // Metal3ClusterList is a list of Metal3Clusters.

@@ -23,7 +23,7 @@ type Metal3ClusterTemplate struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
-	Spec Metal3ClusterTemplateSpec `json:"spec,omitempty"`
+	Spec Metal3ClusterTemplateSpec `json:"spec,omitempty,omitzero"`
 }
 
 // Metal3ClusterTemplateList is a list of Metal3ClusterTemplates.

@@ -8,7 +8,7 @@ import (
 // Metal3DataSpec is CAPM3 v1beta1's Metal3Data spec.
 type Metal3DataSpec struct {
 	// +optional
-	Index int `json:"index,omitempty"`
+	Index *int `json:"index,omitempty"`
 	// templateReference is v1beta1-only (v1beta2 dropped it); it is kept in an annotation.
 	// +optional
 	TemplateReference string `json:"templateReference,omitempty"`
@@ -33,7 +33,7 @@ type Metal3DataStatus struct {
 // Metal3Data is CAPM3's v1beta1 Metal3Data, served by conversion to v1beta2.
 //
 // +kubebuilder:object:root=true
-// +kubebuilder:resource:path=metal3datas,scope=Namespaced,categories=cluster-api,shortName=m3d;m3data;m3datas;metal3d
+// +kubebuilder:resource:path=metal3datas,scope=Namespaced,categories=cluster-api,shortName=m3d;m3data;m3datas;metal3d;metal3data
 // +kubebuilder:subresource:status
 // +kubebuilder:printcolumn:name="Index",type="integer",JSONPath=".spec.index",description="Index of the host in the template"
 // +kubebuilder:printcolumn:name="Ready",type="boolean",JSONPath=".status.ready",description="Secrets rendered"
@@ -42,8 +42,8 @@ type Metal3Data struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
-	Spec   Metal3DataSpec   `json:"spec,omitempty"`
-	Status Metal3DataStatus `json:"status,omitempty"`
+	Spec   Metal3DataSpec   `json:"spec,omitempty,omitzero"`
+	Status Metal3DataStatus `json:"status,omitempty,omitzero"`
 }
 
 // Metal3DataList is a list of Metal3Datas.

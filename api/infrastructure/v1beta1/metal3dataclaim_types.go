@@ -22,7 +22,7 @@ type Metal3DataClaimStatus struct {
 // Metal3DataClaim is CAPM3's v1beta1 Metal3DataClaim, served by conversion to v1beta2.
 //
 // +kubebuilder:object:root=true
-// +kubebuilder:resource:path=metal3dataclaims,scope=Namespaced,categories=cluster-api,shortName=m3dc;m3dataclaim;m3dataclaims;metal3dc
+// +kubebuilder:resource:path=metal3dataclaims,scope=Namespaced,categories=cluster-api,shortName=m3dc;m3dataclaim;m3dataclaims;metal3dc;metal3dataclaim
 // +kubebuilder:subresource:status
 // +kubebuilder:printcolumn:name="Template",type="string",JSONPath=".spec.template.name",description="Metal3DataTemplate claimed from"
 // +kubebuilder:printcolumn:name="Age",type="date",JSONPath=".metadata.creationTimestamp"
@@ -30,8 +30,8 @@ type Metal3DataClaim struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
-	Spec   Metal3DataClaimSpec   `json:"spec,omitempty"`
-	Status Metal3DataClaimStatus `json:"status,omitempty"`
+	Spec   Metal3DataClaimSpec   `json:"spec,omitempty,omitzero"`
+	Status Metal3DataClaimStatus `json:"status,omitempty,omitzero"`
 }
 
 // Metal3DataClaimList is a list of Metal3DataClaims.

@@ -25,13 +25,13 @@ type Metal3DataTemplateStatus struct {
 	LastUpdated *metav1.Time `json:"lastUpdated,omitempty"`
 	// indexes maps a Metal3DataClaim's name to its index (v1beta2 makes it a list).
 	// +optional
-	Indexes map[string]int `json:"indexes,omitempty"`
+	Indexes map[string]int `json:"indexes,omitzero"`
 }
 
 // Metal3DataTemplate is CAPM3's v1beta1 Metal3DataTemplate, served by conversion to v1beta2.
 //
 // +kubebuilder:object:root=true
-// +kubebuilder:resource:path=metal3datatemplates,scope=Namespaced,categories=cluster-api,shortName=m3dt;m3datatemplate;metal3dt
+// +kubebuilder:resource:path=metal3datatemplates,scope=Namespaced,categories=cluster-api,shortName=m3dt;m3datatemplate;m3datatemplates;metal3dt;metal3datatemplate
 // +kubebuilder:subresource:status
 // +kubebuilder:printcolumn:name="Cluster",type="string",JSONPath=".spec.clusterName",description="Cluster the template belongs to"
 // +kubebuilder:printcolumn:name="Age",type="date",JSONPath=".metadata.creationTimestamp"
@@ -39,8 +39,8 @@ type Metal3DataTemplate struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
-	Spec   Metal3DataTemplateSpec   `json:"spec,omitempty"`
-	Status Metal3DataTemplateStatus `json:"status,omitempty"`
+	Spec   Metal3DataTemplateSpec   `json:"spec,omitempty,omitzero"`
+	Status Metal3DataTemplateStatus `json:"status,omitempty,omitzero"`
 }
 
 // Metal3DataTemplateList is a list of Metal3DataTemplates.
@@ -59,34 +59,34 @@ func init() {
 // MetaData is the metaData part of a template. The *FromIPPool lists are v1beta2's *FromPool.
 type MetaData struct {
 	// +optional
-	Strings []MetaDataString `json:"strings,omitempty"`
+	Strings []MetaDataString `json:"strings,omitzero"`
 	// +optional
-	ObjectNames []MetaDataObjectName `json:"objectNames,omitempty"`
+	ObjectNames []MetaDataObjectName `json:"objectNames,omitzero"`
 	// +optional
-	Indexes []MetaDataIndex `json:"indexes,omitempty"`
+	Indexes []MetaDataIndex `json:"indexes,omitzero"`
 	// +optional
-	Namespaces []MetaDataNamespace `json:"namespaces,omitempty"`
+	Namespaces []MetaDataNamespace `json:"namespaces,omitzero"`
 	// +optional
-	IPAddressesFromPool []FromPool `json:"ipAddressesFromIPPool,omitempty"`
+	IPAddressesFromPool []FromPool `json:"ipAddressesFromIPPool,omitzero"`
 	// +optional
-	PrefixesFromPool []FromPool `json:"prefixesFromIPPool,omitempty"`
+	PrefixesFromPool []FromPool `json:"prefixesFromIPPool,omitzero"`
 	// +optional
-	GatewaysFromPool []FromPool `json:"gatewaysFromIPPool,omitempty"`
+	GatewaysFromPool []FromPool `json:"gatewaysFromIPPool,omitzero"`
 	// +optional
-	DNSServersFromPool []FromPool `json:"dnsServersFromIPPool,omitempty"`
+	DNSServersFromPool []FromPool `json:"dnsServersFromIPPool,omitzero"`
 	// +optional
-	FromHostInterfaces []MetaDataHostInterface `json:"fromHostInterfaces,omitempty"`
+	FromHostInterfaces []MetaDataHostInterface `json:"fromHostInterfaces,omitzero"`
 	// +optional
-	FromLabels []MetaDataFromLabel `json:"fromLabels,omitempty"`
+	FromLabels []MetaDataFromLabel `json:"fromLabels,omitzero"`
 	// +optional
-	FromAnnotations []MetaDataFromAnnotation `json:"fromAnnotations,omitempty"`
+	FromAnnotations []MetaDataFromAnnotation `json:"fromAnnotations,omitzero"`
 }
 
 // MetaDataIndex renders the host's index in the template, scaled and wrapped.
 type MetaDataIndex struct {
 	Key string `json:"key"`
 	// +optional
-	Offset int `json:"offset,omitempty"`
+	Offset *int `json:"offset,omitempty"`
 	// +optional
 	// +kubebuilder:default=1
 	Step int `json:"step,omitempty"`
@@ -133,7 +133,7 @@ type MetaDataHostInterface struct {
 	// +optional
 	Interface string `json:"interface,omitempty"`
 	// +optional
-	FromBootMAC bool `json:"fromBootMAC,omitempty"` //nolint:tagliatelle // upstream's name
+	FromBootMAC *bool `json:"fromBootMAC,omitempty"` //nolint:tagliatelle // upstream's name
 }
 
 // FromPool renders an address, prefix, gateway or DNS servers from a pool.
@@ -155,21 +155,21 @@ type FromPoolAnnotation struct {
 // NetworkData is the networkData part of a template.
 type NetworkData struct {
 	// +optional
-	Links NetworkDataLink `json:"links,omitempty"`
+	Links *NetworkDataLink `json:"links,omitempty"`
 	// +optional
-	Networks NetworkDataNetwork `json:"networks,omitempty"`
+	Networks *NetworkDataNetwork `json:"networks,omitempty"`
 	// +optional
-	Services NetworkDataService `json:"services,omitempty"`
+	Services *NetworkDataService `json:"services,omitempty"`
 }
 
 // NetworkDataLink lists the links (v1beta2 adds bridges).
 type NetworkDataLink struct {
 	// +optional
-	Ethernets []NetworkDataLinkEthernet `json:"ethernets,omitempty"`
+	Ethernets []NetworkDataLinkEthernet `json:"ethernets,omitzero"`
 	// +optional
-	Bonds []NetworkDataLinkBond `json:"bonds,omitempty"`
+	Bonds []NetworkDataLinkBond `json:"bonds,omitzero"`
 	// +optional
-	Vlans []NetworkDataLinkVlan `json:"vlans,omitempty"`
+	Vlans []NetworkDataLinkVlan `json:"vlans,omitzero"`
 }
 
 // NetworkLinkEthernetMacFromAnnotation names an annotation holding a MAC address.
@@ -198,14 +198,14 @@ type NetworkDataLinkEthernet struct {
 	// +kubebuilder:default=1500
 	MTU int `json:"mtu,omitempty"`
 	// +optional
-	MACAddress *NetworkLinkEthernetMac `json:"macAddress"`
+	MACAddress *NetworkLinkEthernetMac `json:"macAddress,omitempty"`
 }
 
 // NetworkDataLinkBond is a bond.
 type NetworkDataLinkBond struct {
 	BondMode string `json:"bondMode"`
 	// +optional
-	BondXmitHashPolicy string `json:"bondXmitHashPolicy"`
+	BondXmitHashPolicy string `json:"bondXmitHashPolicy,omitempty"`
 	ID                 string `json:"id"`
 	// +optional
 	Name string `json:"name,omitempty"`
@@ -213,10 +213,10 @@ type NetworkDataLinkBond struct {
 	// +kubebuilder:default=1500
 	MTU int `json:"mtu,omitempty"`
 	// +optional
-	MACAddress *NetworkLinkEthernetMac `json:"macAddress"`
+	MACAddress *NetworkLinkEthernetMac `json:"macAddress,omitempty"`
 	// parameters of the bond, by name (v1beta2 makes it a list of name and value).
 	// +optional
-	Parameters NetworkDataLinkBondParams `json:"parameters,omitempty"`
+	Parameters NetworkDataLinkBondParams `json:"parameters,omitzero"`
 	BondLinks  []string                  `json:"bondLinks"`
 }
 
@@ -233,14 +233,14 @@ type NetworkDataLinkVlan struct {
 	// +kubebuilder:default=1500
 	MTU int `json:"mtu,omitempty"`
 	// +optional
-	MACAddress *NetworkLinkEthernetMac `json:"macAddress"`
+	MACAddress *NetworkLinkEthernetMac `json:"macAddress,omitempty"`
 	VlanLink   string                  `json:"vlanLink"`
 }
 
 // NetworkDataService lists DNS servers.
 type NetworkDataService struct {
 	// +optional
-	DNS []string `json:"dns,omitempty"`
+	DNS []string `json:"dns,omitzero"`
 	// +optional
 	DNSFromIPPool *string `json:"dnsFromIPPool,omitempty"`
 }
@@ -248,7 +248,7 @@ type NetworkDataService struct {
 // NetworkDataServicev4 lists IPv4 DNS servers.
 type NetworkDataServicev4 struct {
 	// +optional
-	DNS []string `json:"dns,omitempty"`
+	DNS []string `json:"dns,omitzero"`
 	// +optional
 	DNSFromIPPool *string `json:"dnsFromIPPool,omitempty"`
 }
@@ -256,7 +256,7 @@ type NetworkDataServicev4 struct {
 // NetworkDataServicev6 lists IPv6 DNS servers.
 type NetworkDataServicev6 struct {
 	// +optional
-	DNS []string `json:"dns,omitempty"`
+	DNS []string `json:"dns,omitzero"`
 	// +optional
 	DNSFromIPPool *string `json:"dnsFromIPPool,omitempty"`
 }
@@ -289,22 +289,22 @@ type NetworkGatewayv6 struct {
 type NetworkDataRoutev4 struct {
 	Network string `json:"network"`
 	// +optional
-	Prefix int `json:"prefix,omitempty"`
+	Prefix *int `json:"prefix,omitempty"`
 	// +optional
 	Gateway NetworkGatewayv4 `json:"gateway"`
 	// +optional
-	Services NetworkDataServicev4 `json:"services,omitempty"`
+	Services *NetworkDataServicev4 `json:"services,omitempty"`
 }
 
 // NetworkDataRoutev6 is an IPv6 route.
 type NetworkDataRoutev6 struct {
 	Network string `json:"network"`
 	// +optional
-	Prefix int `json:"prefix,omitempty"`
+	Prefix *int `json:"prefix,omitempty"`
 	// +optional
 	Gateway NetworkGatewayv6 `json:"gateway"`
 	// +optional
-	Services NetworkDataServicev6 `json:"services,omitempty"`
+	Services *NetworkDataServicev6 `json:"services,omitempty"`
 }
 
 // NetworkDataIPv4 is a static IPv4 network (v1beta2 adds ipAddress and netmask).
@@ -318,7 +318,7 @@ type NetworkDataIPv4 struct {
 	// +optional
 	FromPoolAnnotation *FromPoolAnnotation `json:"fromPoolAnnotation,omitempty"`
 	// +optional
-	Routes []NetworkDataRoutev4 `json:"routes,omitempty"`
+	Routes []NetworkDataRoutev4 `json:"routes,omitzero"`
 }
 
 // NetworkDataIPv6 is a static IPv6 network (v1beta2 adds ipAddress and netmask).
@@ -332,7 +332,7 @@ type NetworkDataIPv6 struct {
 	// +optional
 	FromPoolAnnotation *FromPoolAnnotation `json:"fromPoolAnnotation,omitempty"`
 	// +optional
-	Routes []NetworkDataRoutev6 `json:"routes,omitempty"`
+	Routes []NetworkDataRoutev6 `json:"routes,omitzero"`
 }
 
 // NetworkDataIPv4DHCP is an IPv4 network configured by DHCP.
@@ -340,7 +340,7 @@ type NetworkDataIPv4DHCP struct {
 	ID   string `json:"id"`
 	Link string `json:"link"`
 	// +optional
-	Routes []NetworkDataRoutev4 `json:"routes,omitempty"`
+	Routes []NetworkDataRoutev4 `json:"routes,omitzero"`
 }
 
 // NetworkDataIPv6DHCP is an IPv6 network configured by DHCP or SLAAC.
@@ -348,19 +348,19 @@ type NetworkDataIPv6DHCP struct {
 	ID   string `json:"id"`
 	Link string `json:"link"`
 	// +optional
-	Routes []NetworkDataRoutev6 `json:"routes,omitempty"`
+	Routes []NetworkDataRoutev6 `json:"routes,omitzero"`
 }
 
 // NetworkDataNetwork lists the networks.
 type NetworkDataNetwork struct {
 	// +optional
-	IPv4 []NetworkDataIPv4 `json:"ipv4,omitempty"`
+	IPv4 []NetworkDataIPv4 `json:"ipv4,omitzero"`
 	// +optional
-	IPv6 []NetworkDataIPv6 `json:"ipv6,omitempty"`
+	IPv6 []NetworkDataIPv6 `json:"ipv6,omitzero"`
 	// +optional
-	IPv4DHCP []NetworkDataIPv4DHCP `json:"ipv4DHCP,omitempty"`
+	IPv4DHCP []NetworkDataIPv4DHCP `json:"ipv4DHCP,omitzero"`
 	// +optional
-	IPv6DHCP []NetworkDataIPv6DHCP `json:"ipv6DHCP,omitempty"`
+	IPv6DHCP []NetworkDataIPv6DHCP `json:"ipv6DHCP,omitzero"`
 	// +optional
-	IPv6SLAAC []NetworkDataIPv6DHCP `json:"ipv6SLAAC,omitempty"`
+	IPv6SLAAC []NetworkDataIPv6DHCP `json:"ipv6SLAAC,omitzero"`
 }

@@ -16,7 +16,7 @@ type Metal3MachineSpec struct {
 	// +optional
 	UserData *corev1.SecretReference `json:"userData,omitempty"`
 	// +optional
-	HostSelector HostSelector `json:"hostSelector,omitempty"`
+	HostSelector HostSelector `json:"hostSelector,omitempty,omitzero"`
 	// +optional
 	DataTemplate *corev1.ObjectReference `json:"dataTemplate,omitempty"`
 	// +optional
@@ -39,7 +39,7 @@ type Metal3MachineStatus struct {
 	// +optional
 	FailureMessage *string `json:"failureMessage,omitempty"`
 	// +optional
-	Addresses MachineAddresses `json:"addresses,omitempty"`
+	Addresses MachineAddresses `json:"addresses,omitzero"`
 	// phase is v1beta1-only; v1beta2 has no phase.
 	// +optional
 	Phase string `json:"phase,omitempty"`
@@ -56,7 +56,7 @@ type Metal3MachineStatus struct {
 	NetworkData *corev1.SecretReference `json:"networkData,omitempty"`
 	// conditions in Cluster API's v1beta1 shape.
 	// +optional
-	Conditions Conditions `json:"conditions,omitempty"`
+	Conditions Conditions `json:"conditions,omitzero"`
 	// v1beta2 holds the conditions of the v1beta2 contract (v1beta2's status.conditions).
 	// +optional
 	V1Beta2 *Metal3MachineV1Beta2Status `json:"v1beta2,omitempty"`
@@ -68,7 +68,7 @@ type Metal3MachineV1Beta2Status struct {
 	// +listType=map
 	// +listMapKey=type
 	// +kubebuilder:validation:MaxItems=32
-	Conditions []metav1.Condition `json:"conditions,omitempty"`
+	Conditions []metav1.Condition `json:"conditions,omitzero"`
 }
 
 // Metal3Machine is CAPM3's v1beta1 Metal3Machine, served by conversion to v1beta2.
@@ -84,8 +84,8 @@ type Metal3Machine struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
-	Spec   Metal3MachineSpec   `json:"spec,omitempty"`
-	Status Metal3MachineStatus `json:"status,omitempty"`
+	Spec   Metal3MachineSpec   `json:"spec,omitempty,omitzero"`
+	Status Metal3MachineStatus `json:"status,omitempty,omitzero"`
 }
 
 // Metal3MachineList is a list of Metal3Machines.

@@ -10,6 +10,7 @@ type Metal3MachineTemplateSpec struct {
 	// nodeReuse asks to give a machine of a scaled-down MachineDeployment's host back to the
 	// same MachineDeployment.
 	// +optional
+	// +kubebuilder:default=false
 	NodeReuse bool `json:"nodeReuse"`
 }
 
@@ -27,7 +28,7 @@ type Metal3MachineTemplate struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
-	Spec Metal3MachineTemplateSpec `json:"spec,omitempty"`
+	Spec Metal3MachineTemplateSpec `json:"spec,omitempty,omitzero"`
 }
 
 // Metal3MachineTemplateList is a list of Metal3MachineTemplates.

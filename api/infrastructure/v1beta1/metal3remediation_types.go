@@ -4,6 +4,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
+// Duration is a duration in Go's notation (300s, 5m0s), held as the text a client wrote so
+// that reading the object back shows that text (metav1.Duration would rewrite 300s as 5m0s).
+// +kubebuilder:validation:Type=string
+type Duration string
+
 // RemediationType is CAPM3 v1beta1's remediation type.
 type RemediationType string
 
@@ -21,7 +26,9 @@ type RemediationStrategy struct {
 	// +optional
 	RetryLimit int `json:"retryLimit,omitempty"`
 	// +optional
-	Timeout *metav1.Duration `json:"timeout"`
+	// timeout is a duration as Go writes it (300s, 5m); its text is kept as written.
+	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('0s')",message="timeout must be a duration such as 300s or 5m"
+	Timeout *Duration `json:"timeout,omitempty"`
 }
 
 // Metal3RemediationStatus is CAPM3 v1beta1's Metal3Remediation status.
@@ -48,8 +55,8 @@ type Metal3Remediation struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
-	Spec   Metal3RemediationSpec   `json:"spec,omitempty"`
-	Status Metal3RemediationStatus `json:"status,omitempty"`
+	Spec   Metal3RemediationSpec   `json:"spec,omitempty,omitzero"`
+	Status Metal3RemediationStatus `json:"status,omitempty,omitzero"`
 }
 
 // Metal3RemediationList is a list of Metal3Remediations.
@@ -86,8 +93,8 @@ type Metal3RemediationTemplate struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
-	Spec   Metal3RemediationTemplateSpec   `json:"spec,omitempty"`
-	Status Metal3RemediationTemplateStatus `json:"status,omitempty"`
+	Spec   Metal3RemediationTemplateSpec   `json:"spec,omitempty,omitzero"`
+	Status Metal3RemediationTemplateStatus `json:"status,omitempty,omitzero"`
 }
 
 // Metal3RemediationTemplateList is a list of Metal3RemediationTemplates.

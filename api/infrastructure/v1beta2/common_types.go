@@ -46,7 +46,7 @@ type Image struct {
 	// Required unless diskFormat is live-iso or url is oci:// (an OCI image takes none).
 	// +optional
 	// +kubebuilder:validation:MaxLength=2048
-	Checksum string `json:"checksum,omitempty"`
+	Checksum *string `json:"checksum,omitempty"`
 
 	// ChecksumType is the checksum algorithm. Unset, BMO and Ironic work it out.
 	// +optional

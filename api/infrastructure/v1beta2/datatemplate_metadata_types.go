@@ -17,65 +17,89 @@ const (
 type MetaData struct {
 	// strings renders fixed values.
 	// +optional
+	// +listType=map
+	// +listMapKey=key
 	// +kubebuilder:validation:MaxItems=256
-	Strings []MetaDataString `json:"strings,omitempty"`
+	Strings []MetaDataString `json:"strings,omitzero"`
 
 	// objectNames renders the name of the Machine, Metal3Machine or BareMetalHost.
 	// +optional
+	// +listType=map
+	// +listMapKey=key
 	// +kubebuilder:validation:MaxItems=256
-	ObjectNames []MetaDataObjectName `json:"objectNames,omitempty"`
+	ObjectNames []MetaDataObjectName `json:"objectNames,omitzero"`
 
 	// indexes renders the Metal3Data index: prefix + (offset + index*step) + suffix.
 	// +optional
+	// +listType=map
+	// +listMapKey=key
 	// +kubebuilder:validation:MaxItems=256
-	Indexes []MetaDataIndex `json:"indexes,omitempty"`
+	Indexes []MetaDataIndex `json:"indexes,omitzero"`
 
 	// ipAddresses renders an address computed from the index (start + index*step), without an
 	// IP pool. Seed-era; IP pools (ipAddressesFromPool) are the better way.
 	// +optional
+	// +listType=map
+	// +listMapKey=key
 	// +kubebuilder:validation:MaxItems=256
-	IPAddresses []MetaDataIPAddress `json:"ipAddresses,omitempty"`
+	IPAddresses []MetaDataIPAddress `json:"ipAddresses,omitzero"`
 
 	// namespaces renders the namespace of the objects.
 	// +optional
+	// +listType=map
+	// +listMapKey=key
 	// +kubebuilder:validation:MaxItems=256
-	Namespaces []MetaDataNamespace `json:"namespaces,omitempty"`
+	Namespaces []MetaDataNamespace `json:"namespaces,omitzero"`
 
 	// ipAddressesFromPool renders the address allocated from a pool.
 	// +optional
+	// +listType=map
+	// +listMapKey=key
 	// +kubebuilder:validation:MaxItems=256
-	IPAddressesFromPool []FromPool `json:"ipAddressesFromPool,omitempty"`
+	IPAddressesFromPool []FromPool `json:"ipAddressesFromPool,omitzero"`
 
 	// prefixesFromPool renders the prefix length of the address allocated from a pool.
 	// +optional
+	// +listType=map
+	// +listMapKey=key
 	// +kubebuilder:validation:MaxItems=256
-	PrefixesFromPool []FromPool `json:"prefixesFromPool,omitempty"`
+	PrefixesFromPool []FromPool `json:"prefixesFromPool,omitzero"`
 
 	// gatewaysFromPool renders the gateway of the address allocated from a pool.
 	// +optional
+	// +listType=map
+	// +listMapKey=key
 	// +kubebuilder:validation:MaxItems=256
-	GatewaysFromPool []FromPool `json:"gatewaysFromPool,omitempty"`
+	GatewaysFromPool []FromPool `json:"gatewaysFromPool,omitzero"`
 
 	// dnsServersFromPool renders the DNS servers of the address allocated from a pool,
 	// comma-separated.
 	// +optional
+	// +listType=map
+	// +listMapKey=key
 	// +kubebuilder:validation:MaxItems=256
-	DNSServersFromPool []FromPool `json:"dnsServersFromPool,omitempty"`
+	DNSServersFromPool []FromPool `json:"dnsServersFromPool,omitzero"`
 
 	// fromHostInterfaces renders the MAC address of one of the host's NICs.
 	// +optional
+	// +listType=map
+	// +listMapKey=key
 	// +kubebuilder:validation:MaxItems=256
-	FromHostInterfaces []MetaDataHostInterface `json:"fromHostInterfaces,omitempty"`
+	FromHostInterfaces []MetaDataHostInterface `json:"fromHostInterfaces,omitzero"`
 
 	// fromLabels renders a label of an object, or "" when the label is absent.
 	// +optional
+	// +listType=map
+	// +listMapKey=key
 	// +kubebuilder:validation:MaxItems=256
-	FromLabels []MetaDataFromLabel `json:"fromLabels,omitempty"`
+	FromLabels []MetaDataFromLabel `json:"fromLabels,omitzero"`
 
 	// fromAnnotations renders an annotation of an object, or "" when it is absent.
 	// +optional
+	// +listType=map
+	// +listMapKey=key
 	// +kubebuilder:validation:MaxItems=256
-	FromAnnotations []MetaDataFromAnnotation `json:"fromAnnotations,omitempty"`
+	FromAnnotations []MetaDataFromAnnotation `json:"fromAnnotations,omitzero"`
 }
 
 // MetaDataString renders a fixed value.
@@ -103,8 +127,9 @@ type MetaDataIndex struct {
 	// +kubebuilder:validation:MinLength=1
 	Key string `json:"key"`
 	// offset is added to index*step.
+	// +kubebuilder:validation:Minimum=0
 	// +optional
-	Offset int32 `json:"offset,omitempty"`
+	Offset *int32 `json:"offset,omitempty"`
 	// step multiplies the index; 1 when unset.
 	// +kubebuilder:default=1
 	// +kubebuilder:validation:Minimum=1
@@ -158,10 +183,12 @@ type FromPool struct {
 	// name is the pool's name, in the template's namespace.
 	// +kubebuilder:validation:MinLength=1
 	Name string `json:"name"`
-	// apiGroup is the pool's API group; ipam.metal3.io when empty.
+	// apiGroup is the pool's API group; ipam.metal3.io when unset.
+	// +kubebuilder:default=ipam.metal3.io
 	// +optional
 	APIGroup string `json:"apiGroup,omitempty"`
-	// kind is the pool's kind; IPPool when empty.
+	// kind is the pool's kind; IPPool when unset.
+	// +kubebuilder:default=IPPool
 	// +optional
 	Kind string `json:"kind,omitempty"`
 }
@@ -177,7 +204,7 @@ type MetaDataHostInterface struct {
 	Interface string `json:"interface,omitempty"`
 	// fromBootMAC renders the host's spec.bootMACAddress.
 	// +optional
-	FromBootMAC bool `json:"fromBootMAC,omitempty"`
+	FromBootMAC *bool `json:"fromBootMAC,omitempty"`
 }
 
 // MetaDataFromLabel renders a label of an object, or "" when the label is absent.

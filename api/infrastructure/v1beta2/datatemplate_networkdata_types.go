@@ -17,15 +17,15 @@ import (
 type NetworkData struct {
 	// links are the layer 2 interfaces: ethernets, bonds, bridges and VLANs.
 	// +optional
-	Links NetworkDataLinks `json:"links,omitempty"`
+	Links *NetworkDataLinks `json:"links,omitempty"`
 
 	// networks are the layer 3 configurations of the links.
 	// +optional
-	Networks NetworkDataNetworks `json:"networks,omitempty"`
+	Networks *NetworkDataNetworks `json:"networks,omitempty"`
 
 	// services are the host-wide services (DNS servers).
 	// +optional
-	Services NetworkDataService `json:"services,omitempty"`
+	Services *NetworkDataService `json:"services,omitempty"`
 }
 
 // NetworkDataLinks lists the layer 2 interfaces. Link ids are unique across all four lists
@@ -41,32 +41,32 @@ type NetworkDataLinks struct {
 	// +listType=map
 	// +listMapKey=id
 	// +kubebuilder:validation:MaxItems=64
-	Ethernets []NetworkDataLinkEthernet `json:"ethernets,omitempty"`
+	Ethernets []NetworkDataLinkEthernet `json:"ethernets,omitzero"`
 
 	// bonds aggregate other links.
 	// +optional
 	// +listType=map
 	// +listMapKey=id
 	// +kubebuilder:validation:MaxItems=64
-	Bonds []NetworkDataLinkBond `json:"bonds,omitempty"`
+	Bonds []NetworkDataLinkBond `json:"bonds,omitzero"`
 
 	// bridges are Linux bridges over other links.
 	// +optional
 	// +listType=map
 	// +listMapKey=id
 	// +kubebuilder:validation:MaxItems=16
-	Bridges []NetworkDataLinkBridge `json:"bridges,omitempty"`
+	Bridges []NetworkDataLinkBridge `json:"bridges,omitzero"`
 
 	// vlans are 802.1Q VLAN interfaces on another link.
 	// +optional
 	// +listType=map
 	// +listMapKey=id
 	// +kubebuilder:validation:MaxItems=64
-	Vlans []NetworkDataLinkVlan `json:"vlans,omitempty"`
+	Vlans []NetworkDataLinkVlan `json:"vlans,omitzero"`
 }
 
 // MTU is a link's maximum transmission unit in bytes.
-// +kubebuilder:validation:Minimum=68
+// +kubebuilder:validation:Minimum=1280
 // +kubebuilder:validation:Maximum=9000
 type MTU int32
 
@@ -101,7 +101,7 @@ type NetworkLinkEthernetMac struct {
 
 	// fromBootMAC uses the host's spec.bootMACAddress (metalwire addition).
 	// +optional
-	FromBootMAC bool `json:"fromBootMAC,omitempty"`
+	FromBootMAC *bool `json:"fromBootMAC,omitempty"`
 }
 
 // NetworkLinkEthernetMacFromAnnotation names an annotation holding a MAC address.
@@ -169,10 +169,11 @@ type NetworkDataLinkBond struct {
 	// +listType=map
 	// +listMapKey=name
 	// +kubebuilder:validation:MaxItems=32
-	Parameters []NetworkDataLinkBondParam `json:"parameters,omitempty"`
+	Parameters []NetworkDataLinkBondParam `json:"parameters,omitzero"`
 
 	// bondLinks are the ids of the member links.
 	// +kubebuilder:validation:MinItems=1
+	// +listType=set
 	// +kubebuilder:validation:MaxItems=16
 	BondLinks []LinkID `json:"bondLinks"`
 }
@@ -210,7 +211,7 @@ type NetworkDataLinkBridge struct {
 	// bridgeLinks are the ids of the member links.
 	// +optional
 	// +kubebuilder:validation:MaxItems=16
-	BridgeLinks []LinkID `json:"bridgeLinks,omitempty"`
+	BridgeLinks []LinkID `json:"bridgeLinks,omitzero"`
 
 	// acceptRA controls IPv6 router advertisements on the bridge; unset leaves the default.
 	// +optional
@@ -221,7 +222,7 @@ type NetworkDataLinkBridge struct {
 	// +listType=map
 	// +listMapKey=name
 	// +kubebuilder:validation:MaxItems=32
-	Parameters []NetworkDataLinkBridgeParam `json:"parameters,omitempty"`
+	Parameters []NetworkDataLinkBridgeParam `json:"parameters,omitzero"`
 }
 
 // NetworkDataLinkBridgeParam is one extra bridge setting.
@@ -288,28 +289,38 @@ type VLANIDSource struct {
 type NetworkDataNetworks struct {
 	// ipv4 are static IPv4 configurations.
 	// +optional
+	// +listType=map
+	// +listMapKey=id
 	// +kubebuilder:validation:MaxItems=64
-	IPv4 []NetworkDataIPv4 `json:"ipv4,omitempty"`
+	IPv4 []NetworkDataIPv4 `json:"ipv4,omitzero"`
 
 	// ipv6 are static IPv6 configurations.
 	// +optional
+	// +listType=map
+	// +listMapKey=id
 	// +kubebuilder:validation:MaxItems=64
-	IPv6 []NetworkDataIPv6 `json:"ipv6,omitempty"`
+	IPv6 []NetworkDataIPv6 `json:"ipv6,omitzero"`
 
 	// ipv4DHCP are links configured by DHCPv4.
 	// +optional
+	// +listType=map
+	// +listMapKey=id
 	// +kubebuilder:validation:MaxItems=64
-	IPv4DHCP []NetworkDataIPv4DHCP `json:"ipv4DHCP,omitempty"`
+	IPv4DHCP []NetworkDataIPv4DHCP `json:"ipv4DHCP,omitzero"`
 
 	// ipv6DHCP are links configured by DHCPv6.
 	// +optional
+	// +listType=map
+	// +listMapKey=id
 	// +kubebuilder:validation:MaxItems=64
-	IPv6DHCP []NetworkDataIPv6DHCP `json:"ipv6DHCP,omitempty"`
+	IPv6DHCP []NetworkDataIPv6DHCP `json:"ipv6DHCP,omitzero"`
 
 	// ipv6SLAAC are links configured by stateless address autoconfiguration.
 	// +optional
+	// +listType=map
+	// +listMapKey=id
 	// +kubebuilder:validation:MaxItems=64
-	IPv6SLAAC []NetworkDataIPv6DHCP `json:"ipv6SLAAC,omitempty"`
+	IPv6SLAAC []NetworkDataIPv6DHCP `json:"ipv6SLAAC,omitzero"`
 }
 
 // IPPoolReference names a pool of any IPAM provider.
@@ -319,16 +330,20 @@ type IPPoolReference struct {
 	// +kubebuilder:validation:MaxLength=253
 	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
 	Name string `json:"name"`
-	// kind of the pool, such as IPPool or InClusterIPPool.
+	// kind of the pool, such as IPPool or InClusterIPPool; IPPool when unset (as upstream).
+	// +kubebuilder:default=IPPool
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=63
 	// +kubebuilder:validation:Pattern=`^[a-zA-Z]([-a-zA-Z0-9]*[a-zA-Z0-9])?$`
-	Kind string `json:"kind"`
-	// apiGroup of the pool, such as ipam.metal3.io.
+	// +optional
+	Kind string `json:"kind,omitempty"`
+	// apiGroup of the pool, such as ipam.cluster.x-k8s.io; ipam.metal3.io when unset (as upstream).
+	// +kubebuilder:default=ipam.metal3.io
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
 	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
-	APIGroup string `json:"apiGroup"`
+	// +optional
+	APIGroup string `json:"apiGroup,omitempty"`
 }
 
 // FromPoolAnnotation reads a pool name from an annotation of the Machine, Metal3Machine or host.
@@ -402,8 +417,10 @@ type NetworkDataIPv4 struct {
 
 	// routes of the network.
 	// +optional
+	// +listType=map
+	// +listMapKey=network
 	// +kubebuilder:validation:MaxItems=32
-	Routes []NetworkDataRoutev4 `json:"routes,omitempty"`
+	Routes []NetworkDataRoutev4 `json:"routes,omitzero"`
 }
 
 // NetworkDataIPv6 is a static IPv6 configuration of a link, with the same address sources as
@@ -442,8 +459,10 @@ type NetworkDataIPv6 struct {
 
 	// routes of the network.
 	// +optional
+	// +listType=map
+	// +listMapKey=network
 	// +kubebuilder:validation:MaxItems=32
-	Routes []NetworkDataRoutev6 `json:"routes,omitempty"`
+	Routes []NetworkDataRoutev6 `json:"routes,omitzero"`
 }
 
 // NetworkDataIPv4DHCP is a link configured by DHCPv4.
@@ -455,8 +474,10 @@ type NetworkDataIPv4DHCP struct {
 	Link LinkID `json:"link"`
 	// routes of the network.
 	// +optional
+	// +listType=map
+	// +listMapKey=network
 	// +kubebuilder:validation:MaxItems=32
-	Routes []NetworkDataRoutev4 `json:"routes,omitempty"`
+	Routes []NetworkDataRoutev4 `json:"routes,omitzero"`
 }
 
 // NetworkDataIPv6DHCP is a link configured by DHCPv6 or SLAAC.
@@ -468,112 +489,8 @@ type NetworkDataIPv6DHCP struct {
 	Link LinkID `json:"link"`
 	// routes of the network.
 	// +optional
+	// +listType=map
+	// +listMapKey=network
 	// +kubebuilder:validation:MaxItems=32
-	Routes []NetworkDataRoutev6 `json:"routes,omitempty"`
-}
-
-// NetworkGatewayv4 says where an IPv4 route's gateway comes from. An empty string or
-// fromIPPool counts as unset, as an empty ipAddressFromIPPool does.
-// +kubebuilder:validation:XValidation:rule="has(self.fromPoolAnnotation) || (has(self.string) && size(self.string) > 0 ? 1 : 0) + (has(self.fromIPPool) && size(self.fromIPPool) > 0 ? 1 : 0) + (has(self.fromPoolRef) ? 1 : 0) == 1",message="set exactly one gateway source: string, fromIPPool, fromPoolRef or fromPoolAnnotation"
-type NetworkGatewayv4 struct {
-	// string is the gateway address itself.
-	// +optional
-	String *IPv4Address `json:"string,omitempty"`
-	// fromIPPool names an ipam.metal3.io IPPool whose gateway to use.
-	// +optional
-	// +kubebuilder:validation:MaxLength=253
-	FromIPPool *string `json:"fromIPPool,omitempty"`
-	// fromPoolRef names a pool of any IPAM provider whose gateway to use.
-	// +optional
-	FromPoolRef *IPPoolReference `json:"fromPoolRef,omitempty"`
-	// fromPoolAnnotation reads the pool name from an annotation.
-	// +optional
-	FromPoolAnnotation *FromPoolAnnotation `json:"fromPoolAnnotation,omitempty"`
-}
-
-// NetworkGatewayv6 says where an IPv6 route's gateway comes from; empty strings count as
-// unset, as in NetworkGatewayv4.
-// +kubebuilder:validation:XValidation:rule="has(self.fromPoolAnnotation) || (has(self.string) && size(self.string) > 0 ? 1 : 0) + (has(self.fromIPPool) && size(self.fromIPPool) > 0 ? 1 : 0) + (has(self.fromPoolRef) ? 1 : 0) == 1",message="set exactly one gateway source: string, fromIPPool, fromPoolRef or fromPoolAnnotation"
-type NetworkGatewayv6 struct {
-	// string is the gateway address itself.
-	// +optional
-	String *IPv6Address `json:"string,omitempty"`
-	// fromIPPool names an ipam.metal3.io IPPool whose gateway to use.
-	// +optional
-	// +kubebuilder:validation:MaxLength=253
-	FromIPPool *string `json:"fromIPPool,omitempty"`
-	// fromPoolRef names a pool of any IPAM provider whose gateway to use.
-	// +optional
-	FromPoolRef *IPPoolReference `json:"fromPoolRef,omitempty"`
-	// fromPoolAnnotation reads the pool name from an annotation.
-	// +optional
-	FromPoolAnnotation *FromPoolAnnotation `json:"fromPoolAnnotation,omitempty"`
-}
-
-// NetworkDataRoutev4 is an IPv4 route.
-type NetworkDataRoutev4 struct {
-	// network is the destination network address; 0.0.0.0 with prefix 0 is the default route.
-	Network IPv4Address `json:"network"`
-	// prefix is the destination's prefix length.
-	// +kubebuilder:validation:Minimum=0
-	// +kubebuilder:validation:Maximum=32
-	// +optional
-	Prefix int32 `json:"prefix,omitempty"`
-	// gateway of the route.
-	Gateway NetworkGatewayv4 `json:"gateway"`
-	// services reachable through the route.
-	// +optional
-	Services NetworkDataServicev4 `json:"services,omitempty"`
-}
-
-// NetworkDataRoutev6 is an IPv6 route.
-type NetworkDataRoutev6 struct {
-	// network is the destination network address; :: with prefix 0 is the default route.
-	Network IPv6Address `json:"network"`
-	// prefix is the destination's prefix length.
-	// +kubebuilder:validation:Minimum=0
-	// +kubebuilder:validation:Maximum=128
-	// +optional
-	Prefix int32 `json:"prefix,omitempty"`
-	// gateway of the route.
-	Gateway NetworkGatewayv6 `json:"gateway"`
-	// services reachable through the route.
-	// +optional
-	Services NetworkDataServicev6 `json:"services,omitempty"`
-}
-
-// NetworkDataService lists host-wide DNS servers.
-type NetworkDataService struct {
-	// dns are DNS server addresses.
-	// +optional
-	// +kubebuilder:validation:MaxItems=16
-	DNS []IPAddress `json:"dns,omitempty"`
-	// dnsFromIPPool names an ipam.metal3.io IPPool whose DNS servers to add.
-	// +optional
-	// +kubebuilder:validation:MaxLength=253
-	DNSFromIPPool *string `json:"dnsFromIPPool,omitempty"`
-}
-
-// NetworkDataServicev4 lists DNS servers reachable through an IPv4 route.
-type NetworkDataServicev4 struct {
-	// dns are IPv4 DNS server addresses.
-	// +optional
-	// +kubebuilder:validation:MaxItems=16
-	DNS []IPv4Address `json:"dns,omitempty"`
-	// dnsFromIPPool names an ipam.metal3.io IPPool whose DNS servers to add.
-	// +optional
-	// +kubebuilder:validation:MaxLength=253
-	DNSFromIPPool *string `json:"dnsFromIPPool,omitempty"`
-}
-
-// NetworkDataServicev6 lists DNS servers reachable through an IPv6 route.
-type NetworkDataServicev6 struct {
-	// dns are IPv6 DNS server addresses.
-	// +optional
-	// +kubebuilder:validation:MaxItems=16
-	DNS []IPv6Address `json:"dns,omitempty"`
-	// dnsFromIPPool names an ipam.metal3.io IPPool whose DNS servers to add.
-	// +optional
-	// +kubebuilder:validation:MaxLength=253
-	DNSFromIPPool *string `json:"dnsFromIPPool,omitempty"`
+	Routes []NetworkDataRoutev6 `json:"routes,omitzero"`
 }

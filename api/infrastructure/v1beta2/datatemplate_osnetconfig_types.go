@@ -27,7 +27,7 @@ type OSNetConfigTemplate struct {
 	// +listMapKey=name
 	// +kubebuilder:validation:MaxItems=64
 	// +optional
-	Networks []OSNetConfigNetwork `json:"networks,omitempty"`
+	Networks []OSNetConfigNetwork `json:"networks,omitzero"`
 
 	// macMappings are os-net-config interface mappings of known hosts: a host whose NICs have
 	// every MAC of an entry gets that entry as its mapping file (interface_mapping) and the
@@ -36,7 +36,7 @@ type OSNetConfigTemplate struct {
 	// +listMapKey=name
 	// +kubebuilder:validation:MaxItems=4096
 	// +optional
-	MACMappings []OSNetConfigMACMapping `json:"macMappings,omitempty"`
+	MACMappings []OSNetConfigMACMapping `json:"macMappings,omitzero"`
 
 	// interfaces maps aliases to the host's NICs by their inspected name, for hosts no entry of
 	// macMappings matches: the mapping file maps each alias to that NIC's MAC.
@@ -44,7 +44,7 @@ type OSNetConfigTemplate struct {
 	// +listMapKey=alias
 	// +kubebuilder:validation:MaxItems=128
 	// +optional
-	Interfaces []OSNetConfigInterface `json:"interfaces,omitempty"`
+	Interfaces []OSNetConfigInterface `json:"interfaces,omitzero"`
 
 	// format says which files the host's metaData carries, base64-encoded, for its bootstrap
 	// data to write from {{ ds.meta_data.<key> }}: os-net-config (the default) puts the config

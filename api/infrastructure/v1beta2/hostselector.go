@@ -24,13 +24,13 @@ type HostSelector struct {
 	// +kubebuilder:validation:MaxProperties=64
 	// +kubebuilder:validation:XValidation:rule=`self.all(k, size(k) <= 317 && k.matches('^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$'))`,message=`every key must be a label key such as rack or example.com/rack: an optional DNS prefix and '/', then at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit`
 	// +kubebuilder:validation:XValidation:rule=`self.all(k, size(self[k]) <= 63)`,message=`every value must be a label value of at most 63 characters`
-	MatchLabels map[string]string `json:"matchLabels,omitempty"`
+	MatchLabels map[string]string `json:"matchLabels,omitzero"`
 
 	// MatchExpressions are label requirements a chosen BareMetalHost must meet.
 	// +optional
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=32
-	MatchExpressions []HostSelectorRequirement `json:"matchExpressions,omitempty"`
+	MatchExpressions []HostSelectorRequirement `json:"matchExpressions,omitzero"`
 }
 
 // HostSelectorOperator relates a label key to its values. It accepts the operators of
@@ -109,11 +109,11 @@ type HostSelectorRequirement struct {
 	// Values for the operator: exactly one for "=", "==", "!=", "gt" and "lt" (digits only for
 	// the last two), at least one for "in" and "notin", none for "exists" and "!".
 	// +optional
-	// +listType=atomic
+	// +listType=set
 	// +kubebuilder:validation:MaxItems=64
 	// +kubebuilder:validation:items:MaxLength=63
 	// +kubebuilder:validation:XValidation:rule=`self.all(v, v.matches('^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?$'))`,message=`every value must be a label value: at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit`
-	Values []string `json:"values,omitempty"`
+	Values []string `json:"values,omitzero"`
 }
 
 // Selector turns the host selector into a labels.Selector to list or match BareMetalHosts.

@@ -1,6 +1,7 @@
 package v1beta2
 
 import (
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 )
@@ -66,7 +67,7 @@ type Metal3ClusterSpec struct {
 	// +listType=map
 	// +listMapKey=name
 	// +kubebuilder:validation:MaxItems=100
-	FailureDomains []clusterv1.FailureDomain `json:"failureDomains,omitempty"`
+	FailureDomains []clusterv1.FailureDomain `json:"failureDomains,omitzero"`
 }
 
 // Metal3ClusterInitializationStatus reports the Cluster API v1beta2 provisioning signal.
@@ -89,7 +90,7 @@ type Metal3ClusterStatus struct {
 	// +listType=map
 	// +listMapKey=type
 	// +kubebuilder:validation:MaxItems=32
-	Conditions []metav1.Condition `json:"conditions,omitempty"`
+	Conditions []metav1.Condition `json:"conditions,omitzero"`
 
 	// FailureDomains Cluster API may place machines in, from spec.failureDomains.
 	// +optional
@@ -97,11 +98,60 @@ type Metal3ClusterStatus struct {
 	// +listMapKey=name
 	// +kubebuilder:validation:MinItems=1
 	// +kubebuilder:validation:MaxItems=100
-	FailureDomains []clusterv1.FailureDomain `json:"failureDomains,omitempty"`
+	FailureDomains []clusterv1.FailureDomain `json:"failureDomains,omitzero"`
 
 	// LastUpdated is when the controller last changed this status.
 	// +optional
 	LastUpdated *metav1.Time `json:"lastUpdated,omitempty"`
+
+	// Deprecated holds the v1beta1 contract's status fields, as upstream CAPM3's v1beta2 does: a
+	// v1beta1 client's conditions and failure fields. metalwire does not maintain them.
+	// +optional
+	Deprecated *DeprecatedStatus `json:"deprecated,omitempty"`
+}
+
+// DeprecatedStatus groups status fields kept for older contracts (upstream's
+// Metal3ClusterDeprecatedStatus and Metal3MachineDeprecatedStatus, same JSON).
+type DeprecatedStatus struct {
+	// V1Beta1 holds the v1beta1 contract's status fields.
+	// +optional
+	V1Beta1 *V1Beta1DeprecatedStatus `json:"v1beta1,omitempty"`
+}
+
+// V1Beta1Condition is a condition of Cluster API's v1beta1 contract (with a severity), as Cluster
+// API's deprecated Condition type writes it.
+type V1Beta1Condition struct {
+	// Type of the condition.
+	Type string `json:"type"`
+	// Status of the condition: True, False or Unknown.
+	Status corev1.ConditionStatus `json:"status"`
+	// Severity of a False condition: Error, Warning or Info.
+	// +optional
+	Severity string `json:"severity,omitempty"`
+	// LastTransitionTime is when the condition last changed status.
+	// +optional
+	LastTransitionTime metav1.Time `json:"lastTransitionTime,omitempty"`
+	// Reason is a CamelCase reason for the condition's last transition.
+	// +optional
+	Reason string `json:"reason,omitempty"`
+	// Message is a human-readable description of the last transition.
+	// +optional
+	Message string `json:"message,omitempty"`
+}
+
+// V1Beta1DeprecatedStatus is the v1beta1 contract's conditions and failure fields.
+type V1Beta1DeprecatedStatus struct {
+	// Conditions are v1beta1 conditions (with a severity).
+	// +optional
+	Conditions []V1Beta1Condition `json:"conditions,omitzero"`
+
+	// FailureReason is a v1beta1 terminal failure's token.
+	// +optional
+	FailureReason *string `json:"failureReason,omitempty"`
+
+	// FailureMessage is a v1beta1 terminal failure's description.
+	// +optional
+	FailureMessage *string `json:"failureMessage,omitempty"`
 }
 
 // +kubebuilder:object:root=true
@@ -122,9 +172,9 @@ type Metal3Cluster struct {
 	// +optional
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 	// +optional
-	Spec Metal3ClusterSpec `json:"spec,omitempty"`
+	Spec Metal3ClusterSpec `json:"spec,omitempty,omitzero"`
 	// +optional
-	Status Metal3ClusterStatus `json:"status,omitempty"`
+	Status Metal3ClusterStatus `json:"status,omitempty,omitzero"`
 }
 
 // CloudProviderEnabled resolves spec.cloudProviderEnabled and the deprecated

@@ -33,7 +33,7 @@ type Metal3ClusterTemplate struct {
 	// +optional
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 	// +optional
-	Spec Metal3ClusterTemplateSpec `json:"spec,omitempty"`
+	Spec Metal3ClusterTemplateSpec `json:"spec,omitempty,omitzero"`
 }
 
 // +kubebuilder:object:root=true

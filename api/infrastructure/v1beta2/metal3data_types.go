@@ -86,7 +86,7 @@ type Metal3DataSpec struct {
 	// the Metal3Data is named <template>-<index>, and metaData indexes render it.
 	// +kubebuilder:validation:Minimum=0
 	// +optional
-	Index int32 `json:"index,omitempty"`
+	Index *int32 `json:"index,omitempty"`
 
 	// metaData is the rendered metaData Secret, once written.
 	// +optional
@@ -127,7 +127,7 @@ type Metal3DataStatus struct {
 	// +listType=map
 	// +listMapKey=type
 	// +kubebuilder:validation:MaxItems=32
-	Conditions []metav1.Condition `json:"conditions,omitempty"`
+	Conditions []metav1.Condition `json:"conditions,omitzero"`
 
 	// lastUpdated is when the status last changed.
 	// +optional
@@ -139,7 +139,7 @@ type Metal3DataStatus struct {
 // its original configuration.
 //
 // +kubebuilder:object:root=true
-// +kubebuilder:resource:path=metal3datas,scope=Namespaced,categories=cluster-api,shortName=m3d;m3data;m3datas;metal3d
+// +kubebuilder:resource:path=metal3datas,scope=Namespaced,categories=cluster-api,shortName=m3d;m3data;m3datas;metal3d;metal3data
 // +kubebuilder:storageversion
 // +kubebuilder:subresource:status
 // +kubebuilder:printcolumn:name="Index",type="integer",JSONPath=".spec.index",description="Index of the host in the template"
@@ -158,7 +158,7 @@ type Metal3Data struct {
 
 	// status says whether the Secrets are rendered.
 	// +optional
-	Status Metal3DataStatus `json:"status,omitempty"`
+	Status Metal3DataStatus `json:"status,omitempty,omitzero"`
 }
 
 // Metal3DataList is a list of Metal3Data.

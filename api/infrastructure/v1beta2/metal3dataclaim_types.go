@@ -63,13 +63,13 @@ type Metal3DataClaimStatus struct {
 	// +listType=map
 	// +listMapKey=type
 	// +kubebuilder:validation:MaxItems=32
-	Conditions []metav1.Condition `json:"conditions,omitempty"`
+	Conditions []metav1.Condition `json:"conditions,omitzero"`
 }
 
 // Metal3DataClaim asks a Metal3DataTemplate for an index and a Metal3Data for one Metal3Machine.
 //
 // +kubebuilder:object:root=true
-// +kubebuilder:resource:path=metal3dataclaims,scope=Namespaced,categories=cluster-api,shortName=m3dc;m3dataclaim;m3dataclaims;metal3dc
+// +kubebuilder:resource:path=metal3dataclaims,scope=Namespaced,categories=cluster-api,shortName=m3dc;m3dataclaim;m3dataclaims;metal3dc;metal3dataclaim
 // +kubebuilder:storageversion
 // +kubebuilder:subresource:status
 // +kubebuilder:printcolumn:name="Template",type="string",JSONPath=".spec.template.name",description="Metal3DataTemplate claimed from"
@@ -87,7 +87,7 @@ type Metal3DataClaim struct {
 
 	// status names the Metal3Data serving the claim.
 	// +optional
-	Status Metal3DataClaimStatus `json:"status,omitempty"`
+	Status Metal3DataClaimStatus `json:"status,omitempty,omitzero"`
 }
 
 // Metal3DataClaimList is a list of Metal3DataClaims.

@@ -55,20 +55,20 @@ type Metal3DataTemplateStatus struct {
 	// +optional
 	// +listType=map
 	// +listMapKey=index
-	Indexes []IndexEntry `json:"indexes,omitempty"`
+	Indexes []IndexEntry `json:"indexes,omitzero"`
 
 	// conditions describe the template's state.
 	// +optional
 	// +listType=map
 	// +listMapKey=type
-	Conditions []metav1.Condition `json:"conditions,omitempty"`
+	Conditions []metav1.Condition `json:"conditions,omitzero"`
 }
 
 // Metal3DataTemplate renders per-host metaData and networkData for the Metal3Machines that
 // reference it.
 //
 // +kubebuilder:object:root=true
-// +kubebuilder:resource:path=metal3datatemplates,scope=Namespaced,categories=cluster-api,shortName=m3dt;m3datatemplate;metal3dt
+// +kubebuilder:resource:path=metal3datatemplates,scope=Namespaced,categories=cluster-api,shortName=m3dt;m3datatemplate;m3datatemplates;metal3dt;metal3datatemplate
 // +kubebuilder:storageversion
 // +kubebuilder:subresource:status
 // +kubebuilder:printcolumn:name="Cluster",type="string",JSONPath=".metadata.labels.cluster\\.x-k8s\\.io/cluster-name",description="Cluster the template belongs to"
@@ -79,11 +79,11 @@ type Metal3DataTemplate struct {
 
 	// spec is the template.
 	// +optional
-	Spec Metal3DataTemplateSpec `json:"spec,omitempty"`
+	Spec Metal3DataTemplateSpec `json:"spec,omitempty,omitzero"`
 
 	// status records the indexes handed out.
 	// +optional
-	Status Metal3DataTemplateStatus `json:"status,omitempty"`
+	Status Metal3DataTemplateStatus `json:"status,omitempty,omitzero"`
 }
 
 // Metal3DataTemplateList is a list of Metal3DataTemplates.

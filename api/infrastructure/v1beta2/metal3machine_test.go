@@ -27,7 +27,7 @@ func fullMachineSpec() infrav1.Metal3MachineSpec {
 		ProviderID: "metal3://default/host-0/m3m-roundtrip",
 		Image: infrav1.Image{
 			URL:          "http://images.example.com/ubuntu.qcow2",
-			Checksum:     "http://images.example.com/ubuntu.qcow2.sha256sum",
+			Checksum:     ptr.To("http://images.example.com/ubuntu.qcow2.sha256sum"),
 			ChecksumType: ptr.To("sha256"),
 			DiskFormat:   ptr.To("qcow2"),
 		},
@@ -98,7 +98,7 @@ func TestMetal3MachineTemplateRoundTrip(t *testing.T) {
 				ObjectMeta: clusterv1.ObjectMeta{Labels: map[string]string{"pool": "workers"}},
 				Spec:       fullMachineSpec(),
 			},
-			NodeReuse: true,
+			NodeReuse: ptr.To(true),
 		},
 	}
 	g.Expect(env.Client.Create(ctx, given)).To(Succeed())

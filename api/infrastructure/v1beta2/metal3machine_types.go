@@ -174,7 +174,7 @@ type Metal3MachineStatus struct {
 
 	// Addresses of the host, from its inspection data; Cluster API copies them to the Machine.
 	// +optional
-	Addresses clusterv1.MachineAddresses `json:"addresses,omitempty"`
+	Addresses clusterv1.MachineAddresses `json:"addresses,omitzero"`
 
 	// UserData is the user data Secret actually given to the host.
 	// +optional
@@ -198,11 +198,16 @@ type Metal3MachineStatus struct {
 	// +listType=map
 	// +listMapKey=type
 	// +kubebuilder:validation:MaxItems=32
-	Conditions []metav1.Condition `json:"conditions,omitempty"`
+	Conditions []metav1.Condition `json:"conditions,omitzero"`
 
 	// LastUpdated is when the controller last changed this status.
 	// +optional
 	LastUpdated *metav1.Time `json:"lastUpdated,omitempty"`
+
+	// Deprecated holds the v1beta1 contract's status fields, as upstream CAPM3's v1beta2 does: a
+	// v1beta1 client's conditions and failure fields. metalwire does not maintain them.
+	// +optional
+	Deprecated *DeprecatedStatus `json:"deprecated,omitempty"`
 }
 
 // +kubebuilder:object:root=true
@@ -224,9 +229,9 @@ type Metal3Machine struct {
 	// +optional
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 	// +optional
-	Spec Metal3MachineSpec `json:"spec,omitempty"`
+	Spec Metal3MachineSpec `json:"spec,omitempty,omitzero"`
 	// +optional
-	Status Metal3MachineStatus `json:"status,omitempty"`
+	Status Metal3MachineStatus `json:"status,omitempty,omitzero"`
 }
 
 // GetConditions returns the conditions, for Cluster API's conditions utilities.

@@ -24,7 +24,7 @@ type Metal3MachineTemplateSpec struct {
 	// machines of this template released, rather than any matching host.
 	// +optional
 	// +kubebuilder:default=false
-	NodeReuse bool `json:"nodeReuse"`
+	NodeReuse *bool `json:"nodeReuse,omitempty"`
 }
 
 // +kubebuilder:object:root=true
@@ -40,7 +40,7 @@ type Metal3MachineTemplate struct {
 	// +optional
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 	// +optional
-	Spec Metal3MachineTemplateSpec `json:"spec,omitempty"`
+	Spec Metal3MachineTemplateSpec `json:"spec,omitempty,omitzero"`
 }
 
 // +kubebuilder:object:root=true

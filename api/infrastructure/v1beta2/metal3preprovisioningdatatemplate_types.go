@@ -106,7 +106,7 @@ type PreprovisioningHost struct {
 
 	// addresses are the IP addresses rendered for the host, from its pools.
 	// +optional
-	Addresses []string `json:"addresses,omitempty"`
+	Addresses []string `json:"addresses,omitzero"`
 }
 
 // PreprovisioningHostError is why one host could not be rendered.
@@ -127,13 +127,13 @@ type Metal3PreprovisioningDataTemplateStatus struct {
 	// +optional
 	// +listType=map
 	// +listMapKey=name
-	Hosts []PreprovisioningHost `json:"hosts,omitempty"`
+	Hosts []PreprovisioningHost `json:"hosts,omitzero"`
 
 	// errors are the hosts that reference the template and could not be rendered, by host.
 	// +optional
 	// +listType=map
 	// +listMapKey=host
-	Errors []PreprovisioningHostError `json:"errors,omitempty"`
+	Errors []PreprovisioningHostError `json:"errors,omitzero"`
 
 	// rendered is the number of hosts rendered.
 	// +optional
@@ -148,7 +148,7 @@ type Metal3PreprovisioningDataTemplateStatus struct {
 	// +listType=map
 	// +listMapKey=type
 	// +kubebuilder:validation:MaxItems=32
-	Conditions []metav1.Condition `json:"conditions,omitempty"`
+	Conditions []metav1.Condition `json:"conditions,omitzero"`
 
 	// lastUpdated is when the status last changed.
 	// +optional
@@ -176,7 +176,7 @@ type Metal3PreprovisioningDataTemplate struct {
 
 	// status lists the hosts rendered and the hosts that failed.
 	// +optional
-	Status Metal3PreprovisioningDataTemplateStatus `json:"status,omitempty"`
+	Status Metal3PreprovisioningDataTemplateStatus `json:"status,omitempty,omitzero"`
 }
 
 // Metal3PreprovisioningDataTemplateList is a list of Metal3PreprovisioningDataTemplates.

@@ -122,7 +122,7 @@ type Metal3RemediationStatus struct {
 	// +listType=map
 	// +listMapKey=type
 	// +kubebuilder:validation:MaxItems=32
-	Conditions []metav1.Condition `json:"conditions,omitempty"`
+	Conditions []metav1.Condition `json:"conditions,omitzero"`
 }
 
 // Metal3Remediation remediates one unhealthy Machine by rebooting its BareMetalHost. Cluster
@@ -146,11 +146,11 @@ type Metal3Remediation struct {
 
 	// spec is how to remediate.
 	// +optional
-	Spec Metal3RemediationSpec `json:"spec,omitempty"`
+	Spec Metal3RemediationSpec `json:"spec,omitempty,omitzero"`
 
 	// status is how far the remediation is.
 	// +optional
-	Status Metal3RemediationStatus `json:"status,omitempty"`
+	Status Metal3RemediationStatus `json:"status,omitempty,omitzero"`
 }
 
 // GetConditions returns the remediation's conditions, for Cluster API's condition helpers.

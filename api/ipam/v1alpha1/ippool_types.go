@@ -101,8 +101,9 @@ type IPPoolSpec struct {
 	// PreAllocations maps a claim name to the address that claim must get. Keyed by
 	// <BareMetalHost name>-<pool name>, it gives a host the same address in pre-provisioning,
 	// provisioning and after re-provisioning.
-	// +kubebuilder:validation:MaxProperties=10000
+	// +kubebuilder:validation:MaxProperties=2000
 	// +kubebuilder:validation:XValidation:rule="self.all(claim, isIP(self[claim]))",message="every preAllocations value must be an IPv4 or IPv6 address such as 192.168.0.10 or 2001:db8::10"
+	// +kubebuilder:validation:XValidation:rule="self.map(claim, isIP(self[claim]) ? string(ip(self[claim])) : self[claim]).distinct().size() == size(self)",message="preAllocations gives one address to two claims; give each claim its own address"
 	// +optional
 	PreAllocations map[string]IPAddressStr `json:"preAllocations,omitempty"`
 

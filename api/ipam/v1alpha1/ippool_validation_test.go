@@ -117,6 +117,14 @@ pools:
 namePrefix: prov
 preAllocations: {host-0-pool: 192.168.0.5, host-1-pool: 192.168.0.256}`,
 			want: `spec.preAllocations: Invalid value: every preAllocations value must be an IPv4 or IPv6 address`},
+		{name: "one address pre-allocated to two claims (ip-address-manager issue 1440)", spec: `
+namePrefix: prov
+preAllocations: {host-0-pool: 192.168.0.5, host-1-pool: 192.168.0.5}`,
+			want: `spec.preAllocations: Invalid value: preAllocations gives one address to two claims; give each claim its own address`},
+		{name: "one IPv6 address pre-allocated to two claims, spelled two ways", spec: `
+namePrefix: prov
+preAllocations: {host-0-pool: "fd00::50", host-1-pool: "FD00:0:0::0050"}`,
+			want: `spec.preAllocations: Invalid value: preAllocations gives one address to two claims`},
 
 		// Prefix bounds.
 		{name: "entry prefix above 128", spec: `

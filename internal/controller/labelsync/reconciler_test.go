@@ -127,7 +127,7 @@ func createProvisioned(t *testing.T, ns, prefixes string, hostLabels, nodeLabels
 				APIVersion: clusterv1.GroupVersion.String(), Kind: "Machine", Name: "m1", UID: machine.UID,
 			}},
 		},
-		Spec: infrav1.Metal3MachineSpec{Image: infrav1.Image{URL: "http://images.example.com/u.qcow2", Checksum: "abc"}},
+		Spec: infrav1.Metal3MachineSpec{Image: infrav1.Image{URL: "http://images.example.com/u.qcow2", Checksum: ptr.To("abc")}},
 	}
 	g.Expect(env.Client.Create(ctx, m3m)).To(Succeed())
 	// Cluster API records the Node once it has matched it by providerID.

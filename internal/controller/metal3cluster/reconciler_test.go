@@ -149,7 +149,7 @@ func TestDeletionWaitsForTheMachines(t *testing.T) {
 	}, eventually, poll).Should(Succeed())
 	m3m := &infrav1.Metal3Machine{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "m1", Labels: map[string]string{clusterv1.ClusterNameLabel: "c1"}},
-		Spec:       infrav1.Metal3MachineSpec{Image: infrav1.Image{URL: "http://img/u.qcow2", Checksum: "abc"}},
+		Spec:       infrav1.Metal3MachineSpec{Image: infrav1.Image{URL: "http://img/u.qcow2", Checksum: ptr.To("abc")}},
 	}
 	g.Expect(env.Client.Create(ctx, m3m)).To(Succeed())
 

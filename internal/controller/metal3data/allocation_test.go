@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	. "github.com/onsi/gomega"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
@@ -25,10 +26,10 @@ func indexesOf(g Gomega, ns, template string) map[string]int32 {
 			continue
 		}
 		g.Expect(out).NotTo(HaveKey(d.Spec.Claim.Name), "claim %s has two Metal3Data", d.Spec.Claim.Name)
-		g.Expect(seen).NotTo(HaveKey(d.Spec.Index), "index %d given to %s and %s", d.Spec.Index, seen[d.Spec.Index], d.Spec.Claim.Name)
-		g.Expect(d.Name).To(Equal(infrav1.DataName(template, d.Spec.Index)))
-		out[d.Spec.Claim.Name] = d.Spec.Index
-		seen[d.Spec.Index] = d.Spec.Claim.Name
+		g.Expect(seen).NotTo(HaveKey(d.Spec.Index), "index %d given to %s and %s", d.Spec.Index, seen[ptr.Deref(d.Spec.Index, 0)], d.Spec.Claim.Name)
+		g.Expect(d.Name).To(Equal(infrav1.DataName(template, ptr.Deref(d.Spec.Index, 0))))
+		out[d.Spec.Claim.Name] = ptr.Deref(d.Spec.Index, 0)
+		seen[ptr.Deref(d.Spec.Index, 0)] = d.Spec.Claim.Name
 	}
 	return out
 }

@@ -7,6 +7,7 @@ import (
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
@@ -31,7 +32,7 @@ func TestClaimerServesTheMachineController(t *testing.T) {
 			Annotations: map[string]string{infrav1.HostAnnotation: ns + "/node-0"},
 		},
 		Spec: infrav1.Metal3MachineSpec{
-			Image:        infrav1.Image{URL: "http://images.example.com/ubuntu.qcow2", Checksum: "0123456789abcdef"},
+			Image:        infrav1.Image{URL: "http://images.example.com/ubuntu.qcow2", Checksum: ptr.To("0123456789abcdef")},
 			DataTemplate: &corev1.ObjectReference{Name: "tmpl"},
 		},
 	}

@@ -179,7 +179,7 @@ func machine(t *testing.T, ns, m3mName, template string, o machineOpts) *infrav1
 			}},
 		},
 		Spec: infrav1.Metal3MachineSpec{
-			Image:        infrav1.Image{URL: "http://images.example.com/ubuntu.qcow2", Checksum: "0123456789abcdef"},
+			Image:        infrav1.Image{URL: "http://images.example.com/ubuntu.qcow2", Checksum: ptr.To("0123456789abcdef")},
 			DataTemplate: &corev1.ObjectReference{Name: template},
 		},
 	}

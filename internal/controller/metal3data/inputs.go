@@ -6,6 +6,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -117,7 +118,7 @@ func ownerName(o client.Object, group, kind string) string {
 // facts turns the inputs into what pkg/render reads. Pools are filled in by the caller.
 func (in *inputs) facts(data *infrav1.Metal3Data) *render.Facts {
 	f := &render.Facts{
-		Index:         int(data.Spec.Index),
+		Index:         int(ptr.Deref(data.Spec.Index, 0)),
 		Namespace:     data.Namespace,
 		Metal3Machine: objectFacts(in.m3m),
 	}

@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
@@ -80,7 +81,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, data *infrav1.Metal3Da
 		return ctrl.Result{}, err
 	}
 	r.rendered(data, m3m, out)
-	ctrl.LoggerFrom(ctx).Info("rendered", "host", in.host.Name, "metal3machine", m3m, "index", data.Spec.Index)
+	ctrl.LoggerFrom(ctx).Info("rendered", "host", in.host.Name, "metal3machine", m3m, "index", ptr.Deref(data.Spec.Index, 0))
 	return ctrl.Result{}, nil
 }
 

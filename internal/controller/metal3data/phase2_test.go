@@ -154,7 +154,7 @@ func TestOSNetConfigTemplateErrors(t *testing.T) {
 	ns := newNamespace(t)
 	startManager(t, ns, managerOptions{})
 	pool(t, ns, "prov", "192.168.0.10", "192.168.0.20", 24, "192.168.0.1")
-	nd := &infrav1.NetworkData{Links: infrav1.NetworkDataLinks{Ethernets: []infrav1.NetworkDataLinkEthernet{{
+	nd := &infrav1.NetworkData{Links: &infrav1.NetworkDataLinks{Ethernets: []infrav1.NetworkDataLinkEthernet{{
 		Type: "phy", ID: "nic1", MACAddress: &infrav1.NetworkLinkEthernetMac{FromHostInterface: ptr.To("eno1")},
 	}}}}
 	onc := &infrav1.OSNetConfigTemplate{
@@ -190,7 +190,7 @@ func TestOSNetConfigTemplateErrors(t *testing.T) {
 		g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "no Secret is written: %v", err)
 		// Nor the metaData the bootstrap data would read os-net-config's files from: the
 		// Metal3Machine keeps waiting for the data, so the host is never provisioned with it.
-		mdName := infrav1.MetaDataSecretName("m3m-0", data.Spec.Index)
+		mdName := infrav1.MetaDataSecretName("m3m-0", ptr.Deref(data.Spec.Index, 0))
 		if data.Spec.MetaData != nil {
 			mdName = data.Spec.MetaData.Name
 		}

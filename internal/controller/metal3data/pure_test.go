@@ -6,6 +6,7 @@ import (
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
 )
@@ -13,7 +14,7 @@ import (
 func TestSecrets(t *testing.T) {
 	data := &infrav1.Metal3Data{
 		ObjectMeta: metav1.ObjectMeta{Name: "workers-3", Namespace: "metal3", UID: "uid-1"},
-		Spec:       infrav1.Metal3DataSpec{Index: 3},
+		Spec:       infrav1.Metal3DataSpec{Index: ptr.To[int32](3)},
 	}
 	tests := []struct {
 		name      string

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
+	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	capiipamv1 "sigs.k8s.io/cluster-api/api/ipam/v1beta2"
 	"sigs.k8s.io/cluster-api/util/patch"
@@ -169,7 +170,7 @@ func (r *Reconciler) recordChange(before *infrav1.Metal3DataStatus, data *infrav
 		// would be a write per machine that says nothing more.
 	case data.Status.Ready && !before.Ready:
 		r.Recorder.Eventf(data, nil, corev1.EventTypeNormal, infrav1.DataRenderedReason, "Render",
-			"rendered index %d into Secrets %s", data.Spec.Index, secretList(data))
+			"rendered index %d into Secrets %s", ptr.Deref(data.Spec.Index, 0), secretList(data))
 	case data.Status.ErrorMessage != nil && !equality.Semantic.DeepEqual(before.ErrorMessage, data.Status.ErrorMessage):
 		reason := infrav1.DataRenderFailedReason
 		if ready != nil && ready.Reason != "" {

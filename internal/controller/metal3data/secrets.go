@@ -12,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -127,7 +128,7 @@ func (o output) hash() string {
 // <metal3machine>-networkdata; those names stay, so that the host, which points at them, never
 // has to be re-pointed (see docs/takeover.md).
 func secretNames(data *infrav1.Metal3Data, m3m string) (metaData, networkData string) {
-	metaData, networkData = infrav1.MetaDataSecretName(m3m, data.Spec.Index), infrav1.NetworkDataSecretName(m3m, data.Spec.Index)
+	metaData, networkData = infrav1.MetaDataSecretName(m3m, ptr.Deref(data.Spec.Index, 0)), infrav1.NetworkDataSecretName(m3m, ptr.Deref(data.Spec.Index, 0))
 	if ref := data.Spec.MetaData; ref != nil && ref.Name != "" {
 		metaData = ref.Name
 	}

@@ -65,7 +65,7 @@ func TestTakeoverFromCAPM3(t *testing.T) {
 	newMachine(t, ns, "m1", "host-1")
 	data := renderedData(t, ns, "m1")
 	g.Expect(data.Name).To(Equal("tmpl-1"))
-	g.Expect(data.Spec.Index).To(Equal(int32(1)))
+	g.Expect(data.Spec.Index).To(Equal(ptr.To[int32](1)))
 	md := getSecret(g, ns, data.Spec.MetaData.Name)
 	g.Expect(md.Name).To(Equal(infrav1.MetaDataSecretName("m1", 1)))
 	g.Expect(string(md.Data["metaData"])).To(ContainSubstring("192.168.0.11"), "the adopted address 192.168.0.10 is not handed out twice")
@@ -132,10 +132,10 @@ func leaveAsCAPM3(t *testing.T, ns string) capm3State {
 				IPAddressesFromPool: []infrav1.FromPool{{Key: "ip", Name: "pool"}},
 			},
 			NetworkData: &infrav1.NetworkData{
-				Links: infrav1.NetworkDataLinks{Ethernets: []infrav1.NetworkDataLinkEthernet{{
+				Links: &infrav1.NetworkDataLinks{Ethernets: []infrav1.NetworkDataLinkEthernet{{
 					Type: "phy", ID: "eth0", MTU: 1500, MACAddress: &infrav1.NetworkLinkEthernetMac{FromHostInterface: ptr.To("eth0")},
 				}}},
-				Networks: infrav1.NetworkDataNetworks{IPv4: []infrav1.NetworkDataIPv4{{ID: "prov", Link: "eth0", IPAddressFromIPPool: "pool"}}},
+				Networks: &infrav1.NetworkDataNetworks{IPv4: []infrav1.NetworkDataIPv4{{ID: "prov", Link: "eth0", IPAddressFromIPPool: "pool"}}},
 			},
 		},
 	}
@@ -167,7 +167,7 @@ func leaveAsCAPM3(t *testing.T, ns string) capm3State {
 		},
 		Spec: infrav1.Metal3MachineSpec{
 			ProviderID:   "metal3://" + ns + "/host-0/m0",
-			Image:        infrav1.Image{URL: "http://images.example.com/ubuntu.qcow2", Checksum: "0123456789abcdef"},
+			Image:        infrav1.Image{URL: "http://images.example.com/ubuntu.qcow2", Checksum: ptr.To("0123456789abcdef")},
 			DataTemplate: &corev1.ObjectReference{Name: "tmpl", Namespace: ns},
 		},
 	}
@@ -196,7 +196,7 @@ func leaveAsCAPM3(t *testing.T, ns string) capm3State {
 			}},
 		},
 		Spec: infrav1.Metal3DataSpec{
-			Index:       0,
+			Index:       ptr.To[int32](0),
 			Template:    corev1.ObjectReference{Name: "tmpl", Namespace: ns},
 			Claim:       corev1.ObjectReference{Name: "m0", Namespace: ns},
 			MetaData:    &corev1.SecretReference{Name: "m0-metadata", Namespace: ns},
@@ -336,7 +336,7 @@ func newMachine(t *testing.T, ns, name, hostName string) {
 			}},
 		},
 		Spec: infrav1.Metal3MachineSpec{
-			Image:        infrav1.Image{URL: "http://images.example.com/ubuntu.qcow2", Checksum: "0123456789abcdef"},
+			Image:        infrav1.Image{URL: "http://images.example.com/ubuntu.qcow2", Checksum: ptr.To("0123456789abcdef")},
 			DataTemplate: &corev1.ObjectReference{Name: "tmpl", Namespace: ns},
 		},
 	})).To(Succeed())

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -23,7 +24,7 @@ func (r *Reconciler) resolveVLANs(ctx context.Context, tmpl *infrav1.Metal3DataT
 		return nil, nil, nil
 	}
 	var ids map[render.VLANRef]int32
-	for i, v := range tmpl.Spec.NetworkData.Links.Vlans {
+	for i, v := range ptr.Deref(tmpl.Spec.NetworkData.Links, infrav1.NetworkDataLinks{}).Vlans {
 		if v.VlanIDFrom == nil {
 			continue
 		}

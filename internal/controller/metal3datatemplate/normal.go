@@ -11,6 +11,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -155,7 +156,7 @@ func newData(tmpl *infrav1.Metal3DataTemplate, claim *infrav1.Metal3DataClaim, i
 			Finalizers:      []string{infrav1.DataFinalizer},
 		},
 		Spec: infrav1.Metal3DataSpec{
-			Index:    index,
+			Index:    ptr.To(index),
 			Claim:    corev1.ObjectReference{Name: claim.Name, Namespace: claim.Namespace},
 			Template: corev1.ObjectReference{Name: tmpl.Name, Namespace: tmpl.Namespace},
 		},

@@ -8,6 +8,7 @@ import (
 
 	. "github.com/onsi/gomega"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	bmov1 "github.com/metalwire/metalwire/api/baremetal/v1alpha1"
@@ -114,7 +115,7 @@ func TestBadSelectorsRefusedAtAdmission(t *testing.T) {
 			m3m := &infrav1.Metal3Machine{
 				ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("bad-%d", i)},
 				Spec: infrav1.Metal3MachineSpec{
-					Image:        infrav1.Image{URL: "http://images.example.com/u.qcow2", Checksum: "abc"},
+					Image:        infrav1.Image{URL: "http://images.example.com/u.qcow2", Checksum: ptr.To("abc")},
 					HostSelector: infrav1.HostSelector{MatchExpressions: []infrav1.HostSelectorRequirement{tt.given}},
 				},
 			}

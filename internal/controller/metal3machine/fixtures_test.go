@@ -103,7 +103,7 @@ func createMachine(t *testing.T, cluster *clusterv1.Cluster, name string, o mach
 			}},
 		},
 		Spec: infrav1.Metal3MachineSpec{
-			Image:                 infrav1.Image{URL: "http://images.example.com/ubuntu.qcow2", Checksum: "0123456789abcdef"},
+			Image:                 infrav1.Image{URL: "http://images.example.com/ubuntu.qcow2", Checksum: ptr.To("0123456789abcdef")},
 			HostSelector:          o.selector,
 			UserData:              o.userData,
 			MetaData:              o.metaData,

@@ -114,7 +114,7 @@ func createDeploymentMachine(t *testing.T, cluster *clusterv1.Cluster, name, md,
 			OwnerReferences: []metav1.OwnerReference{{APIVersion: clusterv1.GroupVersion.String(), Kind: "Machine", Name: name, UID: machine.UID}},
 		},
 		Spec: infrav1.Metal3MachineSpec{
-			Image:        infrav1.Image{URL: "http://images.example.com/ubuntu.qcow2", Checksum: "0123456789abcdef"},
+			Image:        infrav1.Image{URL: "http://images.example.com/ubuntu.qcow2", Checksum: ptr.To("0123456789abcdef")},
 			HostSelector: sel,
 		},
 	}
@@ -127,9 +127,9 @@ func createTemplate(t *testing.T, ns, name string, nodeReuse bool) {
 	tmpl := &infrav1.Metal3MachineTemplate{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
 		Spec: infrav1.Metal3MachineTemplateSpec{
-			NodeReuse: nodeReuse,
+			NodeReuse: ptr.To(nodeReuse),
 			Template: infrav1.Metal3MachineTemplateResource{Spec: infrav1.Metal3MachineSpec{
-				Image: infrav1.Image{URL: "http://images.example.com/ubuntu.qcow2", Checksum: "0123456789abcdef"},
+				Image: infrav1.Image{URL: "http://images.example.com/ubuntu.qcow2", Checksum: ptr.To("0123456789abcdef")},
 			}},
 		},
 	}

@@ -55,7 +55,7 @@ func provision(host *bmov1.BareMetalHost, m3m *infrav1.Metal3Machine, data hostD
 		if m3m.Spec.Image.URL != "" {
 			host.Spec.Image = &bmov1.Image{
 				URL:          m3m.Spec.Image.URL,
-				Checksum:     m3m.Spec.Image.Checksum,
+				Checksum:     ptr.Deref(m3m.Spec.Image.Checksum, ""),
 				ChecksumType: ptr.Deref(m3m.Spec.Image.ChecksumType, ""),
 				DiskFormat:   m3m.Spec.Image.DiskFormat,
 			}

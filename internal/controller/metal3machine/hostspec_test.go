@@ -27,7 +27,7 @@ func TestProvision(t *testing.T) {
 		MetaData:    &corev1.SecretReference{Namespace: "ns", Name: "meta"},
 		NetworkData: &corev1.SecretReference{Namespace: "ns", Name: "net"},
 	}
-	image := infrav1.Image{URL: "http://img/u.qcow2", Checksum: "abc", ChecksumType: ptr.To("sha256"), DiskFormat: ptr.To("qcow2")}
+	image := infrav1.Image{URL: "http://img/u.qcow2", Checksum: ptr.To("abc"), ChecksumType: ptr.To("sha256"), DiskFormat: ptr.To("qcow2")}
 	tests := []struct {
 		name  string
 		given *bmov1.BareMetalHost
@@ -88,7 +88,7 @@ func TestClaimAndRelease(t *testing.T) {
 	g.Expect(host.Spec.ConsumerRef.APIVersion).To(Equal("infrastructure.cluster.x-k8s.io/v1beta2"))
 	g.Expect(host.Labels).To(HaveKeyWithValue(clusterv1.ClusterNameLabel, "c1"))
 
-	provision(host, &infrav1.Metal3Machine{Spec: infrav1.Metal3MachineSpec{Image: infrav1.Image{URL: "http://i", Checksum: "c"}}},
+	provision(host, &infrav1.Metal3Machine{Spec: infrav1.Metal3MachineSpec{Image: infrav1.Image{URL: "http://i", Checksum: ptr.To("c")}}},
 		hostData{UserData: &corev1.SecretReference{Name: "u"}})
 	release(host, false)
 	g.Expect(host.Spec).To(Equal(bmov1.BareMetalHostSpec{}))
@@ -146,7 +146,7 @@ func TestShapeHost(t *testing.T) {
 	m3m := &infrav1.Metal3Machine{
 		ObjectMeta: metav1.ObjectMeta{Name: "m1", Namespace: "ns"},
 		Spec: infrav1.Metal3MachineSpec{
-			Image:                 infrav1.Image{URL: "http://i", Checksum: "c"},
+			Image:                 infrav1.Image{URL: "http://i", Checksum: ptr.To("c")},
 			AutomatedCleaningMode: &mode,
 		},
 	}

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/selection"
 	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/cluster-api/util"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -70,7 +71,7 @@ func (r *Reconciler) keepForReuse(ctx context.Context, m3m *infrav1.Metal3Machin
 	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: m3m.Namespace, Name: template}, tmpl); err != nil {
 		return client.IgnoreNotFound(err)
 	}
-	if !tmpl.Spec.NodeReuse {
+	if !ptr.Deref(tmpl.Spec.NodeReuse, false) {
 		return nil
 	}
 	cluster := &clusterv1.Cluster{}

@@ -53,7 +53,7 @@ func run(m *testing.M) int {
 	return testenv.RunWithManagers(m, cancel, done)
 }
 
-var image = infrav1.Image{URL: "http://images.example.com/ubuntu.qcow2", Checksum: "0123456789abcdef"}
+var image = infrav1.Image{URL: "http://images.example.com/ubuntu.qcow2", Checksum: ptr.To("0123456789abcdef")}
 
 // createMachine makes a Metal3Machine as Cluster API clones it from a template: with the
 // cloned-from annotations.

@@ -81,7 +81,7 @@ func newFixture(t *testing.T, node string) *fixture {
 				APIVersion: clusterv1.GroupVersion.String(), Kind: "Machine", Name: machine.Name, UID: machine.UID,
 			}},
 		},
-		Spec: infrav1.Metal3MachineSpec{Image: infrav1.Image{URL: "http://images.example.com/ubuntu.qcow2", Checksum: "0123456789abcdef"}},
+		Spec: infrav1.Metal3MachineSpec{Image: infrav1.Image{URL: "http://images.example.com/ubuntu.qcow2", Checksum: ptr.To("0123456789abcdef")}},
 	}
 	g.Expect(env.Client.Create(ctx, m3m)).To(Succeed())
 

@@ -109,16 +109,16 @@ func newTemplate(ns, name, pool string) *infrav1.Metal3PreprovisioningDataTempla
 	return &infrav1.Metal3PreprovisioningDataTemplate{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
 		Spec: infrav1.Metal3PreprovisioningDataTemplateSpec{PreprovisioningNetworkData: &infrav1.NetworkData{
-			Links: infrav1.NetworkDataLinks{Ethernets: []infrav1.NetworkDataLinkEthernet{{
-				Type: "phy", ID: "eth0", MACAddress: &infrav1.NetworkLinkEthernetMac{FromBootMAC: true},
+			Links: &infrav1.NetworkDataLinks{Ethernets: []infrav1.NetworkDataLinkEthernet{{
+				Type: "phy", ID: "eth0", MACAddress: &infrav1.NetworkLinkEthernetMac{FromBootMAC: ptr.To(true)},
 			}}},
-			Networks: infrav1.NetworkDataNetworks{IPv4: []infrav1.NetworkDataIPv4{{
+			Networks: &infrav1.NetworkDataNetworks{IPv4: []infrav1.NetworkDataIPv4{{
 				ID: "eth0", Link: "eth0", IPAddressFromIPPool: pool,
 				Routes: []infrav1.NetworkDataRoutev4{{
 					Network: "0.0.0.0", Gateway: infrav1.NetworkGatewayv4{FromIPPool: ptr.To(pool)},
 				}},
 			}}},
-			Services: infrav1.NetworkDataService{DNSFromIPPool: ptr.To(pool)},
+			Services: &infrav1.NetworkDataService{DNSFromIPPool: ptr.To(pool)},
 		}},
 	}
 }

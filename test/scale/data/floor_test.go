@@ -91,7 +91,7 @@ func (f fixture) renderByHand(ctx context.Context, tmpl *infrav1.Metal3DataTempl
 				Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true)}},
 		},
 		Spec: infrav1.Metal3DataSpec{
-			Index:       index,
+			Index:       ptr.To(index),
 			Claim:       corev1.ObjectReference{Name: claim.Name, Namespace: f.ns},
 			Template:    corev1.ObjectReference{Name: tmpl.Name, Namespace: f.ns},
 			MetaData:    &corev1.SecretReference{Name: infrav1.MetaDataSecretName(machine, index), Namespace: f.ns},

@@ -123,7 +123,7 @@ func (f fixture) machine(ctx context.Context, i int) (*infrav1.Metal3Machine, er
 			OwnerReferences: []metav1.OwnerReference{{APIVersion: clusterv1.GroupVersion.String(), Kind: "Machine", Name: m.Name, UID: m.UID}},
 		},
 		Spec: infrav1.Metal3MachineSpec{
-			Image:        infrav1.Image{URL: "http://images.example.com/ubuntu.qcow2", Checksum: "0123456789abcdef"},
+			Image:        infrav1.Image{URL: "http://images.example.com/ubuntu.qcow2", Checksum: ptr.To("0123456789abcdef")},
 			DataTemplate: &corev1.ObjectReference{Name: "workers"},
 		},
 	}

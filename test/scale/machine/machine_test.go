@@ -252,7 +252,7 @@ func createMachine(ctx context.Context, e *testenv.Env, w workload, i int) (*inf
 			OwnerReferences: []metav1.OwnerReference{{APIVersion: clusterv1.GroupVersion.String(), Kind: "Machine", Name: name, UID: m.UID}},
 		},
 		Spec: infrav1.Metal3MachineSpec{
-			Image:        infrav1.Image{URL: "http://images.example.com/ubuntu.qcow2", Checksum: "0123456789abcdef"},
+			Image:        infrav1.Image{URL: "http://images.example.com/ubuntu.qcow2", Checksum: ptr.To("0123456789abcdef")},
 			HostSelector: w.selector[i],
 		},
 	}
@@ -309,7 +309,7 @@ func floor(t *testing.T, e *testenv.Env, w workload, n int) result {
 			}
 			orig := h.DeepCopy()
 			h.Spec.ConsumerRef = &corev1.ObjectReference{APIVersion: infrav1.GroupVersion.String(), Kind: "Metal3Machine", Namespace: ns, Name: m3m.Name}
-			h.Spec.Image = &bmov1.Image{URL: m3m.Spec.Image.URL, Checksum: m3m.Spec.Image.Checksum}
+			h.Spec.Image = &bmov1.Image{URL: m3m.Spec.Image.URL, Checksum: ptr.Deref(m3m.Spec.Image.Checksum, "")}
 			h.Spec.UserData = &corev1.SecretReference{Namespace: ns, Name: m3m.Name + "-bootstrap"}
 			h.Spec.Online = true
 			h.Labels[clusterv1.ClusterNameLabel] = cluster

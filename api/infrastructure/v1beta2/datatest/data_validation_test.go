@@ -35,7 +35,7 @@ func TestDataRefusesInvalidFields(t *testing.T) {
 		},
 		{
 			name:  "negative index",
-			given: func(d *infrav1.Metal3Data) { d.Spec.Index = -1 },
+			given: func(d *infrav1.Metal3Data) { d.Spec.Index = ptr.To[int32](-1) },
 			field: "spec.index", message: "should be greater than or equal to 0",
 		},
 	}

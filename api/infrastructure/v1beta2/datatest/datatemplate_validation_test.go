@@ -74,7 +74,7 @@ var metaDataRefusals = []templateCase{
 	},
 	{
 		name:  "fromHostInterfaces with both interface and fromBootMAC",
-		given: func(m *infrav1.Metal3DataTemplate) { m.Spec.MetaData.FromHostInterfaces[0].FromBootMAC = true },
+		given: func(m *infrav1.Metal3DataTemplate) { m.Spec.MetaData.FromHostInterfaces[0].FromBootMAC = ptr.To(true) },
 		field: "spec.metaData.fromHostInterfaces[0]", message: "set exactly one of interface (a NIC name from the host's hardware details) or fromBootMAC: true",
 	},
 	{
@@ -114,7 +114,7 @@ var linkRefusals = []templateCase{
 	{
 		name: "fromBootMAC next to fromHostInterface",
 		given: func(m *infrav1.Metal3DataTemplate) {
-			m.Spec.NetworkData.Links.Ethernets[0].MACAddress.FromBootMAC = true
+			m.Spec.NetworkData.Links.Ethernets[0].MACAddress.FromBootMAC = ptr.To(true)
 		},
 		field: eth0 + ".macAddress", message: macMsg,
 	},
@@ -129,9 +129,9 @@ var linkRefusals = []templateCase{
 		field: eth0 + ".type", message: `Unsupported value: "ethernet"`,
 	},
 	{
-		name:  "MTU below 68",
-		given: func(m *infrav1.Metal3DataTemplate) { m.Spec.NetworkData.Links.Ethernets[0].MTU = 67 },
-		field: eth0 + ".mtu", message: "should be greater than or equal to 68",
+		name:  "MTU below 1280 (upstream's minimum)",
+		given: func(m *infrav1.Metal3DataTemplate) { m.Spec.NetworkData.Links.Ethernets[0].MTU = 1279 },
+		field: eth0 + ".mtu", message: "should be greater than or equal to 1280",
 	},
 	{
 		name:  "MTU above 9000",
@@ -334,12 +334,13 @@ var networkRefusals = []templateCase{
 		field: ipv4 + ".netmask", message: "should be less than or equal to 32",
 	},
 	{
-		name: "fromPoolRef without kind",
+		name: "fromPoolRef with an empty kind",
 		given: func(m *infrav1.Metal3DataTemplate) {
 			m.Spec.NetworkData.Networks.IPv4[0].IPAddressFromIPPool = ""
 			m.Spec.NetworkData.Networks.IPv4[0].FromPoolRef = &infrav1.IPPoolReference{Name: "pool", APIGroup: "ipam.cluster.x-k8s.io"}
+			m.Spec.NetworkData.Networks.IPv4[0].FromPoolRef.Kind = " "
 		},
-		field: ipv4 + ".fromPoolRef.kind", message: "should be at least 1 chars long",
+		field: ipv4 + ".fromPoolRef.kind", message: "should match",
 	},
 	{
 		name: "fromPoolRef apiGroup that is not a DNS name",
@@ -388,8 +389,10 @@ var networkRefusals = []templateCase{
 		field: route6 + ".network", message: "must be an IPv6 address, such as 2001:db8::10",
 	},
 	{
-		name:  "IPv4 route prefix above 32",
-		given: func(m *infrav1.Metal3DataTemplate) { m.Spec.NetworkData.Networks.IPv4[0].Routes[0].Prefix = 33 },
+		name: "IPv4 route prefix above 32",
+		given: func(m *infrav1.Metal3DataTemplate) {
+			m.Spec.NetworkData.Networks.IPv4[0].Routes[0].Prefix = ptr.To[int32](33)
+		},
 		field: route4 + ".prefix", message: "should be less than or equal to 32",
 	},
 	{
@@ -423,7 +426,7 @@ var networkRefusals = []templateCase{
 	{
 		name: "IPv6 route DNS server written as IPv4",
 		given: func(m *infrav1.Metal3DataTemplate) {
-			m.Spec.NetworkData.Networks.IPv6[0].Routes[0].Services.DNS = []infrav1.IPv6Address{"192.168.0.53"}
+			m.Spec.NetworkData.Networks.IPv6[0].Routes[0].Services = &infrav1.NetworkDataServicev6{DNS: []infrav1.IPv6Address{"192.168.0.53"}}
 		},
 		field: route6 + ".services.dns[0]", message: "must be an IPv6 address, such as 2001:db8::10",
 	},
@@ -470,9 +473,9 @@ func TestDataTemplateAcceptsValidVariants(t *testing.T) {
 				ID: "storage", VlanLink: "eno1", VlanIDFrom: &infrav1.VLANIDSource{ClusterNetwork: "prod", Network: "storage"},
 			}},
 		})},
-		{name: "MTU 68 and 9000", given: withLinks(infrav1.NetworkDataLinks{
+		{name: "MTU 1280 and 9000", given: withLinks(infrav1.NetworkDataLinks{
 			Ethernets: []infrav1.NetworkDataLinkEthernet{
-				func() infrav1.NetworkDataLinkEthernet { e := ethernet("eno1"); e.MTU = 68; return e }(),
+				func() infrav1.NetworkDataLinkEthernet { e := ethernet("eno1"); e.MTU = 1280; return e }(),
 				func() infrav1.NetworkDataLinkEthernet { e := ethernet("eno2"); e.MTU = 9000; return e }(),
 			},
 		})},
@@ -486,7 +489,7 @@ func TestDataTemplateAcceptsValidVariants(t *testing.T) {
 		{name: "MAC from a string, the boot MAC and an annotation", given: withLinks(infrav1.NetworkDataLinks{
 			Ethernets: []infrav1.NetworkDataLinkEthernet{
 				{Type: "phy", ID: "eno1", MACAddress: &infrav1.NetworkLinkEthernetMac{String: ptrTo(infrav1.MACAddress("0a:1B:2c:3D:4e:5F"))}},
-				{Type: "phy", ID: "eno2", MACAddress: &infrav1.NetworkLinkEthernetMac{FromBootMAC: true}},
+				{Type: "phy", ID: "eno2", MACAddress: &infrav1.NetworkLinkEthernetMac{FromBootMAC: ptr.To(true)}},
 				{Type: "phy", ID: "eno3", MACAddress: &infrav1.NetworkLinkEthernetMac{
 					FromAnnotation: &infrav1.NetworkLinkEthernetMacFromAnnotation{Object: infrav1.ObjectBareMetalHost, Annotation: "example.com/mac"},
 				}},
@@ -515,7 +518,7 @@ func TestDataTemplateAcceptsValidVariants(t *testing.T) {
 			m.Spec.NetworkData.Networks.IPv6SLAAC = []infrav1.NetworkDataIPv6DHCP{{ID: "slaac", Link: "eno1"}}
 		}},
 		{name: "metaData MAC from the boot MAC", given: func(m *infrav1.Metal3DataTemplate) {
-			m.Spec.MetaData.FromHostInterfaces[0] = infrav1.MetaDataHostInterface{Key: "mac", FromBootMAC: true}
+			m.Spec.MetaData.FromHostInterfaces[0] = infrav1.MetaDataHostInterface{Key: "mac", FromBootMAC: ptr.To(true)}
 		}},
 		{name: "networkData only", given: func(m *infrav1.Metal3DataTemplate) { m.Spec.MetaData = nil }},
 	}

@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
 )
@@ -67,12 +68,12 @@ func validTemplate(ns string) *infrav1.Metal3DataTemplate {
 				},
 			},
 			NetworkData: &infrav1.NetworkData{
-				Links: infrav1.NetworkDataLinks{
+				Links: &infrav1.NetworkDataLinks{
 					Ethernets: []infrav1.NetworkDataLinkEthernet{
 						{Type: "phy", ID: "eno1", MACAddress: &infrav1.NetworkLinkEthernetMac{FromHostInterface: ptrTo("eno1")}},
 					},
 				},
-				Networks: infrav1.NetworkDataNetworks{
+				Networks: &infrav1.NetworkDataNetworks{
 					IPv4: []infrav1.NetworkDataIPv4{{
 						ID: "provisioning", Link: "eno1", IPAddressFromIPPool: "pool-v4",
 						Routes: []infrav1.NetworkDataRoutev4{{
@@ -88,7 +89,7 @@ func validTemplate(ns string) *infrav1.Metal3DataTemplate {
 						}},
 					}},
 				},
-				Services: infrav1.NetworkDataService{DNS: []infrav1.IPAddress{"192.168.0.53", "2001:db8::53"}},
+				Services: &infrav1.NetworkDataService{DNS: []infrav1.IPAddress{"192.168.0.53", "2001:db8::53"}},
 			},
 		},
 	}
@@ -103,14 +104,14 @@ func ethernet(id string) infrav1.NetworkDataLinkEthernet {
 
 // withLinks replaces the template's links; networks stay on eno1, so keep an eno1.
 func withLinks(links infrav1.NetworkDataLinks) func(*infrav1.Metal3DataTemplate) {
-	return func(m *infrav1.Metal3DataTemplate) { m.Spec.NetworkData.Links = links }
+	return func(m *infrav1.Metal3DataTemplate) { m.Spec.NetworkData.Links = &links }
 }
 
 func validData(ns string) *infrav1.Metal3Data {
 	return &infrav1.Metal3Data{
 		ObjectMeta: metav1.ObjectMeta{Name: "tpl-3", Namespace: ns},
 		Spec: infrav1.Metal3DataSpec{
-			Index:    3,
+			Index:    ptr.To[int32](3),
 			Claim:    corev1.ObjectReference{Name: "machine-a", Namespace: ns, Kind: "Metal3DataClaim"},
 			Template: corev1.ObjectReference{Name: "tpl", Namespace: ns, Kind: "Metal3DataTemplate"},
 			MetaData: &corev1.SecretReference{Name: "machine-a-metadata-3", Namespace: ns},
@@ -132,13 +133,13 @@ func validPreprovisioningTemplate(ns string) *infrav1.Metal3PreprovisioningDataT
 		ObjectMeta: metav1.ObjectMeta{GenerateName: "preprov-", Namespace: ns},
 		Spec: infrav1.Metal3PreprovisioningDataTemplateSpec{
 			PreprovisioningNetworkData: &infrav1.NetworkData{
-				Links: infrav1.NetworkDataLinks{
+				Links: &infrav1.NetworkDataLinks{
 					Ethernets: []infrav1.NetworkDataLinkEthernet{{
 						Type: "phy", ID: "boot",
-						MACAddress: &infrav1.NetworkLinkEthernetMac{FromBootMAC: true},
+						MACAddress: &infrav1.NetworkLinkEthernetMac{FromBootMAC: ptr.To(true)},
 					}},
 				},
-				Networks: infrav1.NetworkDataNetworks{
+				Networks: &infrav1.NetworkDataNetworks{
 					IPv4: []infrav1.NetworkDataIPv4{{
 						ID: "boot", Link: "boot", IPAddressFromIPPool: "preprovisioning",
 						Routes: []infrav1.NetworkDataRoutev4{{

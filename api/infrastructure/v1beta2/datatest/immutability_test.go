@@ -6,6 +6,7 @@ import (
 
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
@@ -104,22 +105,22 @@ func TestDataIdentityIsImmutable(t *testing.T) {
 	runUpdateRefusals(t, []updateCase[*infrav1.Metal3Data]{
 		{
 			name: "changing the index", create: validData,
-			change: func(d *infrav1.Metal3Data) { d.Spec.Index = 4 },
+			change: func(d *infrav1.Metal3Data) { d.Spec.Index = ptr.To[int32](4) },
 			field:  "spec.index", message: indexImmutable,
 		},
 		{
 			name: "changing index 0, which the JSON omits",
 			create: func(ns string) *infrav1.Metal3Data {
 				d := validData(ns)
-				d.Spec.Index = 0
+				d.Spec.Index = ptr.To[int32](0)
 				return d
 			},
-			change: func(d *infrav1.Metal3Data) { d.Spec.Index = 1 },
+			change: func(d *infrav1.Metal3Data) { d.Spec.Index = ptr.To[int32](1) },
 			field:  "spec.index", message: indexImmutable,
 		},
 		{
 			name: "setting the index back to 0", create: validData,
-			change: func(d *infrav1.Metal3Data) { d.Spec.Index = 0 },
+			change: func(d *infrav1.Metal3Data) { d.Spec.Index = ptr.To[int32](0) },
 			field:  "spec.index", message: indexImmutable,
 		},
 		{

@@ -21,7 +21,7 @@ func TestDataTemplateRoundTrip(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
 	sent := validTemplate(newNamespace(t))
-	sent.Spec.NetworkData.Links = infrav1.NetworkDataLinks{
+	sent.Spec.NetworkData.Links = &infrav1.NetworkDataLinks{
 		Ethernets: []infrav1.NetworkDataLinkEthernet{ethernet("eno1"), ethernet("eno2"), ethernet("eno3")},
 		Bonds: []infrav1.NetworkDataLinkBond{{
 			ID: "bond0", BondMode: "802.3ad", BondXmitHashPolicy: "layer3+4", BondLinks: []infrav1.LinkID{"eno2", "eno3"},
@@ -41,7 +41,7 @@ func TestDataTemplateRoundTrip(t *testing.T) {
 	g.Expect(env.Client.Create(ctx, created)).To(Succeed())
 
 	want := sent.Spec.DeepCopy()
-	links := &want.NetworkData.Links
+	links := want.NetworkData.Links
 	for i := range links.Ethernets {
 		links.Ethernets[i].MTU = 1500
 	}
@@ -51,6 +51,13 @@ func TestDataTemplateRoundTrip(t *testing.T) {
 	want.MetaData.Indexes[0].Step = 1
 	want.MetaData.IPAddresses[0].Step = 1
 	want.NetworkData.Networks.IPv4[1].IPAddress.Step = 1
+	for _, pools := range [][]infrav1.FromPool{want.MetaData.IPAddressesFromPool, want.MetaData.PrefixesFromPool, want.MetaData.GatewaysFromPool, want.MetaData.DNSServersFromPool} {
+		for i := range pools {
+			if pools[i].APIGroup == "" {
+				pools[i].APIGroup, pools[i].Kind = "ipam.metal3.io", "IPPool" // upstream's defaults
+			}
+		}
+	}
 
 	got := &infrav1.Metal3DataTemplate{}
 	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(created), got)).To(Succeed())
@@ -71,7 +78,7 @@ func TestDataRoundTrip(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
 	sent := validData(newNamespace(t))
-	sent.Spec.Index = 0 // omitted from the JSON: must still read back as 0
+	sent.Spec.Index = ptr.To[int32](0) // omitted from the JSON: must still read back as 0
 	sent.Spec.NetworkData = &corev1.SecretReference{Name: "machine-a-networkdata-0", Namespace: sent.Namespace}
 	created := sent.DeepCopy()
 	g.Expect(env.Client.Create(ctx, created)).To(Succeed())
