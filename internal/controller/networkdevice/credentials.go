@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/event"
 
 	netv1 "github.com/metalwire/metalwire/api/network/v1alpha1"
+	"github.com/metalwire/metalwire/pkg/fabric"
 )
 
 // credentialSecrets reads the Secrets that NetworkDevices name in credentialsRef, and tells the
@@ -187,4 +188,27 @@ func (c *credentialSecrets) get(ctx context.Context, key types.NamespacedName) (
 		return nil, apierrors.NewNotFound(corev1.Resource("secrets"), key.Name)
 	}
 	return obj.(*corev1.Secret), nil
+}
+
+// CredentialsFrom reads switch credentials from a basic-auth, ssh-auth or tls Secret. A gNMI
+// switch takes both kinds: a basic-auth Secret may carry the CA that signed the switch's
+// certificate (ca.crt), a tls Secret a username and password.
+func CredentialsFrom(s *corev1.Secret) (fabric.Credentials, error) {
+	d := s.Data
+	switch s.Type {
+	case corev1.SecretTypeBasicAuth:
+		return fabric.Credentials{Username: string(d[corev1.BasicAuthUsernameKey]), Password: string(d[corev1.BasicAuthPasswordKey]), CAPEM: d["ca.crt"]}, nil
+	case corev1.SecretTypeSSHAuth:
+		return fabric.Credentials{Username: string(d[corev1.BasicAuthUsernameKey]), PrivateKey: d[corev1.SSHAuthPrivateKey]}, nil
+	case corev1.SecretTypeTLS:
+		return fabric.Credentials{CertPEM: d[corev1.TLSCertKey], KeyPEM: d[corev1.TLSPrivateKeyKey], CAPEM: d["ca.crt"],
+			Username: string(d[corev1.BasicAuthUsernameKey]), Password: string(d[corev1.BasicAuthPasswordKey])}, nil
+	case corev1.SecretTypeOpaque, "":
+		// baremetal-operator's BareMetalSwitch credentials: username, and password or
+		// ssh-privatekey, in a Secret of any type.
+		if len(d[corev1.BasicAuthUsernameKey]) > 0 && (len(d[corev1.SSHAuthPrivateKey]) > 0 || len(d[corev1.BasicAuthPasswordKey]) > 0) {
+			return fabric.Credentials{Username: string(d[corev1.BasicAuthUsernameKey]), Password: string(d[corev1.BasicAuthPasswordKey]), PrivateKey: d[corev1.SSHAuthPrivateKey]}, nil
+		}
+	}
+	return fabric.Credentials{}, fmt.Errorf("the Secret %s is of type %q; use kubernetes.io/basic-auth, kubernetes.io/ssh-auth or kubernetes.io/tls (or, as a BareMetalSwitch's credentials, any type with username and password or ssh-privatekey)", s.Name, s.Type)
 }

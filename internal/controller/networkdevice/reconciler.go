@@ -8,7 +8,6 @@ import (
 	"sync"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -421,29 +420,6 @@ func (r *Reconciler) endpoint(ctx context.Context, nd *netv1.NetworkDevice, sw n
 	return ep, nil
 }
 
-// CredentialsFrom reads switch credentials from a basic-auth, ssh-auth or tls Secret. A gNMI
-// switch takes both kinds: a basic-auth Secret may carry the CA that signed the switch's
-// certificate (ca.crt), a tls Secret a username and password.
-func CredentialsFrom(s *corev1.Secret) (fabric.Credentials, error) {
-	d := s.Data
-	switch s.Type {
-	case corev1.SecretTypeBasicAuth:
-		return fabric.Credentials{Username: string(d[corev1.BasicAuthUsernameKey]), Password: string(d[corev1.BasicAuthPasswordKey]), CAPEM: d["ca.crt"]}, nil
-	case corev1.SecretTypeSSHAuth:
-		return fabric.Credentials{Username: string(d[corev1.BasicAuthUsernameKey]), PrivateKey: d[corev1.SSHAuthPrivateKey]}, nil
-	case corev1.SecretTypeTLS:
-		return fabric.Credentials{CertPEM: d[corev1.TLSCertKey], KeyPEM: d[corev1.TLSPrivateKeyKey], CAPEM: d["ca.crt"],
-			Username: string(d[corev1.BasicAuthUsernameKey]), Password: string(d[corev1.BasicAuthPasswordKey])}, nil
-	case corev1.SecretTypeOpaque, "":
-		// baremetal-operator's BareMetalSwitch credentials: username, and password or
-		// ssh-privatekey, in a Secret of any type.
-		if len(d[corev1.BasicAuthUsernameKey]) > 0 && (len(d[corev1.SSHAuthPrivateKey]) > 0 || len(d[corev1.BasicAuthPasswordKey]) > 0) {
-			return fabric.Credentials{Username: string(d[corev1.BasicAuthUsernameKey]), Password: string(d[corev1.BasicAuthPasswordKey]), PrivateKey: d[corev1.SSHAuthPrivateKey]}, nil
-		}
-	}
-	return fabric.Credentials{}, fmt.Errorf("the Secret %s is of type %q; use kubernetes.io/basic-auth, kubernetes.io/ssh-auth or kubernetes.io/tls (or, as a BareMetalSwitch's credentials, any type with username and password or ssh-privatekey)", s.Name, s.Type)
-}
-
 func recordOf(s netv1.SwitchStatus) fabric.Record {
 	rec := fabric.Record{}
 	for _, p := range s.Ports {
@@ -526,37 +502,6 @@ func joinLines(s []string) string {
 		out += l
 	}
 	return out
-}
-
-// hostToDevices maps a host to the NetworkDevices of its NIC objects.
-func (r *Reconciler) hostToDevices(c client.Reader) handler.MapFunc {
-	return func(ctx context.Context, o client.Object) []reconcile.Request {
-		nics := &netv1.NICList{}
-		if err := c.List(ctx, nics, client.InNamespace(o.GetNamespace()), client.MatchingFields{fabricindex.NICByNode: o.GetName()}, client.UnsafeDisableDeepCopy); err != nil {
-			return nil
-		}
-		out := make([]reconcile.Request, 0, len(nics.Items))
-		for _, n := range nics.Items {
-			out = append(out, reconcile.Request{NamespacedName: client.ObjectKey{Namespace: n.Namespace, Name: n.Spec.NetworkDeviceRef}})
-		}
-		return out
-	}
-}
-
-// allDevices maps any event to every NetworkDevice (an attachment may be named from any
-// namespace; there are few devices).
-func (r *Reconciler) allDevices(c client.Reader) handler.MapFunc {
-	return func(ctx context.Context, _ client.Object) []reconcile.Request {
-		devices := &netv1.NetworkDeviceList{}
-		if err := c.List(ctx, devices, client.UnsafeDisableDeepCopy); err != nil {
-			return nil
-		}
-		out := make([]reconcile.Request, 0, len(devices.Items))
-		for _, d := range devices.Items {
-			out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&d)})
-		}
-		return out
-	}
 }
 
 // resync lets through the informer's periodic resync: an update event of an unchanged object.
