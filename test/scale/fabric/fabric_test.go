@@ -6,13 +6,11 @@ import (
 	"fmt"
 	"os"
 	"reflect"
-	"runtime/metrics"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -133,10 +131,10 @@ func TestFabricScale(t *testing.T) {
 	counter.reset()
 	writes.reset()
 
-	cpuBefore := cpuTime(t)
+	cpuBefore := measure.ProcessCPU(os.Getpid())
 	split := measure.CPUSplit(0)
 	busy := measure.MachineBusy()
-	peak := watchPeakMemory(ctx)
+	peak := measure.WatchPeakHeap(ctx)
 	profiled := measure.ProfileAPIServer(ctx, t, env.Config, os.Getenv("FABRIC_BENCH_APISERVER_PROFILE"), 15)
 	start := time.Now()
 	parallel(t, hosts, func(h int) error {
@@ -151,7 +149,7 @@ func TestFabricScale(t *testing.T) {
 	selectedIn := time.Since(start)
 	waitAllReady(t, hosts, start)
 	elapsed := time.Since(start)
-	cpu := cpuTime(t) - cpuBefore
+	cpu := measure.ProcessCPU(os.Getpid()) - cpuBefore
 	used := split()
 	profiled()
 	machineBusy := busy()
@@ -183,7 +181,7 @@ func TestFabricScale(t *testing.T) {
 
 	fmt.Printf("\n%8s %9s %12s %14s %12s %14s %14s %12s\n", "hosts", "switches", "selected in", "all ready in", "hosts/s", "manager CPU", "peak heap", "max RSS")
 	fmt.Printf("%8d %9d %11.2fs %13.2fs %12.0f %13.2fs %10.0f MiB %8.0f MiB\n", hosts, switches, selectedIn.Seconds(), elapsed.Seconds(),
-		float64(hosts)/elapsed.Seconds(), cpu.Seconds(), float64(peakHeap)/(1<<20), float64(maxRSS(t))/(1<<20))
+		float64(hosts)/elapsed.Seconds(), cpu.Seconds(), float64(peakHeap)/(1<<20), float64(measure.PeakRSS(os.Getpid()))/(1<<20))
 	fmt.Printf("floor: the %d selections and NIC statuses alone, no controller running, %d writers: %.2fs, API server and etcd CPU %.2fs; all ready in %.2fx the floor, server CPU %.2fx the floor's\n",
 		hosts, writers, floor.Seconds(), floorUsed.Server().Seconds(), elapsed.Seconds()/floor.Seconds(), used.Server().Seconds()/floorUsed.Server().Seconds())
 	fmt.Printf("CPU over the run: %s (benchmark: the manager and the selection's writers); machine %.0f%% busy\n", used, machineBusy)
@@ -380,57 +378,6 @@ func parallel(t *testing.T, n int, fn func(i int) error) {
 	for err := range errs {
 		t.Fatal(err)
 	}
-}
-
-// watchPeakMemory samples the heap in use until ctx ends; the returned func gives the peak so far.
-// It reads runtime/metrics, which does not stop the world as runtime.ReadMemStats does: ten
-// samples a second of that were a visible part of the CPU this test charges to the manager.
-func watchPeakMemory(ctx context.Context) func() uint64 {
-	var peak atomic.Uint64
-	samples := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/memory/classes/heap/unused:bytes"}}
-	var mu sync.Mutex
-	sample := func() {
-		mu.Lock()
-		defer mu.Unlock()
-		metrics.Read(samples)
-		inUse := samples[0].Value.Uint64() + samples[1].Value.Uint64() // runtime.MemStats.HeapInuse
-		if inUse > peak.Load() {
-			peak.Store(inUse)
-		}
-	}
-	sample()
-	go func() {
-		tick := time.NewTicker(100 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-tick.C:
-				sample()
-			}
-		}
-	}()
-	return func() uint64 { sample(); return peak.Load() }
-}
-
-func cpuTime(t *testing.T) time.Duration {
-	t.Helper()
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		t.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-// maxRSS is the process's peak resident memory over its whole life (setup included), in bytes.
-func maxRSS(t *testing.T) int64 {
-	t.Helper()
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		t.Fatal(err)
-	}
-	return ru.Maxrss * 1024 // Linux reports kilobytes
 }
 
 func loadAverage() string {

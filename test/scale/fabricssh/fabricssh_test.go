@@ -4,12 +4,10 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"runtime/metrics"
 	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -28,6 +26,7 @@ import (
 	"github.com/metalwire/metalwire/internal/switchdriver/vendorssh"
 	"github.com/metalwire/metalwire/internal/switchdriver/vendortest"
 	"github.com/metalwire/metalwire/pkg/fabric"
+	"github.com/metalwire/metalwire/test/scale/measure"
 )
 
 const cardsPerHost = 2
@@ -95,10 +94,10 @@ func TestFabricSSHScale(t *testing.T) {
 		s.Commands()
 	}
 
-	cpuBefore := cpuTime(t)
+	cpuBefore := measure.ProcessCPU(os.Getpid())
 	peakCtx, stopPeak := context.WithCancel(ctx)
 	defer stopPeak()
-	peak := watchPeakMemory(peakCtx)
+	peak := measure.WatchPeakHeap(peakCtx)
 	start := time.Now()
 	parallel(t, hosts, func(h int) error {
 		nic := &netv1.NIC{}
@@ -121,7 +120,7 @@ func TestFabricSSHScale(t *testing.T) {
 		g.Expect(ready).To(Equal(hosts))
 	}, 30*time.Minute, 2*time.Second).Should(Succeed())
 	elapsed := time.Since(start)
-	cpu := cpuTime(t) - cpuBefore
+	cpu := measure.ProcessCPU(os.Getpid()) - cpuBefore
 	peakHeap := peak()
 
 	cn := getCN(g, ns)
@@ -149,7 +148,7 @@ func TestFabricSSHScale(t *testing.T) {
 	slices.Sort(logins)
 	fmt.Printf("\nmetalwire: %d hosts ready in %.1fs; logins per switch min %d, median %d, max %d for %d ports; manager CPU %.1fs (this process), peak heap %.0f MiB, max RSS %.0f MiB\n",
 		hosts, elapsed.Seconds(), logins[0], logins[len(logins)/2], logins[len(logins)-1], portsPerSwitch, cpu.Seconds(),
-		float64(peakHeap)/(1<<20), float64(maxRSS(t))/(1<<20))
+		float64(peakHeap)/(1<<20), float64(measure.PeakRSS(os.Getpid()))/(1<<20))
 
 	anchor := ngsAnchor(t, hosts, switches, portsPerSwitch, login, command)
 	fmt.Printf("networking-generic-switch's way (one login per port change, one change at a time per switch): %.1fs, %.1fx metalwire's time\n",
@@ -252,55 +251,6 @@ func parallel(t *testing.T, n int, fn func(i int) error) {
 	for err := range errs {
 		t.Fatal(err)
 	}
-}
-
-// watchPeakMemory samples the heap in use (runtime/metrics, which does not stop the world) until
-// ctx ends; the returned func gives the peak so far.
-func watchPeakMemory(ctx context.Context) func() uint64 {
-	var peak atomic.Uint64
-	samples := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/memory/classes/heap/unused:bytes"}}
-	var mu sync.Mutex
-	sample := func() {
-		mu.Lock()
-		defer mu.Unlock()
-		metrics.Read(samples)
-		if inUse := samples[0].Value.Uint64() + samples[1].Value.Uint64(); inUse > peak.Load() {
-			peak.Store(inUse)
-		}
-	}
-	sample()
-	go func() {
-		tick := time.NewTicker(100 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-tick.C:
-				sample()
-			}
-		}
-	}()
-	return func() uint64 { sample(); return peak.Load() }
-}
-
-func cpuTime(t *testing.T) time.Duration {
-	t.Helper()
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		t.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-// maxRSS is the process's peak resident memory over its whole life (setup included), in bytes.
-func maxRSS(t *testing.T) int64 {
-	t.Helper()
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		t.Fatal(err)
-	}
-	return ru.Maxrss * 1024 // Linux reports kilobytes
 }
 
 func switchName(i int) string { return fmt.Sprintf("leaf%02d", i) }
