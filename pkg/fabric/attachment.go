@@ -44,14 +44,15 @@ func vlanID(s string) (int, error) {
 }
 
 // AttachmentWants are the wants of one switch port configured as an attachment says: access in
-// the native VLAN, or (trunk, hybrid) a trunk of the allowed VLANs with the native one untagged.
-func AttachmentWants(sw, port string, trunk bool, native int, allowed []int) []PortWant {
+// the native VLAN, or (trunk, hybrid) a trunk of the allowed VLANs with the native one untagged;
+// mtu is the port's MTU (0: the switch's own).
+func AttachmentWants(sw, port string, trunk bool, native int, allowed []int, mtu int) []PortWant {
 	if !trunk {
-		return []PortWant{{Switch: sw, Port: port, Mode: ModeAccess, VLAN: native}}
+		return []PortWant{{Switch: sw, Port: port, Mode: ModeAccess, VLAN: native, MTU: mtu}}
 	}
-	out := []PortWant{{Switch: sw, Port: port, Mode: ModeTrunk, Native: native}}
+	out := []PortWant{{Switch: sw, Port: port, Mode: ModeTrunk, Native: native, MTU: mtu}}
 	for _, v := range allowed {
-		out = append(out, PortWant{Switch: sw, Port: port, Mode: ModeTrunk, VLAN: v, Native: native})
+		out = append(out, PortWant{Switch: sw, Port: port, Mode: ModeTrunk, VLAN: v, Native: native, MTU: mtu})
 	}
 	return out
 }

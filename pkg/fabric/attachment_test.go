@@ -23,9 +23,9 @@ func TestParseVLANList(t *testing.T) {
 // A trunk attachment becomes a trunk port of the allowed VLANs with the native one untagged, and
 // every VLAN it carries is present on the switch.
 func TestAttachmentDesired(t *testing.T) {
-	wants := append(AttachmentWants("leaf1", "p1", true, 10, []int{100, 101}), AttachmentWants("leaf1", "p2", false, 20, nil)...)
+	wants := append(AttachmentWants("leaf1", "p1", true, 10, []int{100, 101}, 9000), AttachmentWants("leaf1", "p2", false, 20, nil, 0)...)
 	st := Desired(wants)["leaf1"]
-	if p := st.Ports["p1"]; p.Mode != ModeTrunk || p.VLAN != 10 || !reflect.DeepEqual(p.Trunk, []int{100, 101}) {
+	if p := st.Ports["p1"]; p.Mode != ModeTrunk || p.VLAN != 10 || !reflect.DeepEqual(p.Trunk, []int{100, 101}) || p.MTU != 9000 {
 		t.Fatalf("p1 = %+v", p)
 	}
 	if p := st.Ports["p2"]; p.Mode != ModeAccess || p.VLAN != 20 {

@@ -13,6 +13,8 @@ type PortWant struct {
 	VLAN   int
 	// Native is a trunk's untagged VLAN (0: none).
 	Native int
+	// MTU of the port (0: the switch's own).
+	MTU int
 }
 
 // Desired builds each switch's desired state from the ports hosts need. Ports named twice in
@@ -37,8 +39,11 @@ func Desired(wants []PortWant) map[string]State {
 			if w.Native != 0 {
 				p.VLAN = w.Native
 			}
+			if w.MTU != 0 {
+				p.MTU = w.MTU
+			}
 		case !seen:
-			p = Port{Name: w.Port, Mode: ModeAccess, VLAN: w.VLAN}
+			p = Port{Name: w.Port, Mode: ModeAccess, VLAN: w.VLAN, MTU: w.MTU}
 		}
 		st.Ports[w.Port] = p
 		out[w.Switch] = st
@@ -128,7 +133,7 @@ func RecordOf(want State) Record {
 }
 
 func samePort(a, b Port) bool {
-	if a.Mode != b.Mode || a.VLAN != b.VLAN {
+	if a.Mode != b.Mode || a.VLAN != b.VLAN || a.MTU != b.MTU {
 		return false
 	}
 	return a.Mode != ModeTrunk || slices.Equal(a.Trunk, b.Trunk)
@@ -179,15 +184,15 @@ func InPlace(c Change, st State) bool {
 	case OpRemoveVLAN:
 		return !hasVLAN
 	case OpAccessPort:
-		return exists && cur.Mode == ModeAccess && cur.VLAN == c.Port.VLAN
+		return exists && cur.Mode == ModeAccess && cur.VLAN == c.Port.VLAN && cur.MTU == c.Port.MTU
 	case OpTrunkPort:
 		want := slices.Compact(slices.Sorted(slices.Values(c.Port.Trunk)))
-		return exists && cur.Mode == ModeTrunk && cur.VLAN == c.Port.VLAN && slices.Equal(cur.Trunk, want)
+		return exists && cur.Mode == ModeTrunk && cur.VLAN == c.Port.VLAN && slices.Equal(cur.Trunk, want) && cur.MTU == c.Port.MTU
 	case OpResetPort:
 		if c.Port.VLAN == 0 {
-			return exists && cur.Mode == "" && cur.VLAN == 0 && len(cur.Trunk) == 0
+			return exists && cur.Mode == "" && cur.VLAN == 0 && len(cur.Trunk) == 0 && cur.MTU == 0
 		}
-		return exists && cur.Mode == ModeAccess && cur.VLAN == c.Port.VLAN
+		return exists && cur.Mode == ModeAccess && cur.VLAN == c.Port.VLAN && cur.MTU == 0
 	}
 	return false
 }

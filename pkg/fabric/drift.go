@@ -27,10 +27,14 @@ func (d DriftedPort) String() string {
 // Describe reads as a port's configuration: "access vlan 1001", "trunk vlans [1001 1002]
 // native 0".
 func (p Port) Describe() string {
+	s := fmt.Sprintf("%s vlan %d", p.Mode, p.VLAN)
 	if p.Mode == ModeTrunk {
-		return fmt.Sprintf("trunk vlans %v native %d", p.Trunk, p.VLAN)
+		s = fmt.Sprintf("trunk vlans %v native %d", p.Trunk, p.VLAN)
 	}
-	return fmt.Sprintf("%s vlan %d", p.Mode, p.VLAN)
+	if p.MTU != 0 {
+		s += fmt.Sprintf(" mtu %d", p.MTU)
+	}
+	return s
 }
 
 // Drift compares what the controller set on each port (set: its record of the last pass) with

@@ -26,6 +26,15 @@ type Port struct {
 	VLAN int
 	// Trunk lists the tagged VLANs of a trunk port, ascending, without duplicates.
 	Trunk []int
+	// MTU is the port's MTU as metalwire set it (0: not set by metalwire, the switch's own).
+	// Only drivers that are PortMTUSetters read or set it.
+	MTU int
+}
+
+// PortMTUSetter is a driver that sets and reads back a port's MTU (Port.MTU). Other drivers
+// never see a Port with an MTU: the controller says it was not applied.
+type PortMTUSetter interface {
+	SetsPortMTU() bool
 }
 
 // VLAN is a VLAN defined on a switch.

@@ -191,6 +191,9 @@ type ConfiguredPort struct {
 	// Trunk lists the tagged VLANs of a trunk port.
 	// +optional
 	Trunk []int32 `json:"trunk,omitempty"`
+	// MTU the controller set on the port (a HostNetworkAttachment's mtu); 0: the switch's own.
+	// +optional
+	MTU int32 `json:"mtu,omitempty"`
 }
 
 // SwitchStatus is what the controller last saw of one switch, and what it set there.

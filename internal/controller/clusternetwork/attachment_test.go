@@ -9,6 +9,7 @@ import (
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	bmov1 "github.com/metalwire/metalwire/api/baremetal/v1alpha1"
@@ -21,27 +22,42 @@ import (
 // vSwitch port, read back as set; released, the port goes back to idle; a ClusterNetwork that
 // speaks for the same port wins, and the NetworkDevice's condition says so.
 func TestAHostNetworkAttachmentOnARealOpenvSwitch(t *testing.T) {
-	ovstest.Require(t, "ovs-vswitchd")
+	for _, driver := range []string{"ovsdb", "ssh"} {
+		t.Run(driver, func(t *testing.T) { hostNetworkAttachmentOnOVS(t, driver) })
+	}
+}
+
+func hostNetworkAttachmentOnOVS(t *testing.T, driver string) {
+	ovstest.Require(t, "ovs-vswitchd", "sshd")
 	g := NewWithT(t)
 	ctx := context.Background()
 	ns := env.NewNamespace(t)
 	sw := ovstest.StartSwitch(t, ovstest.Options{VSwitchd: true})
 	br := sw.AddBridge(t, "br0")
 	sw.AddPorts(t, br, ovstest.IdleVLAN, "p-h1")
-	host, port, err := net.SplitHostPort(sw.TCPAddr)
-	g.Expect(err).NotTo(HaveOccurred())
-	p, _ := strconv.Atoi(port)
 	startFabricWith(t, ns, nil)
 
 	const switchMAC = "02:00:5e:00:53:02"
+	leaf := netv1.Switch{Name: "leaf1", Bridge: br, MACAddress: switchMAC}
+	switch driver {
+	case "ovsdb":
+		host, port, err := net.SplitHostPort(sw.TCPAddr)
+		g.Expect(err).NotTo(HaveOccurred())
+		p, _ := strconv.Atoi(port)
+		leaf.Address, leaf.Port, leaf.NetworkOS = host, int32(p), netv1.NetworkOSOpenvSwitch
+	case "ssh":
+		srv := ovstest.StartSSHD(t, map[string]string{"OVS_RUNDIR": sw.Dir})
+		create(t, sshAuthSecret(ns, "leaf1-login", srv.User, srv.ClientKey))
+		leaf.Address, leaf.Port, leaf.NetworkOS = srv.Host, int32(srv.Port), netv1.NetworkOSOpenvSwitchSSH
+		leaf.HostKey, leaf.CredentialsRef = srv.HostKey, &netv1.SecretReference{Name: "leaf1-login"}
+	}
 	create(t, &netv1.NetworkDevice{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "nd1"},
-		Spec: netv1.NetworkDeviceSpec{Switches: []netv1.Switch{{
-			Name: "leaf1", Address: host, Port: int32(p), NetworkOS: netv1.NetworkOSOpenvSwitch, Bridge: br, MACAddress: switchMAC,
-		}}},
+		Spec:       netv1.NetworkDeviceSpec{Switches: []netv1.Switch{leaf}},
 	}, &bmov1.HostNetworkAttachment{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "data"},
-		Spec:       bmov1.HostNetworkAttachmentSpec{Mode: bmov1.SwitchPortModeTrunk, NativeVLAN: 10, AllowedVLANs: []string{"100-102", "200"}},
+		Spec: bmov1.HostNetworkAttachmentSpec{Mode: bmov1.SwitchPortModeTrunk, NativeVLAN: 10, AllowedVLANs: []string{"100-102", "200"},
+			MTU: ptr.To(9000)},
 	})
 	bmh := &bmov1.BareMetalHost{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "h1"}, Spec: bmov1.BareMetalHostSpec{
 		NetworkInterfaces: []bmov1.NetworkInterface{{Name: "eth0", HostNetworkAttachment: bmov1.HostNetworkAttachmentRef{Name: "data"}}},
@@ -73,7 +89,8 @@ func TestAHostNetworkAttachmentOnARealOpenvSwitch(t *testing.T) {
 		g.Expect(row.VLANMode).To(Equal("native-untagged"))
 		g.Expect(row.Tag).To(Equal(10))
 		g.Expect(row.Trunks).To(Equal([]int{100, 101, 102, 200}))
-	}, timeout).Should(Succeed(), "the claimed host's port carries the attachment: native 10 untagged, 100-102 and 200 tagged")
+		g.Expect(sw.MTURequest(t, "p-h1")).To(Equal(9000))
+	}, timeout).Should(Succeed(), "the claimed host's port carries the attachment: native 10 untagged, 100-102 and 200 tagged, MTU 9000")
 	cond := func(g Gomega) metav1.Condition {
 		nd := &netv1.NetworkDevice{}
 		g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "nd1"}, nd)).To(Succeed())
@@ -91,7 +108,8 @@ func TestAHostNetworkAttachmentOnARealOpenvSwitch(t *testing.T) {
 		row := sw.Ports(t)["p-h1"]
 		g.Expect(row.Tag).To(Equal(ovstest.IdleVLAN))
 		g.Expect(row.Trunks).To(BeEmpty())
-	}, timeout).Should(Succeed(), "released, the port goes back to idle")
+		g.Expect(sw.MTURequest(t, "p-h1")).To(BeZero())
+	}, timeout).Should(Succeed(), "released, the port goes back to idle, its MTU the switch's own")
 
 	// A ClusterNetwork speaking for the same port wins, and the condition says so.
 	claim("worker-0")

@@ -22,7 +22,7 @@ import (
 // whose spec.networkInterfaces[] entry names an attachment. A card a ClusterNetwork assigned is
 // the ClusterNetwork's; the attachment is then only reported. notes say what was not applied
 // and why, one line each.
-func (r *Reconciler) attachmentWants(ctx context.Context, nics []netv1.NIC) (wants []fabric.PortWant, notes []string, err error) {
+func (r *Reconciler) attachmentWants(ctx context.Context, nd *netv1.NetworkDevice, nics []netv1.NIC) (wants []fabric.PortWant, notes []string, err error) {
 	if !r.attachments {
 		return nil, nil, nil
 	}
@@ -69,7 +69,16 @@ func (r *Reconciler) attachmentWants(ctx context.Context, nics []netv1.NIC) (wan
 				continue
 			}
 			trunk := hna.Spec.Mode == bmov1.SwitchPortModeTrunk || hna.Spec.Mode == bmov1.SwitchPortModeHybrid
-			wants = append(wants, fabric.AttachmentWants(sp.Name, sp.Port.String(), trunk, hna.Spec.NativeVLAN, allowed)...)
+			mtu := 0
+			if hna.Spec.MTU != nil {
+				if os, ok := r.setsPortMTU(ctx, nd, sp.Name); ok {
+					mtu = *hna.Spec.MTU
+				} else {
+					notes = append(notes, fmt.Sprintf("HostNetworkAttachment %s: mtu %d is not applied on switch %s: networkOS %s does not set port MTUs (the openvswitch drivers do)",
+						key, *hna.Spec.MTU, sp.Name, os))
+				}
+			}
+			wants = append(wants, fabric.AttachmentWants(sp.Name, sp.Port.String(), trunk, hna.Spec.NativeVLAN, allowed, mtu)...)
 		}
 	}
 	return wants, notes, nil
@@ -106,4 +115,23 @@ func (r *Reconciler) setAttachmentsApplied(nd *netv1.NetworkDevice, applied int,
 	}
 	r.set(nd, netv1.ConditionAttachmentsApplied, metav1.ConditionTrue, netv1.ReasonAttachmentsApplied,
 		fmt.Sprintf("%d switch port want(s) from HostNetworkAttachments of claimed hosts", applied))
+}
+
+// setsPortMTU says whether the driver of the named switch of nd sets port MTUs, and its
+// networkOS.
+func (r *Reconciler) setsPortMTU(ctx context.Context, nd *netv1.NetworkDevice, name string) (netv1.NetworkOS, bool) {
+	sw := nd.SwitchNamed(name)
+	if sw == nil {
+		return "", false
+	}
+	eff, err := r.effectiveSwitch(ctx, nd.Namespace, *sw)
+	if err != nil {
+		return sw.NetworkOS, false
+	}
+	drv, err := r.Drivers.For(string(eff.NetworkOS))
+	if err != nil {
+		return eff.NetworkOS, false
+	}
+	m, ok := drv.(fabric.PortMTUSetter)
+	return eff.NetworkOS, ok && m.SetsPortMTU()
 }

@@ -158,7 +158,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	if err := r.Client.List(ctx, nics, client.InNamespace(nd.Namespace), client.MatchingFields{fabricindex.NICByNetworkDevice: nd.Name}, client.UnsafeDisableDeepCopy); err != nil {
 		return ctrl.Result{}, err
 	}
-	fromAttachments, notes, err := r.attachmentWants(ctx, nics.Items)
+	fromAttachments, notes, err := r.attachmentWants(ctx, nd, nics.Items)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
@@ -390,7 +390,7 @@ func (r *Reconciler) apply(ctx context.Context, nd *netv1.NetworkDevice, sw netv
 func portsOf(ports []netv1.ConfiguredPort) []fabric.Port {
 	out := make([]fabric.Port, 0, len(ports))
 	for _, p := range ports {
-		fp := fabric.Port{Name: p.Name, Mode: fabric.PortMode(p.Mode), VLAN: int(p.VLAN)}
+		fp := fabric.Port{Name: p.Name, Mode: fabric.PortMode(p.Mode), VLAN: int(p.VLAN), MTU: int(p.MTU)}
 		for _, v := range p.Trunk {
 			fp.Trunk = append(fp.Trunk, int(v))
 		}
@@ -436,7 +436,7 @@ func configuredPorts(want fabric.State) []netv1.ConfiguredPort {
 	out := make([]netv1.ConfiguredPort, 0, len(rec.Ports))
 	for _, name := range rec.Ports {
 		p := want.Ports[name]
-		cp := netv1.ConfiguredPort{Name: name, Mode: netv1.PortMode(p.Mode), VLAN: vlan32(p.VLAN)}
+		cp := netv1.ConfiguredPort{Name: name, Mode: netv1.PortMode(p.Mode), VLAN: vlan32(p.VLAN), MTU: int32(p.MTU)} //nolint:gosec // MTUs are at most 9216
 		for _, v := range p.Trunk {
 			cp.Trunk = append(cp.Trunk, vlan32(v))
 		}

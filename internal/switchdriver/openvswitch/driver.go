@@ -51,6 +51,9 @@ func (d Driver) CloseIdle() {
 // NetworkOS returns "openvswitch".
 func (Driver) NetworkOS() string { return NetworkOS }
 
+// SetsPortMTU implements fabric.PortMTUSetter: mtu_request of the port's interface.
+func (Driver) SetsPortMTU() bool { return true }
+
 // DefaultPort returns 6640.
 func (Driver) DefaultPort() int { return DefaultPort }
 

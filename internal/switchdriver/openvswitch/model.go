@@ -22,6 +22,14 @@ type portRow struct {
 	VLANMode *string `ovsdb:"vlan_mode"`
 }
 
+// interfaceRow is a row of the Interface table: the MTU metalwire may ask of it. A port that
+// metalwire configures has one interface of its own name.
+type interfaceRow struct {
+	UUID       string `ovsdb:"_uuid"`
+	Name       string `ovsdb:"name"`
+	MTURequest *int   `ovsdb:"mtu_request"`
+}
+
 // openvSwitchRow is the single row of the Open_vSwitch table.
 type openvSwitchRow struct {
 	UUID       string  `ovsdb:"_uuid"`
@@ -32,6 +40,7 @@ type openvSwitchRow struct {
 const (
 	tableBridge      = "Bridge"
 	tablePort        = "Port"
+	tableInterface   = "Interface"
 	tableOpenvSwitch = "Open_vSwitch"
 )
 
@@ -39,6 +48,7 @@ func clientModel() (model.ClientDBModel, error) {
 	return model.NewClientDBModel("Open_vSwitch", map[string]model.Model{
 		tableBridge:      &bridgeRow{},
 		tablePort:        &portRow{},
+		tableInterface:   &interfaceRow{},
 		tableOpenvSwitch: &openvSwitchRow{},
 	})
 }

@@ -41,6 +41,29 @@ func portRowsOf(rows []ovsdb.Row) ([]portRow, error) {
 	return out, nil
 }
 
+func interfaceRowsOf(rows []ovsdb.Row) ([]interfaceRow, error) {
+	out := make([]interfaceRow, 0, len(rows))
+	for _, row := range rows {
+		var r interfaceRow
+		var err error
+		if r.UUID, err = uuidColumn(row, "_uuid"); err != nil {
+			return nil, err
+		}
+		if r.Name, err = stringColumn(row, "name"); err != nil {
+			return nil, err
+		}
+		mtus, err := intsColumn(row, "mtu_request")
+		if err != nil {
+			return nil, err
+		}
+		if len(mtus) > 0 {
+			r.MTURequest = ptr(mtus[0])
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
 func bridgeRowsOf(rows []ovsdb.Row) ([]bridgeRow, error) {
 	out := make([]bridgeRow, 0, len(rows))
 	for _, row := range rows {

@@ -78,12 +78,96 @@ func (s *Session) Read(ctx context.Context, names []string) (fabric.State, error
 		all = append(all, observed(r))
 	}
 	st.VLANs = VLANsCarried(all)
+	var present []string
 	for _, n := range names {
-		if r, ok := ports[n]; ok {
-			st.Ports[n] = observed(r)
+		if _, ok := ports[n]; ok {
+			present = append(present, n)
 		}
 	}
+	ifaces, err := s.interfacesNamed(ctx, present)
+	if err != nil {
+		return fabric.State{}, err
+	}
+	for _, n := range present {
+		p := observed(ports[n])
+		if r, ok := ifaces[n]; ok && r.MTURequest != nil {
+			p.MTU = *r.MTURequest
+		}
+		st.Ports[n] = p
+	}
 	return st, nil
+}
+
+// interfacesNamed reads, in one transaction, the Interface rows of the given names.
+func (s *Session) interfacesNamed(ctx context.Context, names []string) (map[string]interfaceRow, error) {
+	out := make(map[string]interfaceRow, len(names))
+	if len(names) == 0 {
+		return out, nil
+	}
+	ops := make([]ovsdb.Operation, 0, len(names))
+	for _, n := range names {
+		ops = append(ops, ovsdb.Operation{Op: ovsdb.OperationSelect, Table: tableInterface, Columns: interfaceColumns,
+			Where: []ovsdb.Condition{ovsdb.NewCondition("name", ovsdb.ConditionEqual, n)}})
+	}
+	results, err := s.transact(ctx, ops)
+	if err != nil {
+		return nil, err
+	}
+	for i := range ops {
+		var rows []interfaceRow
+		if err := s.decode(tableInterface, results[i].Rows, &rows); err != nil {
+			return nil, err
+		}
+		for _, r := range rows {
+			out[r.Name] = r
+		}
+	}
+	return out, nil
+}
+
+// interfaceColumns are the Interface columns the driver reads.
+var interfaceColumns = []string{"_uuid", "name", "mtu_request"}
+
+// mtuOps are the updates of the interfaces whose mtu_request differs from what the batch's
+// port changes ask (a reset clears it).
+func (s *Session) mtuOps(ctx context.Context, order []string, mtus map[string]int) ([]ovsdb.Operation, error) {
+	ifaces, err := s.interfacesNamed(ctx, order)
+	if err != nil {
+		return nil, err
+	}
+	m := mapper.NewMapper(s.client.Schema())
+	table := s.client.Schema().Table(tableInterface)
+	var ops []ovsdb.Operation
+	for _, n := range order {
+		cur, ok := ifaces[n]
+		if !ok {
+			continue // a port without an interface of its name: its MTU is not ours to set
+		}
+		want := mtus[n]
+		if (cur.MTURequest == nil && want == 0) || (cur.MTURequest != nil && *cur.MTURequest == want) {
+			continue
+		}
+		row := interfaceRow{}
+		if want > 0 {
+			row.MTURequest = ptr(want)
+		}
+		info, err := mapper.NewInfo(tableInterface, table, &row)
+		if err != nil {
+			return nil, fmt.Errorf("switch %s: %w", s.switchName, err)
+		}
+		data, err := m.NewRow(info, &row.MTURequest)
+		if err != nil {
+			return nil, fmt.Errorf("switch %s: interface %s: %w", s.switchName, n, err)
+		}
+		if want == 0 {
+			data["mtu_request"] = ovsdb.OvsSet{GoSet: []any{}}
+		}
+		ops = append(ops, ovsdb.Operation{
+			Op: ovsdb.OperationUpdate, Table: tableInterface, Row: data,
+			Where: []ovsdb.Condition{ovsdb.NewCondition("_uuid", ovsdb.ConditionEqual, ovsdb.UUID{GoUUID: cur.UUID})},
+		})
+	}
+	return ops, nil
 }
 
 // Apply checks every change, reads the ports the batch names, and sends one transaction that
@@ -95,6 +179,7 @@ func (s *Session) Apply(ctx context.Context, batch fabric.Batch) error {
 		}
 	}
 	want := map[string]vlanConfig{}
+	mtus := map[string]int{}
 	order := []string{}
 	for _, c := range batch {
 		switch c.Op {
@@ -103,6 +188,10 @@ func (s *Session) Apply(ctx context.Context, batch fabric.Batch) error {
 				order = append(order, c.Port.Name)
 			}
 			want[c.Port.Name] = desired(c) // a later change to a port wins, as on a CLI
+			mtus[c.Port.Name] = c.Port.MTU
+			if c.Op == fabric.OpResetPort {
+				mtus[c.Port.Name] = 0
+			}
 		}
 	}
 	if len(want) == 0 {
@@ -142,6 +231,12 @@ func (s *Session) Apply(ctx context.Context, batch fabric.Batch) error {
 		})
 		updated = append(updated, n)
 	}
+	mtuUpdates, err := s.mtuOps(ctx, order, mtus)
+	if err != nil {
+		return err
+	}
+	portUpdates := len(ops)
+	ops = append(ops, mtuUpdates...)
 	if len(ops) == 0 {
 		// Nothing to write; still refuse a batch naming a port of another bridge, as a write would.
 		return s.checkOnBridge(ctx, order, ports)
@@ -169,7 +264,7 @@ func (s *Session) Apply(ctx context.Context, batch fabric.Batch) error {
 	if guard != nil {
 		updates = updates[1:]
 	}
-	for i, r := range updates {
+	for i, r := range updates[:portUpdates] {
 		if r.Count != 1 {
 			return fmt.Errorf("switch %s: port %s was removed while being configured (update matched %d rows)", s.switchName, updated[i], r.Count)
 		}
@@ -366,6 +461,8 @@ func (s *Session) decode(table string, rows []ovsdb.Row, out any) error {
 		*out, err = bridgeRowsOf(rows)
 	case *[]portRow:
 		*out, err = portRowsOf(rows)
+	case *[]interfaceRow:
+		*out, err = interfaceRowsOf(rows)
 	case *[]openvSwitchRow:
 		*out, err = openvSwitchRowsOf(rows)
 	default:

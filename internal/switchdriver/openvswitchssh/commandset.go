@@ -27,6 +27,7 @@ func CommandSet() sshcli.CommandSet {
 	return sshcli.CommandSet{
 		NetworkOS: NetworkOS,
 		Mode:      sshcli.ModeExec,
+		PortMTU:   true,
 		Errors: []*regexp.Regexp{
 			regexp.MustCompile(`^ovs-vsctl: `),
 			regexp.MustCompile(`command not found`),
@@ -54,12 +55,28 @@ func CommandSet() sshcli.CommandSet {
 //	         (with a native VLAN: set port P tag=N vlan_mode=native-untagged trunks=A,B)
 //	reset:   set port P tag=IDLE -- clear port P trunks vlan_mode
 //	         (idle VLAN 0: clear port P tag trunks vlan_mode)
+//	mtu:     set interface P mtu_request=N, or clear interface P mtu_request (only when the
+//	         port's MTU, as read back in have, differs)
 //
 // VLANs exist on Open vSwitch only as port tags: ensure-vlan and remove-vlan render nothing.
-func render(_ fabric.Endpoint, _ fabric.State, batch fabric.Batch) ([]string, error) {
+func render(_ fabric.Endpoint, have fabric.State, batch fabric.Batch) ([]string, error) {
 	var cmds [][]string
 	for i, c := range batch {
 		p := c.Port
+		switch c.Op {
+		case fabric.OpAccessPort, fabric.OpTrunkPort, fabric.OpResetPort:
+			mtu := p.MTU
+			if c.Op == fabric.OpResetPort {
+				mtu = 0
+			}
+			if cur, ok := have.Ports[p.Name]; ok && cur.MTU != mtu {
+				if mtu > 0 {
+					cmds = append(cmds, []string{"set", "interface", p.Name, "mtu_request=" + strconv.Itoa(mtu)})
+				} else {
+					cmds = append(cmds, []string{"clear", "interface", p.Name, "mtu_request"})
+				}
+			}
+		}
 		switch c.Op {
 		case fabric.OpEnsureVLAN, fabric.OpRemoveVLAN:
 		case fabric.OpAccessPort:
@@ -102,10 +119,11 @@ func render(_ fabric.Endpoint, _ fabric.State, batch fabric.Batch) ([]string, er
 
 func readCommands(ep fabric.Endpoint, _ []string) []string {
 	list := vsctl + " --format=json --columns=name,tag,trunks,vlan_mode list Port"
+	mtus := vsctl + " --format=json --columns=name,mtu_request list Interface"
 	if ep.Bridge == "" {
-		return []string{list}
+		return []string{list, mtus}
 	}
-	return []string{list, vsctl + " list-ports " + quote(ep.Bridge)}
+	return []string{list, mtus, vsctl + " list-ports " + quote(ep.Bridge)}
 }
 
 // parseState reads `ovs-vsctl --format=json list Port` (and list-ports of the bridge).
@@ -116,10 +134,14 @@ func parseState(ep fabric.Endpoint, names []string, outs []string) (fabric.State
 	if err := json.Unmarshal([]byte(outs[0]), &table); err != nil {
 		return fabric.State{}, fmt.Errorf("ovs-vsctl list Port: %w", err)
 	}
+	mtus, err := parseMTUs(outs[1])
+	if err != nil {
+		return fabric.State{}, err
+	}
 	var onBridge map[string]bool
-	if ep.Bridge != "" && len(outs) > 1 {
+	if ep.Bridge != "" && len(outs) > 2 {
 		onBridge = map[string]bool{}
-		for _, n := range strings.Fields(outs[1]) {
+		for _, n := range strings.Fields(outs[2]) {
 			onBridge[n] = true
 		}
 	}
@@ -143,6 +165,7 @@ func parseState(ep fabric.Endpoint, names []string, outs []string) (fabric.State
 			tag = tags[0]
 		}
 		p := openvswitch.PortFromColumns(name, tag, ints(row[2]), mode)
+		p.MTU = mtus[name] // a port's interface of the same name
 		ports[name] = p
 		all = append(all, p)
 	}
@@ -153,6 +176,31 @@ func parseState(ep fabric.Endpoint, names []string, outs []string) (fabric.State
 		}
 	}
 	return st, nil
+}
+
+// parseMTUs reads `ovs-vsctl --format=json --columns=name,mtu_request list Interface`: the
+// mtu_request of each interface that has one.
+func parseMTUs(out string) (map[string]int, error) {
+	var table struct {
+		Data [][]json.RawMessage `json:"data"`
+	}
+	if err := json.Unmarshal([]byte(out), &table); err != nil {
+		return nil, fmt.Errorf("ovs-vsctl list Interface: %w", err)
+	}
+	mtus := map[string]int{}
+	for _, row := range table.Data {
+		if len(row) != 2 {
+			return nil, fmt.Errorf("ovs-vsctl list Interface: a row of %d columns, want 2", len(row))
+		}
+		var name string
+		if err := json.Unmarshal(row[0], &name); err != nil {
+			return nil, fmt.Errorf("ovs-vsctl list Interface: interface name: %w", err)
+		}
+		if v := ints(row[1]); len(v) > 0 {
+			mtus[name] = v[0]
+		}
+	}
+	return mtus, nil
 }
 
 // ints reads an OVSDB integer or integer set as ovs-vsctl prints it in JSON: 5 or ["set",[1,2]].

@@ -29,6 +29,21 @@ func TestRenderOneInvocation(t *testing.T) {
 	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Fatalf("render =\n%q, %v\nwant\n%q", got, err, want)
 	}
+	// An MTU differing from what was read back is set, or cleared on reset; an equal one is not
+	// sent again.
+	have := fabric.State{Ports: map[string]fabric.Port{"eth1": {Name: "eth1"}, "eth2": {Name: "eth2", MTU: 9000}, "eth3": {Name: "eth3", MTU: 9000}}}
+	got, err = render(fabric.Endpoint{}, have, fabric.Batch{
+		{Op: fabric.OpAccessPort, Port: fabric.Port{Name: "eth1", Mode: fabric.ModeAccess, VLAN: 7, MTU: 9000}},
+		{Op: fabric.OpResetPort, Port: fabric.Port{Name: "eth2", VLAN: 1}},
+		{Op: fabric.OpAccessPort, Port: fabric.Port{Name: "eth3", Mode: fabric.ModeAccess, VLAN: 7, MTU: 9000}},
+	})
+	want = []string{"ovs-vsctl --timeout=30" +
+		" -- set interface eth1 mtu_request=9000 -- set port eth1 tag=7 vlan_mode=access -- clear port eth1 trunks" +
+		" -- clear interface eth2 mtu_request -- set port eth2 tag=1 -- clear port eth2 trunks vlan_mode" +
+		" -- set port eth3 tag=7 vlan_mode=access -- clear port eth3 trunks"}
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("render with MTUs =\n%q, %v\nwant\n%q", got, err, want)
+	}
 	if got, _ := render(fabric.Endpoint{}, fabric.State{}, fabric.Batch{{Op: fabric.OpRemoveVLAN, VLAN: fabric.VLAN{ID: 1001}}}); got != nil {
 		t.Fatalf("a VLAN-only batch renders %q, want nothing (VLANs are port tags)", got)
 	}
@@ -39,13 +54,14 @@ func TestRenderOneInvocation(t *testing.T) {
 
 func TestParseState(t *testing.T) {
 	list := `{"data":[["eth1",1001,["set",[]],"access"],["eth2",["set",[]],["set",[1001,1002]],"trunk"],["eth3",1,["set",[]],["set",[]]],["other",7,["set",[]],["set",[]]]],"headings":["name","tag","trunks","vlan_mode"]}`
-	st, err := parseState(fabric.Endpoint{Bridge: "br0"}, []string{"eth1", "eth2", "eth3", "other", "absent"}, []string{list, "eth1\neth2\neth3\n"})
+	mtus := `{"data":[["eth1",["set",[]]],["eth2",9000]],"headings":["name","mtu_request"]}`
+	st, err := parseState(fabric.Endpoint{Bridge: "br0"}, []string{"eth1", "eth2", "eth3", "other", "absent"}, []string{list, mtus, "eth1\neth2\neth3\n"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := map[string]fabric.Port{
 		"eth1": {Name: "eth1", Mode: fabric.ModeAccess, VLAN: 1001},
-		"eth2": {Name: "eth2", Mode: fabric.ModeTrunk, Trunk: []int{1001, 1002}},
+		"eth2": {Name: "eth2", Mode: fabric.ModeTrunk, Trunk: []int{1001, 1002}, MTU: 9000},
 		"eth3": {Name: "eth3", Mode: fabric.ModeAccess, VLAN: 1},
 	}
 	if !reflect.DeepEqual(st.Ports, want) {

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -179,6 +180,17 @@ func (s *Switch) start(t testing.TB, name string, args ...string) {
 func (s *Switch) Vsctl(t testing.TB, args ...string) string {
 	t.Helper()
 	return run(t, s.env(), "ovs-vsctl", append([]string{"--db=" + s.UnixRemote, "--timeout=20", "--no-wait"}, args...)...)
+}
+
+// MTURequest is the mtu_request of an interface as ovs-vsctl reads it (0: none).
+func (s *Switch) MTURequest(t testing.TB, iface string) int {
+	t.Helper()
+	out := strings.TrimSpace(s.Vsctl(t, "get", "interface", iface, "mtu_request"))
+	n, err := strconv.Atoi(out)
+	if err != nil {
+		return 0 // "[]": not set
+	}
+	return n
 }
 
 // Bridge returns the name AddBridge gives a bridge: unique on the machine, so messages and

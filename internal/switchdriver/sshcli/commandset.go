@@ -27,6 +27,8 @@ type CommandSet struct {
 	// NetworkOS is the NetworkDevice networkOS value ("openvswitch-ssh", "eos").
 	NetworkOS string
 	Mode      Mode
+	// PortMTU says Render sets, and ParseState reads back, a port's MTU (fabric.Port.MTU).
+	PortMTU bool
 	// Setup lines are sent first in each shell session (e.g. "terminal length 0").
 	Setup []string
 	// ConfigEnter and ConfigExit surround the rendered lines of a batch (shell mode; in platform

@@ -38,6 +38,9 @@ var _ fabric.Driver = Driver{}
 // NetworkOS is the command set's networkOS value.
 func (d Driver) NetworkOS() string { return d.Set.NetworkOS }
 
+// SetsPortMTU implements fabric.PortMTUSetter: the command set's PortMTU.
+func (d Driver) SetsPortMTU() bool { return d.Set.PortMTU }
+
 // DefaultPort is 22.
 func (Driver) DefaultPort() int { return DefaultPort }
 
