@@ -106,6 +106,9 @@ func Build(devices []netv1.NetworkDevice, nics []netv1.NIC, clusters []netv1.Clu
 			k := key(l.Device, l.Switch, l.Port)
 			if p, ok := ports[k]; ok {
 				l.Mode, l.VLANs, l.State = string(p.Mode), portVLANs(p), "ok"
+				if p.MTU != 0 {
+					l.VLANs += fmt.Sprintf(" mtu %d", p.MTU)
+				}
 			}
 			if l.ClusterNetwork != "" {
 				if st, ok := hostState[l.ClusterNetwork+"/"+l.Host]; ok && st.State != netv1.HostReady {
