@@ -39,9 +39,12 @@ func describeSwitches(ctx context.Context, c client.Client) ([]string, error) {
 	var out []string
 	for _, d := range devices.Items {
 		for _, sw := range d.Spec.Switches {
-			what := "a REAL switch: configured through the " + string(sw.NetworkOS) + " driver at " + sw.Address
-			if sw.NetworkOS == simulator.SwitchNetworkOS {
+			what := "a REAL switch: the " + string(sw.NetworkOS) + " driver configures it at " + sw.Address
+			switch {
+			case sw.NetworkOS == simulator.SwitchNetworkOS:
 				what = "SIMULATED (a stand-in in memory: configures nothing real)"
+			case sw.BareMetalSwitchRef != nil:
+				what = "a REAL switch: the one BareMetalSwitch " + sw.BareMetalSwitchRef.Name + " describes"
 			}
 			out = append(out, fmt.Sprintf("switch %s of NetworkDevice %s/%s: %s", sw.Name, d.Namespace, d.Name, what))
 		}

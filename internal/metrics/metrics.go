@@ -100,6 +100,14 @@ func SetFabricHosts(namespace, clusterNetwork string, byState map[string]int) {
 	}
 }
 
+// ForgetNetworkDevice drops the per-switch series of a NetworkDevice that is gone.
+func ForgetNetworkDevice(namespace, networkDevice string) {
+	for _, v := range []*prometheus.CounterVec{FabricBatches, FabricChanges, FabricErrors, FabricDrift} {
+		v.DeletePartialMatch(prometheus.Labels{"namespace": namespace, "networkdevice": networkDevice})
+	}
+	FabricBatchDuration.DeletePartialMatch(prometheus.Labels{"namespace": namespace, "networkdevice": networkDevice})
+}
+
 // ForgetClusterNetwork drops the gauges of a ClusterNetwork that is gone.
 func ForgetClusterNetwork(namespace, clusterNetwork string) {
 	for _, st := range FabricHostStates {

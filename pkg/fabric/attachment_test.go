@@ -35,3 +35,19 @@ func TestAttachmentDesired(t *testing.T) {
 		t.Fatalf("VLANs = %v", st.VLANs)
 	}
 }
+
+// A native VLAN among the allowed ones is carried untagged only, as the switches read it back;
+// a trunk of its native VLAN alone is an access port.
+func TestAttachmentNativeAmongAllowed(t *testing.T) {
+	st := Desired(append(AttachmentWants("leaf1", "p1", true, 100, []int{100, 101, 102}, 0), AttachmentWants("leaf1", "p2", true, 7, []int{7}, 0)...))["leaf1"]
+	if p := st.Ports["p1"]; p.Mode != ModeTrunk || p.VLAN != 100 || !reflect.DeepEqual(p.Trunk, []int{101, 102}) {
+		t.Fatalf("p1 = %+v, want trunk [101 102] native 100", p)
+	}
+	if p := st.Ports["p2"]; p.Mode != ModeAccess || p.VLAN != 7 || p.Trunk != nil {
+		t.Fatalf("p2 = %+v, want access 7", p)
+	}
+	have := State{VLANs: st.VLANs, Ports: map[string]Port{"p1": {Name: "p1", Mode: ModeTrunk, VLAN: 100, Trunk: []int{101, 102}}, "p2": {Name: "p2", Mode: ModeAccess, VLAN: 7}}}
+	if b := Diff(st, have, Record{}, 1); len(b) != 0 {
+		t.Fatalf("a switch reading back what was set gets %v", b)
+	}
+}

@@ -49,6 +49,9 @@ func Desired(wants []PortWant) map[string]State {
 		out[w.Switch] = st
 	}
 	for name, st := range out {
+		for pn, p := range st.Ports {
+			st.Ports[pn] = normalTrunk(p)
+		}
 		ids := map[int]bool{}
 		for _, p := range st.Ports {
 			for _, v := range portVLANs(p) {
@@ -61,6 +64,20 @@ func Desired(wants []PortWant) map[string]State {
 		out[name] = st
 	}
 	return out
+}
+
+// normalTrunk writes a trunk one way, as every driver reads one back: its native (untagged)
+// VLAN is not among its tagged ones, and a trunk that carries only its native VLAN is an access
+// port in it.
+func normalTrunk(p Port) Port {
+	if p.Mode != ModeTrunk || p.VLAN == 0 {
+		return p
+	}
+	p.Trunk = slices.DeleteFunc(slices.Clone(p.Trunk), func(v int) bool { return v == p.VLAN })
+	if len(p.Trunk) == 0 {
+		p.Mode, p.Trunk = ModeAccess, nil
+	}
+	return p
 }
 
 // Record is what the controller configured on a switch: the only ports and VLANs it may change.

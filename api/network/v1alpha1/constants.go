@@ -63,6 +63,7 @@ const (
 	ReasonChangesSent           = "ChangesSent"
 	ReasonAttachmentsApplied    = "AttachmentsApplied"
 	ReasonAttachmentsNotApplied = "AttachmentsNotApplied"
+	ReasonClusterNetworkWins    = "ClusterNetworkWins"
 )
 
 // VLANLockName is the name of the Lease that holds VLAN id on a NetworkDevice: one name per

@@ -127,7 +127,7 @@ func hostNetworkAttachmentOnOVS(t *testing.T, driver string) {
 		g.Expect(row.Tag).To(Equal(1001))
 		g.Expect(row.Trunks).To(BeEmpty())
 		c := cond(g)
-		g.Expect(c.Status).To(Equal(metav1.ConditionFalse))
+		g.Expect(c.Reason).To(Equal(netv1.ReasonClusterNetworkWins))
 		g.Expect(c.Message).To(ContainSubstring("host h1 interface eth0: ClusterNetwork cn-a speaks for port leaf1/p-h1, so HostNetworkAttachment data is not applied there"))
 	}, timeout).Should(Succeed())
 }

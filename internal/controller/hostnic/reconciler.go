@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/tools/events"
@@ -16,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -40,9 +43,13 @@ type Reconciler struct {
 	Recorder events.EventRecorder
 	// WatchFilter is --watch-filter: only hosts labelled with it are looked at.
 	WatchFilter string
+
+	// unknown remembers, per host, the unknown switch ids last reported, so an event is recorded
+	// when they change rather than at every reconcile of the host.
+	unknown sync.Map
 }
 
-// +kubebuilder:rbac:groups=metal3.io,resources=baremetalhosts,verbs=get;list;watch
+// +kubebuilder:rbac:groups=metal3.io,resources=baremetalhosts;baremetalswitches,verbs=get;list;watch
 // +kubebuilder:rbac:groups=network.metalwire.io,resources=nics,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups=network.metalwire.io,resources=networkdevices,verbs=get;list;watch
 
@@ -51,11 +58,16 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	host := &bmov1.BareMetalHost{}
 	if err := r.Client.Get(ctx, req.NamespacedName, host); err != nil {
 		if apierrors.IsNotFound(err) {
+			r.unknown.Delete(req.String())
 			return ctrl.Result{}, r.removeGenerated(ctx, req.Namespace, req.Name)
 		}
 		return ctrl.Result{}, err
 	}
+	if !watchfilter.Matches(host, r.WatchFilter) {
+		return ctrl.Result{}, nil // another manager's host
+	}
 	if !host.DeletionTimestamp.IsZero() {
+		r.unknown.Delete(req.String())
 		return ctrl.Result{}, r.removeGenerated(ctx, host.Namespace, host.Name)
 	}
 	nics := &netv1.NICList{}
@@ -71,7 +83,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		ours = &nics.Items[i]
 	}
 	devices := &netv1.NetworkDeviceList{}
-	if err := r.Client.List(ctx, devices, client.InNamespace(host.Namespace)); err != nil {
+	if err := r.Client.List(ctx, devices, client.InNamespace(host.Namespace), client.UnsafeDisableDeepCopy); err != nil {
 		return ctrl.Result{}, fmt.Errorf("listing NetworkDevices: %w", err)
 	}
 	var switches []fabric.KnownSwitch
@@ -80,20 +92,42 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 			mac := sw.MACAddress
 			if sw.BareMetalSwitchRef != nil { // the switch's MAC is the BareMetalSwitch's
 				bms := &bmov1.BareMetalSwitch{}
-				if err := r.Client.Get(ctx, client.ObjectKey{Namespace: d.Namespace, Name: sw.BareMetalSwitchRef.Name}, bms); err == nil {
+				err := r.Client.Get(ctx, client.ObjectKey{Namespace: d.Namespace, Name: sw.BareMetalSwitchRef.Name}, bms)
+				switch {
+				case err == nil:
 					mac = bms.Spec.MACAddress
+				case !apierrors.IsNotFound(err) && !meta.IsNoMatchError(err):
+					return ctrl.Result{}, fmt.Errorf("reading BareMetalSwitch %s: %w", sw.BareMetalSwitchRef.Name, err)
 				}
 			}
 			switches = append(switches, fabric.KnownSwitch{Device: d.Name, Name: sw.Name, MAC: mac})
 		}
 	}
 	cards, unknown := fabric.Cabling(interfacesOf(host), switches)
-	if len(unknown) > 0 && r.Recorder != nil {
-		r.Recorder.Eventf(host, nil, corev1.EventTypeWarning, "UnknownSwitch", "MakeNIC",
-			"host %s names switch %s (LLDP or spec.networkInterfaces[].switchPort), which no NetworkDevice of namespace %s declares: set that switch's spec.switches[].macAddress",
-			host.Name, strings.Join(unknown, ", "), host.Namespace)
+	if ids := strings.Join(unknown, ", "); ids != "" && r.Recorder != nil {
+		if last, _ := r.unknown.Swap(req.String(), ids); last != ids {
+			r.Recorder.Eventf(host, nil, corev1.EventTypeWarning, "UnknownSwitch", "MakeNIC",
+				"host %s names switch %s (LLDP or spec.networkInterfaces[].switchPort), which no NetworkDevice of namespace %s declares: set that switch's spec.switches[].macAddress",
+				host.Name, ids, host.Namespace)
+		}
+	} else {
+		r.unknown.Delete(req.String())
 	}
 	want := desiredNIC(host, cards)
+	if want != nil {
+		want.Labels = watchfilter.Carry(want.Labels, host)
+	}
+	if ours != nil && ours.Labels[netv1.SelectedForLabel] != "" && (want == nil || !reflect.DeepEqual(ours.Spec, want.Spec)) {
+		// The host is in a cluster: its ports carry the cluster's networks through this NIC
+		// object. Changing or deleting it now would take them away; it follows the host's data
+		// once the host leaves.
+		if r.Recorder != nil {
+			r.Recorder.Eventf(host, nil, corev1.EventTypeWarning, "NICKept", "MakeNIC",
+				"the switch data of host %s changed while it is selected for ClusterNetwork %s; NIC %s is kept as it is until the host leaves",
+				host.Name, ours.Labels[netv1.SelectedForLabel], ours.Name)
+		}
+		return ctrl.Result{}, nil
+	}
 	switch {
 	case want == nil:
 		return ctrl.Result{}, r.removeGenerated(ctx, host.Namespace, host.Name)
@@ -174,6 +208,17 @@ func desiredNIC(host *bmov1.BareMetalHost, cards []fabric.CabledCard) *netv1.NIC
 	return nic
 }
 
+// nicsChanged lets through a host update whose inspected NICs changed.
+var nicsChanged = predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
+	nics := func(o client.Object) []bmov1.NIC {
+		if h, ok := o.(*bmov1.BareMetalHost); ok && h.Status.HardwareDetails != nil {
+			return h.Status.HardwareDetails.NIC
+		}
+		return nil
+	}
+	return !reflect.DeepEqual(nics(e.ObjectOld), nics(e.ObjectNew))
+}}
+
 // removeGenerated deletes the host's generated NIC, if there is one; a hand-written NIC of that
 // name is left alone.
 func (r *Reconciler) removeGenerated(ctx context.Context, ns, host string) error {
@@ -197,7 +242,9 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, con
 		return err
 	}
 	return ctrl.NewControllerManagedBy(mgr).
-		For(&bmov1.BareMetalHost{}, builder.WithPredicates(watchfilter.Predicate(r.WatchFilter))).
+		// BMO writes a host's status often; only its spec, labels and inspected NICs matter here.
+		For(&bmov1.BareMetalHost{}, builder.WithPredicates(watchfilter.Predicate(r.WatchFilter),
+			predicate.Or(predicate.GenerationChangedPredicate{}, predicate.LabelChangedPredicate{}, nicsChanged))).
 		// A NIC's status is written for every host joining a cluster: only its spec and labels
 		// (hand-written or ours) matter here.
 		Watches(&netv1.NIC{}, handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {

@@ -20,11 +20,11 @@ import (
 // attachmentWants are the switch ports baremetal-operator's HostNetworkAttachments ask for,
 // applied here with no Ironic: a card of a host that a cluster has claimed (spec.consumerRef)
 // whose spec.networkInterfaces[] entry names an attachment. A card a ClusterNetwork assigned is
-// the ClusterNetwork's; the attachment is then only reported. notes say what was not applied
-// and why, one line each.
-func (r *Reconciler) attachmentWants(ctx context.Context, nd *netv1.NetworkDevice, nics []netv1.NIC) (wants []fabric.PortWant, notes []string, err error) {
+// the ClusterNetwork's; the attachment is then only reported (overridden). notes say what could
+// not be applied and why, one line each.
+func (r *Reconciler) attachmentWants(ctx context.Context, nd *netv1.NetworkDevice, nics []netv1.NIC) (wants []fabric.PortWant, overridden, notes []string, err error) {
 	if !r.attachments {
-		return nil, nil, nil
+		return nil, nil, nil, nil
 	}
 	for _, nic := range nics {
 		host := &bmov1.BareMetalHost{}
@@ -32,7 +32,7 @@ func (r *Reconciler) attachmentWants(ctx context.Context, nd *netv1.NetworkDevic
 			if apierrors.IsNotFound(err) {
 				continue
 			}
-			return nil, nil, fmt.Errorf("reading host %s: %w", nic.Spec.Node, err)
+			return nil, nil, nil, fmt.Errorf("reading host %s: %w", nic.Spec.Node, err)
 		}
 		if host.Spec.ConsumerRef == nil {
 			continue // not provisioned by a cluster: its ports stay idle
@@ -50,7 +50,7 @@ func (r *Reconciler) attachmentWants(ctx context.Context, nd *netv1.NetworkDevic
 			}
 			sp := nic.Spec.NICs[i].NetworkDevice.Switch
 			if i < len(nic.Status.NICs) && nic.Status.NICs[i] != nil {
-				notes = append(notes, fmt.Sprintf("host %s interface %s: ClusterNetwork %s speaks for port %s/%s, so HostNetworkAttachment %s is not applied there",
+				overridden = append(overridden, fmt.Sprintf("host %s interface %s: ClusterNetwork %s speaks for port %s/%s, so HostNetworkAttachment %s is not applied there",
 					host.Name, iface, nic.Status.ClusterNetwork, sp.Name, sp.Port.String(), ref.Name))
 				continue
 			}
@@ -61,7 +61,7 @@ func (r *Reconciler) attachmentWants(ctx context.Context, nd *netv1.NetworkDevic
 					notes = append(notes, fmt.Sprintf("host %s interface %s names HostNetworkAttachment %s, which does not exist", host.Name, iface, key))
 					continue
 				}
-				return nil, nil, err
+				return nil, nil, nil, err
 			}
 			allowed, err := fabric.ParseVLANList(hna.Spec.AllowedVLANs)
 			if err != nil {
@@ -81,7 +81,7 @@ func (r *Reconciler) attachmentWants(ctx context.Context, nd *netv1.NetworkDevic
 			wants = append(wants, fabric.AttachmentWants(sp.Name, sp.Port.String(), trunk, hna.Spec.NativeVLAN, allowed, mtu)...)
 		}
 	}
-	return wants, notes, nil
+	return wants, overridden, notes, nil
 }
 
 // cardOf finds the NIC object's card of a host interface: by MAC address, else by name.
@@ -104,17 +104,22 @@ func served(mapper meta.RESTMapper, kind string) bool {
 	return err == nil
 }
 
-// setAttachmentsApplied says which HostNetworkAttachments were applied, when any host uses one.
-func (r *Reconciler) setAttachmentsApplied(nd *netv1.NetworkDevice, applied int, notes []string) {
-	if applied == 0 && len(notes) == 0 && conditions.Get(nd, netv1.ConditionAttachmentsApplied) == nil {
+// setAttachmentsApplied says whether the HostNetworkAttachments of claimed hosts are asked of
+// their ports, once any host uses one: False for one that cannot be (a missing attachment, a bad
+// VLAN list, an interface that is no card), True otherwise, saying where a ClusterNetwork wins.
+func (r *Reconciler) setAttachmentsApplied(nd *netv1.NetworkDevice, applied int, overridden, notes []string) {
+	if applied == 0 && len(notes) == 0 && len(overridden) == 0 && conditions.Get(nd, netv1.ConditionAttachmentsApplied) == nil {
 		return
 	}
-	if len(notes) > 0 {
-		r.set(nd, netv1.ConditionAttachmentsApplied, metav1.ConditionFalse, netv1.ReasonAttachmentsNotApplied, strings.Join(notes, "; "))
-		return
+	switch {
+	case len(notes) > 0:
+		r.set(nd, netv1.ConditionAttachmentsApplied, metav1.ConditionFalse, netv1.ReasonAttachmentsNotApplied, listed(append(notes, overridden...)))
+	case len(overridden) > 0:
+		r.set(nd, netv1.ConditionAttachmentsApplied, metav1.ConditionTrue, netv1.ReasonClusterNetworkWins, listed(overridden))
+	default:
+		r.set(nd, netv1.ConditionAttachmentsApplied, metav1.ConditionTrue, netv1.ReasonAttachmentsApplied,
+			fmt.Sprintf("the ports of %d switch port want(s) from HostNetworkAttachments of claimed hosts are in the batch (status.switches says whether the switch took it)", applied))
 	}
-	r.set(nd, netv1.ConditionAttachmentsApplied, metav1.ConditionTrue, netv1.ReasonAttachmentsApplied,
-		fmt.Sprintf("%d switch port want(s) from HostNetworkAttachments of claimed hosts", applied))
 }
 
 // setsPortMTU says whether the driver of the named switch of nd sets port MTUs, and its

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -87,6 +88,7 @@ type Reconciler struct {
 // +kubebuilder:rbac:groups=network.metalwire.io,resources=networkdevices/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=network.metalwire.io,resources=nics,verbs=get;list;watch
 // +kubebuilder:rbac:groups=core,resources=secrets,verbs=get;list;watch
+// +kubebuilder:rbac:groups=metal3.io,resources=baremetalhosts;baremetalswitches;hostnetworkattachments,verbs=get;list;watch
 
 func (r *Reconciler) init() {
 	r.once.Do(func() {
@@ -119,6 +121,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 			r.passes.Forget(key)
 			r.records.Forget(key)
 			r.secrets.use(req.NamespacedName, nil)
+			metrics.ForgetNetworkDevice(req.Namespace, req.Name)
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
@@ -158,12 +161,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	if err := r.Client.List(ctx, nics, client.InNamespace(nd.Namespace), client.MatchingFields{fabricindex.NICByNetworkDevice: nd.Name}, client.UnsafeDisableDeepCopy); err != nil {
 		return ctrl.Result{}, err
 	}
-	fromAttachments, notes, err := r.attachmentWants(ctx, nd, nics.Items)
+	fromAttachments, overridden, notes, err := r.attachmentWants(ctx, nd, nics.Items)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
 	desired := fabric.Desired(append(PortWants(nics.Items), fromAttachments...))
-	r.setAttachmentsApplied(nd, len(fromAttachments), notes)
+	r.setAttachmentsApplied(nd, len(fromAttachments), overridden, notes)
 
 	// The switches of spec, then those removed from it that still carry what the controller
 	// configured: they are reset to nothing wanted, through the spec they had.
@@ -295,7 +298,6 @@ func (r *Reconciler) syncSwitch(ctx context.Context, nd *netv1.NetworkDevice, sw
 		}
 		return out, nil
 	}
-	metrics.FabricDrift.WithLabelValues(labels...).Add(float64(len(pass.drifted)))
 	out := netv1.SwitchStatus{Name: sw.Name, Reachable: true, Version: pass.version, Ports: configuredPorts(want), VLANs: vlanIDs(want)}
 	if dryRun {
 		out = *prev.DeepCopy()
@@ -305,25 +307,20 @@ func (r *Reconciler) syncSwitch(ctx context.Context, nd *netv1.NetworkDevice, sw
 			out.PlannedChanges = append(out.PlannedChanges, c.String())
 		}
 	}
-	seen := metav1.Now()
-	out.Drifted = nil
-	for _, d := range pass.drifted {
-		found := "not on the switch"
-		if d.Found != nil {
-			found = d.Found.Describe()
-		}
-		out.Drifted = append(out.Drifted, netv1.DriftedPort{Port: d.Set.Name, Set: d.Set.Describe(), Found: found, SeenAt: seen,
-			Repaired: !dryRun && nd.Spec.DriftPolicy != netv1.DriftReport})
-	}
+	out.Drifted = r.driftedPorts(nd, sw.Name, prev.Drifted, pass.drifted, !dryRun && nd.Spec.DriftPolicy != netv1.DriftReport)
 	if !dryRun && (len(out.Ports) > 0 || len(out.VLANs) > 0) {
-		// The connection it was configured through, to reset it should the switch leave spec.
-		out.ConfiguredWith = sw.DeepCopy()
+		// The connection it was configured through, to reset it should the switch leave spec:
+		// resolved, so that a switch taken from a BareMetalSwitch is reset even once that is gone.
+		out.ConfiguredWith = pass.sw.DeepCopy()
+		out.ConfiguredWith.BareMetalSwitchRef = nil
 	}
 	return out, nil
 }
 
 // pass is what one pass over a switch read and did.
 type pass struct {
+	// sw is the switch as reached: a BareMetalSwitch's address, OS and credentials resolved.
+	sw      netv1.Switch
 	version string
 	// drifted are the configured ports the read-back found changed at the switch.
 	drifted []fabric.DriftedPort
@@ -367,7 +364,7 @@ func (r *Reconciler) apply(ctx context.Context, nd *netv1.NetworkDevice, sw netv
 	if idle == 0 {
 		idle = 1
 	}
-	out := pass{version: info.Version, drifted: fabric.Drift(portsOf(prev.Ports), have)}
+	out := pass{sw: sw, version: info.Version, drifted: fabric.Drift(portsOf(prev.Ports), have)}
 	out.batch = fabric.Diff(want, have, rec, idle)
 	if nd.Spec.DriftPolicy == netv1.DriftReport {
 		out.batch = fabric.WithoutRepairs(out.batch, out.drifted, want, idle)
@@ -474,14 +471,14 @@ func (r *Reconciler) setConditions(nd *netv1.NetworkDevice, hostKeys []*fabric.H
 	if len(untrusted) == 0 {
 		r.set(nd, netv1.ConditionHostKeyTrusted, metav1.ConditionTrue, netv1.ReasonHostKeyTrusted, "every SSH switch showed its pinned host key, or none uses SSH")
 	} else {
-		r.set(nd, netv1.ConditionHostKeyTrusted, metav1.ConditionFalse, netv1.ReasonHostKeyUnknown, joinLines(untrusted))
+		r.set(nd, netv1.ConditionHostKeyTrusted, metav1.ConditionFalse, netv1.ReasonHostKeyUnknown, listed(untrusted))
 	}
 	if len(failed) == 0 {
 		r.set(nd, netv1.ConditionReachable, metav1.ConditionTrue, netv1.ReasonReachable, fmt.Sprintf("all %d switch(es) configured", len(nd.Status.Switches)))
 		return ctrl.Result{}
 	}
 	prev := conditions.Get(nd, netv1.ConditionReachable)
-	r.set(nd, netv1.ConditionReachable, metav1.ConditionFalse, netv1.ReasonUnreachable, joinLines(failed))
+	r.set(nd, netv1.ConditionReachable, metav1.ConditionFalse, netv1.ReasonUnreachable, listed(failed))
 	wait := r.RetryMin
 	if prev != nil && prev.Status == metav1.ConditionFalse {
 		wait = max(wait, min(time.Since(prev.LastTransitionTime.Time), r.RetryMax))
@@ -493,15 +490,15 @@ func (r *Reconciler) set(nd *netv1.NetworkDevice, typ string, status metav1.Cond
 	conditions.Set(nd, metav1.Condition{Type: typ, Status: status, Reason: reason, Message: msg, ObservedGeneration: nd.Generation})
 }
 
-func joinLines(s []string) string {
-	out := ""
-	for i, l := range s {
-		if i > 0 {
-			out += "; "
-		}
-		out += l
+// listed joins a condition's lines with "; ", at most maxListed of them and how many more: a
+// condition message must stay under the API's 32 KiB however many switches, ports or hosts it
+// speaks of (status.switches has every one).
+func listed(lines []string) string {
+	const maxListed = 20
+	if len(lines) <= maxListed {
+		return strings.Join(lines, "; ")
 	}
-	return out
+	return fmt.Sprintf("%s; and %d more (see status.switches)", strings.Join(lines[:maxListed], "; "), len(lines)-maxListed)
 }
 
 // resync lets through the informer's periodic resync: an update event of an unchanged object.
@@ -538,7 +535,7 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, con
 		// A host claimed or released, its interfaces changed, or an attachment changed: the
 		// ports of the devices concerned change.
 		b = b.Watches(&bmov1.BareMetalHost{}, handler.EnqueueRequestsFromMapFunc(r.hostToDevices(mgr.GetClient())),
-			builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+			builder.WithPredicates(attachmentInputsChanged)).
 			Watches(&bmov1.HostNetworkAttachment{}, handler.EnqueueRequestsFromMapFunc(r.allDevices(mgr.GetClient())))
 	} else {
 		ctrl.LoggerFrom(ctx).Info("HostNetworkAttachment is not served by this cluster (baremetal-operator before v0.14): hosts' attachments are not applied")

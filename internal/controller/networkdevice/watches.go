@@ -2,11 +2,15 @@ package networkdevice
 
 import (
 	"context"
+	"reflect"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	bmov1 "github.com/metalwire/metalwire/api/baremetal/v1alpha1"
 	netv1 "github.com/metalwire/metalwire/api/network/v1alpha1"
 	"github.com/metalwire/metalwire/internal/controller/fabricindex"
 )
@@ -41,3 +45,15 @@ func (r *Reconciler) allDevices(c client.Reader) handler.MapFunc {
 		return out
 	}
 }
+
+// attachmentInputsChanged lets through a host's creation, deletion, and the updates that change
+// what its attachments ask of its ports: claimed or released (consumerRef), or its
+// networkInterfaces. Every other host write (an image, user data, power) starts no pass.
+var attachmentInputsChanged = predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
+	old, okOld := e.ObjectOld.(*bmov1.BareMetalHost)
+	cur, okNew := e.ObjectNew.(*bmov1.BareMetalHost)
+	if !okOld || !okNew {
+		return true
+	}
+	return (old.Spec.ConsumerRef == nil) != (cur.Spec.ConsumerRef == nil) || !reflect.DeepEqual(old.Spec.NetworkInterfaces, cur.Spec.NetworkInterfaces)
+}}
