@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -386,7 +387,13 @@ func portsOf(ports []netv1.ConfiguredPort) []fabric.Port {
 
 // endpoint builds how to reach a switch, with credentials read from its Secret.
 func (r *Reconciler) endpoint(ctx context.Context, nd *netv1.NetworkDevice, sw netv1.Switch, drv fabric.Driver) (fabric.Endpoint, error) {
-	ep := fabric.Endpoint{Switch: sw.Name, Address: sw.Address, Port: int(sw.Port), HostKey: sw.HostKey, Bridge: sw.Bridge}
+	ep := fabric.Endpoint{Switch: sw.Name, Address: sw.Address, Port: int(sw.Port), HostKey: sw.HostKey, Bridge: sw.Bridge, IdleVLAN: int(sw.IdleVLAN)}
+	if ep.IdleVLAN == 0 {
+		ep.IdleVLAN = 1
+	}
+	if sw.EquinixMetal != nil {
+		ep.Project, ep.Metro = sw.EquinixMetal.ProjectID, sw.EquinixMetal.Metro
+	}
 	if ep.Port == 0 {
 		ep.Port = drv.DefaultPort()
 	}
@@ -405,7 +412,8 @@ func (r *Reconciler) endpoint(ctx context.Context, nd *netv1.NetworkDevice, sw n
 	return ep, nil
 }
 
-// CredentialsFrom reads switch credentials from a basic-auth, ssh-auth or tls Secret.
+// CredentialsFrom reads switch credentials from a basic-auth, ssh-auth or tls Secret, or an API
+// token from an Opaque Secret's "token" key.
 func CredentialsFrom(s *corev1.Secret) (fabric.Credentials, error) {
 	d := s.Data
 	switch s.Type {
@@ -415,8 +423,13 @@ func CredentialsFrom(s *corev1.Secret) (fabric.Credentials, error) {
 		return fabric.Credentials{Username: string(d[corev1.BasicAuthUsernameKey]), PrivateKey: d[corev1.SSHAuthPrivateKey]}, nil
 	case corev1.SecretTypeTLS:
 		return fabric.Credentials{CertPEM: d[corev1.TLSCertKey], KeyPEM: d[corev1.TLSPrivateKeyKey], CAPEM: d["ca.crt"]}, nil
+	case corev1.SecretTypeOpaque, "":
+		if len(d["token"]) == 0 {
+			return fabric.Credentials{}, fmt.Errorf("the Opaque Secret %s has no key \"token\"; put the API token there", s.Name)
+		}
+		return fabric.Credentials{Token: strings.TrimSpace(string(d["token"]))}, nil
 	}
-	return fabric.Credentials{}, fmt.Errorf("the Secret %s is of type %q; use kubernetes.io/basic-auth, kubernetes.io/ssh-auth or kubernetes.io/tls", s.Name, s.Type)
+	return fabric.Credentials{}, fmt.Errorf("the Secret %s is of type %q; use kubernetes.io/basic-auth, kubernetes.io/ssh-auth, kubernetes.io/tls, or Opaque with a token key", s.Name, s.Type)
 }
 
 func recordOf(s netv1.SwitchStatus) fabric.Record {

@@ -5,6 +5,7 @@ package builtin
 
 import (
 	"github.com/metalwire/metalwire/internal/switchdriver"
+	"github.com/metalwire/metalwire/internal/switchdriver/equinixmetal"
 	"github.com/metalwire/metalwire/internal/switchdriver/openvswitch"
 	"github.com/metalwire/metalwire/internal/switchdriver/openvswitchssh"
 )
@@ -12,4 +13,5 @@ import (
 func init() {
 	switchdriver.Register(openvswitch.New())
 	switchdriver.Register(openvswitchssh.New())
+	switchdriver.Register(equinixmetal.New())
 }
