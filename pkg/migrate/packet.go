@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/metalwire/metalwire/pkg/ipam"
 )
 
 // The seed of issue 28 (layer 2 on Equinix Metal) extends CAPP's PacketCluster with networks[]
@@ -121,7 +123,7 @@ func (d *document) packetCluster(name string, spec *yaml.Node, at path) []*yaml.
 			switch assignment := scalarValue(n, "assignment"); assignment {
 			case "cluster-api", "":
 				for j, cidr := range seqValues(get(n, "ipAddresses")) {
-					pool, err := ipPool(fmt.Sprintf("%s-%s-%d", name, netName, j+1), cidr, scalarValue(n, "gateway"), scalarValue(n, "description"))
+					pool, err := ipPool(fmt.Sprintf("%s-%s-%d", name, netName, j+1), cidr, scalarValue(n, "gateway"), description(scalarValue(n, "description")))
 					if err != nil {
 						d.mustFix(nAt.field("ipAddresses").index(j), "%v", err)
 						continue
@@ -147,6 +149,13 @@ func (d *document) packetCluster(name string, spec *yaml.Node, at path) []*yaml.
 	return out
 }
 
+func description(s string) map[string]any {
+	if s == "" {
+		return nil
+	}
+	return map[string]any{"metalwire.io/description": s}
+}
+
 func seqValues(n *yaml.Node) []string {
 	if !isSeq(n) {
 		return nil
@@ -160,7 +169,7 @@ func seqValues(n *yaml.Node) []string {
 
 // ipPool is an IPPool of a range: every address of the prefix but the network, the broadcast
 // and the gateway.
-func ipPool(name, cidr, gateway, description string) (*yaml.Node, error) {
+func ipPool(name, cidr, gateway string, annotations map[string]any) (*yaml.Node, error) {
 	p, err := netip.ParsePrefix(strings.TrimSpace(cidr))
 	if err != nil || !p.Addr().Is4() {
 		return nil, fmt.Errorf("%q is not an IPv4 range in CIDR form (10.60.10.0/24)", cidr)
@@ -180,8 +189,8 @@ func ipPool(name, cidr, gateway, description string) (*yaml.Node, error) {
 		spec["gateway"] = gateway
 	}
 	meta := map[string]any{"name": name}
-	if description != "" {
-		meta["annotations"] = map[string]any{"metalwire.io/description": description}
+	if len(annotations) > 0 {
+		meta["annotations"] = annotations
 	}
 	return toNode(map[string]any{"apiVersion": groupIPAM + "/v1alpha1", "kind": "IPPool", "metadata": meta, "spec": spec}), nil
 }
@@ -231,7 +240,8 @@ func (d *document) packetMachineTemplate(name string, spec *yaml.Node, at path) 
 					vlans = append(vlans, map[string]any{"id": link, "vlanID": id, "vlanLink": pname, "macAddress": map[string]any{"fromHostInterface": pname}})
 				}
 				poolName := fmt.Sprintf("%s-%s", name, vxlan)
-				pool, err := ipPool(poolName, scalarValue(a, "address"), scalarValue(a, "gateway"), "")
+				viewKey := fmt.Sprintf("%s-%s-%s", scalarValue(spec, "metro"), vxlan, strings.TrimSpace(scalarValue(a, "address")))
+				pool, err := ipPool(poolName, scalarValue(a, "address"), scalarValue(a, "gateway"), map[string]any{ipam.AllocationViewKeyAnnotation: viewKey})
 				if err != nil {
 					d.mustFix(aAt.field("address"), "%v", err)
 					continue
@@ -242,7 +252,7 @@ func (d *document) packetMachineTemplate(name string, spec *yaml.Node, at path) 
 					entry["routes"] = routes
 				}
 				ipv4 = append(ipv4, entry)
-				d.changed(aAt, "VXLAN %s became VLAN sub-interface %s with an address from IPPool %s (range %s, gateway %s)", vxlan, link, poolName, scalarValue(a, "address"), scalarValue(a, "gateway"))
+				d.changed(aAt, "VXLAN %s became VLAN sub-interface %s with an address from IPPool %s (range %s, gateway %s); the pool's claims show in ConfigMap %s under %s", vxlan, link, poolName, scalarValue(a, "address"), scalarValue(a, "gateway"), ipam.AllocationViewName, ipam.ConfigMapKey(viewKey))
 				if s := scalarValue(a, "subnetSize"); s != "" {
 					d.warn(aAt.field("subnetSize"), "%s is not used: the address gets the range's prefix so the gateway stays on link", s)
 				}
