@@ -274,6 +274,12 @@ func (d *document) packetMachineTemplate(name string, spec *yaml.Node, at path) 
 		"apiVersion": groupInfrastructure + "/v1beta2", "kind": "Metal3DataTemplate", "metadata": map[string]any{"name": name},
 		"spec": map[string]any{"networkData": map[string]any{"links": links, "networks": map[string]any{"ipv4": ipv4}}},
 	}
+	if get(spec, "metro") != nil {
+		d.changed(at.field("metro"), "is the first part of each pool's allocation view key; the VXLANs are looked up in the NetworkDevice's metro")
+	}
+	if get(spec, "project") != nil {
+		d.changed(at.field("project"), "no place here: the project is the NetworkDevice's (from the PacketCluster)")
+	}
 	d.changed("kind", "PacketMachineTemplate %s became Metal3DataTemplate %s: the host's network data", name, name)
 	return append([]*yaml.Node{toNode(dt)}, pools...)
 }
