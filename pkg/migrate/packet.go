@@ -63,6 +63,9 @@ func packetSpec(top *yaml.Node) (*yaml.Node, path) {
 func (d *document) migratePacket() []*yaml.Node {
 	name := scalarValue(get(d.root, "metadata"), "name")
 	d.object = d.kind + "/" + name
+	if name == "" {
+		d.mustFix("metadata.name", "missing: name the %s; its objects are named after it", d.kind)
+	}
 	spec, at := packetSpec(d.root)
 	for _, f := range packetProvisioning {
 		if get(spec, f) != nil {
@@ -258,6 +261,9 @@ func (d *document) packetMachineTemplate(name string, spec *yaml.Node, at path) 
 				}
 			}
 		}
+	}
+	if len(ipv4) == 0 {
+		d.warn(at.field("ports"), "no port with ip_addresses: the host's network data configures no VLAN")
 	}
 	if bonded {
 		bonds = append(bonds, map[string]any{"id": "bond0", "bondMode": "802.3ad", "bondLinks": []any{"eth0", "eth1"},
