@@ -12,6 +12,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
+	"github.com/metalwire/metalwire/internal/controller/allocationview"
 	"github.com/metalwire/metalwire/internal/controller/clusternetwork"
 	"github.com/metalwire/metalwire/internal/controller/hostnic"
 	"github.com/metalwire/metalwire/internal/controller/ippool"
@@ -102,6 +103,7 @@ var registry = map[Group][]namedSetup{
 	},
 	IPAM: {
 		{ippool.ControllerName, setupIPPool},
+		{allocationview.ControllerName, setupAllocationView},
 	},
 	Preprovisioning: {
 		{"preprovisioning", setupPreprovisioning},
@@ -133,6 +135,10 @@ func setupHostNIC(ctx context.Context, mgr ctrl.Manager, opts Options) error {
 
 func setupPreprovisioning(ctx context.Context, mgr ctrl.Manager, opts Options) error {
 	return preprovisioning.SetupWithManager(ctx, mgr, opts.Concurrency, opts.WatchFilter)
+}
+
+func setupAllocationView(_ context.Context, mgr ctrl.Manager, opts Options) error {
+	return (&allocationview.Reconciler{}).SetupWithManager(mgr, opts.Concurrency)
 }
 
 func setupIPPool(ctx context.Context, mgr ctrl.Manager, opts Options) error {

@@ -135,6 +135,9 @@ type Credentials struct {
 	// TLS client certificate, key and CA (kubernetes.io/tls: tls.crt, tls.key, ca.crt) for
 	// OVSDB over ssl.
 	CertPEM, KeyPEM, CAPEM []byte
+	// Token is an API token (an Opaque Secret's "token") for cloud APIs (equinix-metal). It is
+	// sent only to the API and never written to a log, an error or a condition.
+	Token string
 }
 
 // Endpoint is how to reach one switch's management interface.
@@ -151,6 +154,12 @@ type Endpoint struct {
 	Credentials Credentials
 	// Bridge is the Open vSwitch bridge whose ports are managed (OVS drivers); others ignore it.
 	Bridge string
+	// Project and Metro are the cloud project and metro whose devices' ports and VLANs are
+	// managed (equinix-metal); others ignore them.
+	Project, Metro string
+	// IdleVLAN is the VLAN a reset port goes back to; a driver whose idle state is no VLAN at
+	// all (equinix-metal: layer3) reports an idle port in it so the read-back matches a reset.
+	IdleVLAN int
 }
 
 // HostKeyError says an SSH switch showed a key other than the pinned one (or none was pinned).

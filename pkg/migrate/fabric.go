@@ -11,7 +11,7 @@ import (
 const groupNetwork = "network.metalwire.io"
 
 // supportedNetworkOS lists the networkOS values the fabric's drivers serve.
-var supportedNetworkOS = []string{"openvswitch", "openvswitch-ssh"}
+var supportedNetworkOS = []string{"openvswitch", "openvswitch-ssh", "equinix-metal"}
 
 // fabricKind recognises the seed's NetWorkDevice, ClusterNetwork and NIC examples, which have
 // no apiVersion or kind, by their shape.
@@ -138,6 +138,9 @@ func (d *document) checkNetworkDevice(spec *yaml.Node) {
 		at := path("spec.switches").index(i)
 		if os := scalarValue(sw, "networkOS"); os != "" && !contains(supportedNetworkOS, os) {
 			d.mustFix(at.field("networkOS"), "%q has no driver (no public command reference); use one of: %s", os, strings.Join(supportedNetworkOS, ", "))
+		}
+		if project := scalarValue(get(sw, "equinixMetal"), "projectID"); scalarValue(sw, "networkOS") == "equinix-metal" && !uuidPattern.MatchString(project) {
+			d.mustFix(at.field("equinixMetal").field("projectID"), "%q is not a project UUID: put the project's id (metal project get)", project)
 		}
 		for _, key := range []string{"user", "pwd"} {
 			if get(sw, key) != nil {

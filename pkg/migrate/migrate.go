@@ -87,6 +87,7 @@ func (r Result) MustChange() []Note {
 // Migrate rewrites every document of a YAML stream. It fails only when the input is not YAML;
 // everything else it cannot fix is a MustChange note.
 func Migrate(in []byte) (Result, error) {
+	in, _ = splitConcatenated(in)
 	dec := yaml.NewDecoder(bytes.NewReader(in))
 	var res Result
 	for n := 1; ; n++ {
@@ -151,6 +152,17 @@ func migrateDocument(root *yaml.Node, n int) (_ Document, extra []*yaml.Node, _ 
 	}
 	d.kind = scalarValue(top, "kind")
 	apiVersion := scalarValue(top, "apiVersion")
+	if d.kind == "ConfigMap" && scalarValue(get(top, "metadata"), "name") == "capp-ip-allocations" {
+		d.object = "ConfigMap/capp-ip-allocations"
+		d.mustFix("", "CAPP's own address bookkeeping: in metalwire the IPPools and their IPAddressClaims are the truth, and the ConfigMap of that shape is a read-only view metalwire writes; do not apply this one (migrate the PacketCluster and PacketMachineTemplates instead)")
+		doc, err := d.finish(root)
+		return doc, nil, err
+	}
+	if apiVersion == "" && (d.kind == "PacketCluster" || d.kind == "PacketMachineTemplate") {
+		extra = d.migratePacket()
+		doc, err := d.finish(root)
+		return doc, extra, err
+	}
 	if d.kind == "" && apiVersion == "" {
 		if kind := fabricKind(top); kind != "" {
 			extra = d.migrateFabric(kind)

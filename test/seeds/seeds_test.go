@@ -96,6 +96,7 @@ var fixes = map[string]map[int][]userFix{
 	},
 	"003-02-networkdevice-fragment.yaml":  {1: {{replace: [][2]string{{"networkOS: fos", "networkOS: openvswitch-ssh"}, {"networkOS: fos", "networkOS: openvswitch-ssh"}}, outcome: applies}}},
 	"003-03-clusternetwork-fragment.yaml": {1: {{replace: [][2]string{{"  networkDeviceRef: nd1", "  networkDeviceRef: nd1\n  vlanRange: 1000-1999"}}, outcome: applies}}},
+	"004-01-packetcluster-fragment.yaml":  {1: {{replace: [][2]string{{"projectID: your-packet-project-id", "projectID: 0c2a5f3e-4b6d-4e7f-8a9b-1c2d3e4f5a6b"}}, outcome: applies}}},
 	"003-04-nic-fragment.yaml":            {1: {{replace: [][2]string{{"port: 2\n      capability:\n        speed: 1500", "port: 3\n      capability:\n        speed: 1500"}}, outcome: applies}}},
 	"001-03-preprovisioning-common-pool-multi.yaml": {
 		2: {{replace: [][2]string{
@@ -154,6 +155,19 @@ var table = []struct {
 	}},
 	{"003-03-clusternetwork-fragment.yaml", []want{{"ClusterNetwork/cn1", needsUser, "spec.vlanRange", "the seed gives no VLAN range", "spec.vlanRange: Required value"}}},
 	{"003-04-nic-fragment.yaml", []want{{"NIC/nic0", needsUser, "spec.nics[3].networkDevice.switch", "the seed cables two cards to switch2 port 2", "two network cards are cabled to one switch port"}}},
+	// Seed 004 (layer 2 on Equinix Metal): CAPP's kinds become metalwire's.
+	{"004-01-packetcluster-fragment.yaml", []want{
+		{"NetworkDevice/example-packet-cluster", needsUser, "spec.switches[0].equinixMetal.projectID", "the project is a placeholder, not a UUID; the cluster's networks name no VXLAN (noted here too)", "spec.switches[0].equinixMetal.projectID"},
+		{"IPPool/example-packet-cluster-storage-vlan-1", applies, "", "networks[0] (assignment cluster-api): its range", ""},
+		{"ClusterNetwork/example-packet-cluster", refused, "spec.vlanRange", "no VXLAN in the seed's PacketCluster: the NetworkDevice's notes say to pin it and set vlanRange", ""},
+	}},
+	{"004-02-packetmachinetemplate-multi.yaml", []want{
+		{"Metal3DataTemplate/example-packet-machine-template", applies, "", "bond0 + VLAN sub-interface bond0.1000, address from the pool, the route", ""},
+		{"IPPool/example-packet-machine-template-1000", applies, "", "10.60.10.0/24 without network, gateway, broadcast", ""},
+		{"Metal3DataTemplate/example-packet-machine-template-1", applies, "", "the second template, split from the first (the seed has no ---)", ""},
+		{"IPPool/example-packet-machine-template-1-1001", applies, "", "10.60.20.0/24", ""},
+	}},
+	{"004-03-configmap.yaml", []want{{"ConfigMap/capp-ip-allocations", needsUser, "", "CAPP's bookkeeping; metalwire's claims are the truth (the seed also writes Data capitalised)", ".Data: field not declared in schema"}}},
 }
 
 func TestEveryFixtureIsInTheTable(t *testing.T) {

@@ -5,7 +5,7 @@ import (
 )
 
 // NetworkOS names the switch operating system, and so the driver that manages a switch.
-// +kubebuilder:validation:Enum=openvswitch;openvswitch-ssh;eos;nxos;junos;sonic;dellos10;cumulus;openconfig;simulated
+// +kubebuilder:validation:Enum=openvswitch;openvswitch-ssh;eos;nxos;junos;sonic;dellos10;cumulus;openconfig;simulated;equinix-metal
 type NetworkOS string
 
 const (
@@ -31,7 +31,24 @@ const (
 	// real. Only `metalwire dev` and `make demo` have a driver for it; the manager users deploy
 	// reports such a switch unreachable ("no switch driver for networkOS simulated").
 	NetworkOSSimulated NetworkOS = "simulated"
+	// NetworkOSEquinixMetal manages the ports of an Equinix Metal project's devices through the
+	// Metal API: the "switch" is the project (equinixMetal: projectID, metro), its ports are the
+	// devices' ports, named "<device id>/<port>" (bond0, eth0, eth1).
+	NetworkOSEquinixMetal NetworkOS = "equinix-metal"
 )
+
+// EquinixMetalProject is the Equinix Metal project whose devices' ports a switch of networkOS
+// equinix-metal manages, and the metro whose VLANs (virtual networks) it uses.
+type EquinixMetalProject struct {
+	// ProjectID is the project's UUID.
+	// +kubebuilder:validation:Pattern=`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`
+	ProjectID string `json:"projectID"`
+	// Metro is the metro code ("da", "sv") whose virtual networks the networks' VLAN ids
+	// (VXLANs) are looked up in. metalwire does not create virtual networks: create them in
+	// the project first.
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]{2,3}$`
+	Metro string `json:"metro"`
+}
 
 // SecretReference names a Secret in the object's namespace.
 type SecretReference struct {
@@ -54,6 +71,7 @@ type LocalObjectReference struct {
 // +kubebuilder:validation:XValidation:rule="has(self.bareMetalSwitchRef) || (has(self.address) && has(self.networkOS))",message="address and networkOS are required, unless bareMetalSwitchRef names a BareMetalSwitch to take them from"
 // +kubebuilder:validation:XValidation:rule="!has(self.bareMetalSwitchRef) || !(has(self.address) || has(self.networkOS) || has(self.port) || has(self.credentialsRef) || has(self.macAddress))",message="a switch taken from a BareMetalSwitch gets its address, port, macAddress, networkOS and credentials from it: remove them here, or remove bareMetalSwitchRef"
 // +kubebuilder:validation:XValidation:rule="!has(self.user)",message="credentials are not stored in a NetworkDevice; put them in a Secret and name it in credentialsRef (metalwire migrate does this for you)",fieldPath=".user"
+// +kubebuilder:validation:XValidation:rule="!has(self.networkOS) || self.networkOS != 'equinix-metal' || has(self.equinixMetal)",message="a switch of networkOS equinix-metal needs equinixMetal.projectID and equinixMetal.metro",fieldPath=".equinixMetal"
 // +kubebuilder:validation:XValidation:rule="!has(self.pwd)",message="credentials are not stored in a NetworkDevice; put them in a Secret and name it in credentialsRef (metalwire migrate does this for you)",fieldPath=".pwd"
 type Switch struct {
 	// Name identifies the switch within the NetworkDevice; NICs name it in
@@ -117,6 +135,12 @@ type Switch struct {
 	// +kubebuilder:validation:Pattern=`^[0-9a-fA-F]{2}(:[0-9a-fA-F]{2}){5}$`
 	// +optional
 	MACAddress string `json:"macAddress,omitempty"`
+
+	// EquinixMetal is the project and metro of a switch of networkOS equinix-metal; its address
+	// is the Metal API's ("https://api.equinix.com/metal/v1", overridable for tests) and its
+	// credentialsRef an Opaque Secret whose key "token" holds the API token.
+	// +optional
+	EquinixMetal *EquinixMetalProject `json:"equinixMetal,omitempty"`
 
 	// IdleVLAN is the access VLAN a port goes back to when no cluster uses it.
 	// +kubebuilder:validation:Minimum=1

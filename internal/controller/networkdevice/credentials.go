@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -209,6 +210,11 @@ func CredentialsFrom(s *corev1.Secret) (fabric.Credentials, error) {
 		if len(d[corev1.BasicAuthUsernameKey]) > 0 && (len(d[corev1.SSHAuthPrivateKey]) > 0 || len(d[corev1.BasicAuthPasswordKey]) > 0) {
 			return fabric.Credentials{Username: string(d[corev1.BasicAuthUsernameKey]), Password: string(d[corev1.BasicAuthPasswordKey]), PrivateKey: d[corev1.SSHAuthPrivateKey]}, nil
 		}
+		// A cloud API's token (networkOS equinix-metal).
+		if len(d["token"]) > 0 {
+			return fabric.Credentials{Token: strings.TrimSpace(string(d["token"]))}, nil
+		}
+		return fabric.Credentials{}, fmt.Errorf("the Secret %s of type %q has neither username with password or ssh-privatekey (a BareMetalSwitch's) nor token (a cloud API's)", s.Name, s.Type)
 	}
-	return fabric.Credentials{}, fmt.Errorf("the Secret %s is of type %q; use kubernetes.io/basic-auth, kubernetes.io/ssh-auth or kubernetes.io/tls (or, as a BareMetalSwitch's credentials, any type with username and password or ssh-privatekey)", s.Name, s.Type)
+	return fabric.Credentials{}, fmt.Errorf("the Secret %s is of type %q; use kubernetes.io/basic-auth, kubernetes.io/ssh-auth or kubernetes.io/tls (or Opaque: username with password or ssh-privatekey, as a BareMetalSwitch's; token, as a cloud API's)", s.Name, s.Type)
 }

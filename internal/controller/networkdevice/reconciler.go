@@ -398,7 +398,13 @@ func portsOf(ports []netv1.ConfiguredPort) []fabric.Port {
 
 // endpoint builds how to reach a switch, with credentials read from its Secret.
 func (r *Reconciler) endpoint(ctx context.Context, nd *netv1.NetworkDevice, sw netv1.Switch, drv fabric.Driver) (fabric.Endpoint, error) {
-	ep := fabric.Endpoint{Switch: sw.Name, Address: sw.Address, Port: int(sw.Port), HostKey: sw.HostKey, Bridge: sw.Bridge}
+	ep := fabric.Endpoint{Switch: sw.Name, Address: sw.Address, Port: int(sw.Port), HostKey: sw.HostKey, Bridge: sw.Bridge, IdleVLAN: int(sw.IdleVLAN)}
+	if ep.IdleVLAN == 0 {
+		ep.IdleVLAN = 1
+	}
+	if sw.EquinixMetal != nil {
+		ep.Project, ep.Metro = sw.EquinixMetal.ProjectID, sw.EquinixMetal.Metro
+	}
 	if ep.Port == 0 {
 		ep.Port = drv.DefaultPort()
 	}

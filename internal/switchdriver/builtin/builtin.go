@@ -6,6 +6,7 @@ package builtin
 import (
 	"github.com/metalwire/metalwire/internal/switchdriver"
 	"github.com/metalwire/metalwire/internal/switchdriver/openconfig"
+	"github.com/metalwire/metalwire/internal/switchdriver/equinixmetal"
 	"github.com/metalwire/metalwire/internal/switchdriver/openvswitch"
 	"github.com/metalwire/metalwire/internal/switchdriver/openvswitchssh"
 	"github.com/metalwire/metalwire/internal/switchdriver/vendorssh"
@@ -18,4 +19,5 @@ func init() {
 	for _, d := range vendorssh.Drivers() {
 		switchdriver.Register(d)
 	}
+	switchdriver.Register(equinixmetal.New())
 }

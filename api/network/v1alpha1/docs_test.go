@@ -1,0 +1,34 @@
+package v1alpha1_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	. "github.com/onsi/gomega"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+)
+
+// The Equinix Metal page's objects are accepted as written: a reader copies them.
+func TestEquinixMetalPageObjectsAreAccepted(t *testing.T) {
+	g := NewWithT(t)
+	text, err := os.ReadFile(filepath.Join("..", "..", "..", "docs", "equinix-metal.md"))
+	g.Expect(err).NotTo(HaveOccurred())
+	blocks := regexp.MustCompile("(?s)```yaml\n(.*?)```").FindAllStringSubmatch(string(text), -1)
+	g.Expect(blocks).NotTo(BeEmpty())
+	ns := env.NewNamespace(t)
+	kinds := []string{}
+	for _, doc := range strings.Split(blocks[0][1], "\n---\n") {
+		u := &unstructured.Unstructured{}
+		g.Expect(yaml.Unmarshal([]byte(doc), &u.Object)).To(Succeed(), doc)
+		u.SetNamespace(ns)
+		g.Expect(env.Client.Create(context.Background(), u, client.DryRunAll)).To(Succeed(), doc)
+		kinds = append(kinds, u.GetKind())
+	}
+	g.Expect(kinds).To(Equal([]string{"Secret", "NetworkDevice", "NIC", "ClusterNetwork"}))
+}
