@@ -20,7 +20,7 @@ func (r *Reconciler) driftedPorts(nd *netv1.NetworkDevice, sw string, prev []net
 	for _, d := range prev {
 		before[d.Port] = d
 	}
-	var out []netv1.DriftedPort
+	out := make([]netv1.DriftedPort, 0, len(drifted))
 	for _, d := range drifted {
 		found := "not on the switch"
 		if d.Found != nil {

@@ -5,8 +5,8 @@ package builtin
 
 import (
 	"github.com/metalwire/metalwire/internal/switchdriver"
-	"github.com/metalwire/metalwire/internal/switchdriver/openconfig"
 	"github.com/metalwire/metalwire/internal/switchdriver/equinixmetal"
+	"github.com/metalwire/metalwire/internal/switchdriver/openconfig"
 	"github.com/metalwire/metalwire/internal/switchdriver/openvswitch"
 	"github.com/metalwire/metalwire/internal/switchdriver/openvswitchssh"
 	"github.com/metalwire/metalwire/internal/switchdriver/vendorssh"
