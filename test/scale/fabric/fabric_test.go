@@ -64,7 +64,7 @@ func TestFabricScale(t *testing.T) {
 	}
 	g.Expect(env.Client.Create(ctx, nd)).To(Succeed())
 	// Card k of the fleet (host k/2, its card k%2) is cabled to switch k%switches, port k/switches.
-	parallel(t, hosts, func(h int) error {
+	measure.Parallel(t, writers, hosts, func(h int) error {
 		nic := &netv1.NIC{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: hostName(h)}, Spec: netv1.NICSpec{Node: hostName(h), NetworkDeviceRef: nd.Name}}
 		for c := 0; c < cardsPerHost; c++ {
 			k := h*cardsPerHost + c
@@ -99,7 +99,7 @@ func TestFabricScale(t *testing.T) {
 	}
 	floorSplit := measure.CPUSplit(0)
 	floorStart := time.Now()
-	parallel(t, hosts, func(h int) error {
+	measure.Parallel(t, writers, hosts, func(h int) error {
 		nic := &netv1.NIC{}
 		if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: hostName(h)}, nic); err != nil {
 			return err
@@ -113,7 +113,7 @@ func TestFabricScale(t *testing.T) {
 	})
 	floor := time.Since(floorStart)
 	floorUsed := floorSplit()
-	parallel(t, hosts, func(h int) error { return setStatus(h, floorStatus, netv1.NICStatus{}) })
+	measure.Parallel(t, writers, hosts, func(h int) error { return setStatus(h, floorStatus, netv1.NICStatus{}) })
 
 	drv := openvswitch.New()
 	t.Cleanup(drv.CloseIdle)
@@ -137,7 +137,7 @@ func TestFabricScale(t *testing.T) {
 	peak := measure.WatchPeakHeap(ctx)
 	profiled := measure.ProfileAPIServer(ctx, t, env.Config, os.Getenv("FABRIC_BENCH_APISERVER_PROFILE"), 15)
 	start := time.Now()
-	parallel(t, hosts, func(h int) error {
+	measure.Parallel(t, writers, hosts, func(h int) error {
 		nic := &netv1.NIC{}
 		if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: hostName(h)}, nic); err != nil {
 			return err
@@ -349,35 +349,6 @@ func getCN(g Gomega) *netv1.ClusterNetwork {
 	cn := &netv1.ClusterNetwork{}
 	g.Expect(env.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "bench"}, cn)).To(Succeed())
 	return cn
-}
-
-// parallel runs fn for 0..n-1 on writers goroutines and fails on the first error.
-func parallel(t *testing.T, n int, fn func(i int) error) {
-	t.Helper()
-	var next atomic.Int64
-	errs := make(chan error, writers)
-	var wg sync.WaitGroup
-	for w := 0; w < writers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= n {
-					return
-				}
-				if err := fn(i); err != nil {
-					errs <- err
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Fatal(err)
-	}
 }
 
 func loadAverage() string {

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -60,7 +59,7 @@ func TestFabricSSHScale(t *testing.T) {
 	}
 	g.Expect(env.Client.Create(ctx, nd)).To(Succeed())
 	// Card k (host k/2, its card k%2) is cabled to switch k%switches, port k/switches.
-	parallel(t, hosts, func(h int) error {
+	measure.Parallel(t, writers, hosts, func(h int) error {
 		nic := &netv1.NIC{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: hostName(h)}, Spec: netv1.NICSpec{Node: hostName(h), NetworkDeviceRef: nd.Name}}
 		for c := range cardsPerHost {
 			k := h*cardsPerHost + c
@@ -99,7 +98,7 @@ func TestFabricSSHScale(t *testing.T) {
 	defer stopPeak()
 	peak := measure.WatchPeakHeap(peakCtx)
 	start := time.Now()
-	parallel(t, hosts, func(h int) error {
+	measure.Parallel(t, writers, hosts, func(h int) error {
 		nic := &netv1.NIC{}
 		if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: hostName(h)}, nic); err != nil {
 			return err
@@ -222,35 +221,6 @@ func getCN(g Gomega, ns string) *netv1.ClusterNetwork {
 	cn := &netv1.ClusterNetwork{}
 	g.Expect(env.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "bench"}, cn)).To(Succeed())
 	return cn
-}
-
-// parallel runs fn for 0..n-1 on writers goroutines and fails on the first error.
-func parallel(t *testing.T, n int, fn func(i int) error) {
-	t.Helper()
-	var next atomic.Int64
-	errs := make(chan error, writers)
-	var wg sync.WaitGroup
-	for range writers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= n {
-					return
-				}
-				if err := fn(i); err != nil {
-					errs <- err
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Fatal(err)
-	}
 }
 
 func switchName(i int) string { return fmt.Sprintf("leaf%02d", i) }
