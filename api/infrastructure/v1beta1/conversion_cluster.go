@@ -94,10 +94,19 @@ func (in *Metal3ClusterTemplate) ConvertFrom(srcRaw conversion.Hub) error {
 	return saveHub(src, dst)
 }
 
+// clusterSpecToHub converts a v1beta1 spec. A noCloudProvider that only repeats
+// cloudProviderEnabled (its negation, as upstream's conversion and `metalwire migrate --to
+// v1beta1` write it) is left out of v1beta2, where cloudProviderEnabled says it all: it is derived
+// again for v1beta1 readers (clusterSpecFromHub), so the object reads back as written either way,
+// and one written as v1beta2 and its v1beta1 rendering are the same v1beta2 object.
 func clusterSpecToHub(in Metal3ClusterSpec) infrav1.Metal3ClusterSpec {
+	noCloudProvider := in.NoCloudProvider //nolint:staticcheck // both versions keep the deprecated field
+	if noCloudProvider != nil && in.CloudProviderEnabled != nil && *noCloudProvider == !*in.CloudProviderEnabled {
+		noCloudProvider = nil
+	}
 	return infrav1.Metal3ClusterSpec{
 		ControlPlaneEndpoint: infrav1.APIEndpoint{Host: in.ControlPlaneEndpoint.Host, Port: int32(in.ControlPlaneEndpoint.Port)}, //nolint:gosec // ports fit
-		NoCloudProvider:      in.NoCloudProvider,                                                                                 //nolint:staticcheck // both versions keep the deprecated field
+		NoCloudProvider:      noCloudProvider,
 		CloudProviderEnabled: in.CloudProviderEnabled,
 		FailureDomains:       failureDomainsToHub(in.FailureDomains),
 	}

@@ -234,7 +234,7 @@ func TestRestartMidBatchFollowsTheSameBatch(t *testing.T) {
 	r := newRig(t)
 	want := state(trunk(r.port("eth1"), 1001, 1002))
 	r.api.Hold(true)
-	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	_, err := r.pass(ctx, want)
 	if err == nil || !strings.Contains(err.Error(), "still in_progress") {

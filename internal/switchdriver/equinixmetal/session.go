@@ -279,6 +279,10 @@ func (s *session) follow(ctx context.Context, what, portID string, b *metalv1.Po
 		case <-time.After(s.poll):
 		}
 		next, resp, err := s.api.PortsApi.FindPortVlanAssignmentBatchByPortIdAndBatchId(ctx, portID, b.GetId()).Execute()
+		if err != nil && ctx.Err() != nil {
+			// The pass ended while the batch was read: as above, it was last seen running.
+			return fmt.Errorf("%s: VLAN assignment batch %s still %s when the pass ended; the next pass follows it", what, b.GetId(), b.GetState())
+		}
 		if err != nil {
 			return apiError(fmt.Sprintf("%s: reading VLAN assignment batch %s", what, b.GetId()), resp, err, "")
 		}
