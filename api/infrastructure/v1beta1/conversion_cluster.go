@@ -100,13 +100,13 @@ func (in *Metal3ClusterTemplate) ConvertFrom(srcRaw conversion.Hub) error {
 // again for v1beta1 readers (clusterSpecFromHub), so the object reads back as written either way,
 // and one written as v1beta2 and its v1beta1 rendering are the same v1beta2 object.
 func clusterSpecToHub(in Metal3ClusterSpec) infrav1.Metal3ClusterSpec {
-	noCloudProvider := in.NoCloudProvider //nolint:staticcheck // both versions keep the deprecated field
+	noCloudProvider := in.NoCloudProvider
 	if noCloudProvider != nil && in.CloudProviderEnabled != nil && *noCloudProvider == !*in.CloudProviderEnabled {
 		noCloudProvider = nil
 	}
 	return infrav1.Metal3ClusterSpec{
 		ControlPlaneEndpoint: infrav1.APIEndpoint{Host: in.ControlPlaneEndpoint.Host, Port: int32(in.ControlPlaneEndpoint.Port)}, //nolint:gosec // ports fit
-		NoCloudProvider:      noCloudProvider,
+		NoCloudProvider:      noCloudProvider,                                                                                    //nolint:staticcheck // both versions keep the deprecated field
 		CloudProviderEnabled: in.CloudProviderEnabled,
 		FailureDomains:       failureDomainsToHub(in.FailureDomains),
 	}
