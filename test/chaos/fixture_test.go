@@ -3,8 +3,6 @@ package chaos
 import (
 	"context"
 	"fmt"
-	"sync"
-	"sync/atomic"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -17,6 +15,7 @@ import (
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
 	ipamv1 "github.com/metalwire/metalwire/api/ipam/v1alpha1"
 	"github.com/metalwire/metalwire/pkg/render"
+	"github.com/metalwire/metalwire/test/scale/measure"
 )
 
 const (
@@ -178,32 +177,10 @@ func deleteClaims(t *testing.T, c *cluster, m3ms []*infrav1.Metal3Machine) {
 	}
 }
 
-// parallel runs fn for 0..n-1 from the writers and returns the first error.
+// parallel runs fn for 0..n-1 from the writers and returns the first error, saying what was
+// being done.
 func parallel(n int, what string, fn func(i int) error) error {
-	var (
-		next atomic.Int64
-		wg   sync.WaitGroup
-		errs = make(chan error, writers)
-	)
-	for range writers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= n {
-					return
-				}
-				if err := fn(i); err != nil {
-					errs <- err
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
+	if err := measure.RunParallel(writers, n, fn); err != nil {
 		return fmt.Errorf("%s: %w", what, err)
 	}
 	return nil

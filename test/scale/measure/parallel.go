@@ -10,6 +10,13 @@ import (
 // the test on the first error.
 func Parallel(t *testing.T, workers, n int, fn func(i int) error) {
 	t.Helper()
+	if err := RunParallel(workers, n, fn); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// RunParallel runs fn for 0..n-1 on workers goroutines and returns the first error.
+func RunParallel(workers, n int, fn func(i int) error) error {
 	var next atomic.Int64
 	errs := make(chan error, workers)
 	var wg sync.WaitGroup
@@ -31,7 +38,5 @@ func Parallel(t *testing.T, workers, n int, fn func(i int) error) {
 	}
 	wg.Wait()
 	close(errs)
-	for err := range errs {
-		t.Fatal(err)
-	}
+	return <-errs // nil once closed and empty
 }
