@@ -32,9 +32,7 @@ func hostNetworkAttachmentOnOVS(t *testing.T, driver string) {
 	g := NewWithT(t)
 	ctx := context.Background()
 	ns := env.NewNamespace(t)
-	sw := ovstest.StartSwitch(t, ovstest.Options{VSwitchd: true})
-	br := sw.AddBridge(t, "br0")
-	sw.AddPorts(t, br, ovstest.IdleVLAN, "p-h1")
+	sw, br := leafSwitch(t, "p-h1")
 	startFabricWith(t, ns, nil)
 
 	const switchMAC = "02:00:5e:00:53:02"

@@ -25,9 +25,7 @@ func TestSwitchCredentialsFollowTheirSecret(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
 	ns := env.NewNamespace(t)
-	sw := ovstest.StartSwitch(t, ovstest.Options{VSwitchd: true}) // ovs-vsctl waits for ovs-vswitchd
-	br := sw.AddBridge(t, "br0")
-	sw.AddPorts(t, br, ovstest.IdleVLAN, "p-h1")
+	sw, br := leafSwitch(t, "p-h1")
 	srv := ovstest.StartSSHD(t, map[string]string{"OVS_RUNDIR": sw.Dir})
 
 	startFabricWith(t, ns, nil, func(o *manager.Options) {

@@ -16,6 +16,7 @@ import (
 	"github.com/metalwire/metalwire/internal/manager"
 	"github.com/metalwire/metalwire/internal/manager/managertest"
 	"github.com/metalwire/metalwire/internal/switchdriver"
+	"github.com/metalwire/metalwire/internal/switchdriver/ovstest"
 	"github.com/metalwire/metalwire/internal/switchdriver/standin"
 )
 
@@ -117,4 +118,14 @@ func condition(conds []metav1.Condition, typ string) string {
 		}
 	}
 	return "<none>"
+}
+
+// leafSwitch starts a real user-space Open vSwitch (ovs-vswitchd too: ovs-vsctl over SSH waits
+// for it) with bridge br0 holding ports in the idle VLAN, and returns it and the bridge's name.
+func leafSwitch(t *testing.T, ports ...string) (*ovstest.Switch, string) {
+	t.Helper()
+	sw := ovstest.StartSwitch(t, ovstest.Options{VSwitchd: true})
+	br := sw.AddBridge(t, "br0")
+	sw.AddPorts(t, br, ovstest.IdleVLAN, ports...)
+	return sw, br
 }
