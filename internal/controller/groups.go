@@ -182,7 +182,7 @@ func (d dataClaimer) Claim(ctx context.Context, m3m *infrav1.Metal3Machine) (*me
 	if r == nil || err != nil {
 		return nil, err
 	}
-	return &metal3machine.RenderedData{Metal3Data: r.Metal3Data, MetaData: r.MetaData, NetworkData: r.NetworkData}, nil
+	return &metal3machine.RenderedData{Metal3Data: r.Metal3Data, MetaData: r.MetaData, NetworkData: r.NetworkData, HostSwitch: r.HostSwitch}, nil
 }
 
 func (d dataClaimer) Release(ctx context.Context, m3m *infrav1.Metal3Machine) (bool, error) {
