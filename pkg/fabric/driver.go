@@ -82,8 +82,11 @@ type LAG struct {
 // ACLRule is one rule of an access list bound to a port.
 type ACLRule struct {
 	Direction string // ingress or egress
-	Protocol  string // all, tcp, udp, icmp, ssh, http, ...
+	Protocol  string // all, icmp, ssh, http, https, tcp:N, udp:N, tcp:N-M, udp:N-M
 	Action    string // allow or deny
+	// Remote is the CIDR of the other end (ingress: the destination; egress: the source); ""
+	// for any.
+	Remote string
 }
 
 // ACL is an access list bound to a port.
