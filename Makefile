@@ -7,7 +7,7 @@ ROOT := $(CURDIR)
 BIN  := $(ROOT)/bin
 
 # Tool versions. kube-apiserver and etcd versions come from hack/tools/go.mod, which builds them;
-# internal/testenv derives the same directory from the same file.
+# internal/controlplane derives the same directory from the same file.
 KUBE_VERSION           := $(shell awk '$$1=="k8s.io/kubernetes"{print $$2; exit}' hack/tools/go.mod)
 ETCD_VERSION           := $(shell awk '$$1=="go.etcd.io/etcd/server/v3"{print $$2; exit}' hack/tools/go.mod)
 CONTROLLER_GEN_VERSION := v0.23.0
