@@ -88,8 +88,7 @@ type Options struct {
 // setupFunc adds one reconciler to a manager.
 type setupFunc func(ctx context.Context, mgr ctrl.Manager, opts Options) error
 
-// registry maps each group to its reconcilers. A reconciler's package adds itself here when it
-// lands; a group with none yet starts nothing.
+// registry maps each group to its reconcilers; a group with none starts nothing.
 var registry = map[Group][]namedSetup{
 	Infrastructure: {
 		{"metal3cluster", setupMetal3Cluster},
@@ -165,7 +164,7 @@ func setupMetal3Machine(ctx context.Context, mgr ctrl.Manager, opts Options) err
 		APIReader: mgr.GetAPIReader(),
 		Recorder:  mgr.GetEventRecorder("metal3machine"),
 		Data:      dataClaimer{&metal3dataclaim.Claimer{Client: mgr.GetClient()}},
-		// CAPM3 parity (issue 16): --watch-filter and fast track.
+		// CAPM3 parity: --watch-filter and fast track.
 		WatchFilter: opts.WatchFilter,
 		FastTrack:   opts.FastTrack,
 	}
