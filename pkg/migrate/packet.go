@@ -10,6 +10,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/metalwire/metalwire/pkg/ipam"
+	"github.com/metalwire/metalwire/pkg/render/l2userdata"
 )
 
 // The seed of issue 28 (layer 2 on Equinix Metal) extends CAPP's PacketCluster with networks[]
@@ -277,7 +278,8 @@ func (d *document) packetMachineTemplate(name string, spec *yaml.Node, at path) 
 		links["vlans"] = vlans
 	}
 	dt := map[string]any{
-		"apiVersion": groupInfrastructure + "/v1beta2", "kind": "Metal3DataTemplate", "metadata": map[string]any{"name": name},
+		"apiVersion": groupInfrastructure + "/v1beta2", "kind": "Metal3DataTemplate",
+		"metadata": map[string]any{"name": name, "annotations": map[string]any{l2userdata.TemplateAnnotation: "true"}},
 		"spec": map[string]any{"networkData": map[string]any{"links": links, "networks": map[string]any{"ipv4": ipv4}}},
 	}
 	if get(spec, "metro") != nil {
@@ -286,7 +288,7 @@ func (d *document) packetMachineTemplate(name string, spec *yaml.Node, at path) 
 	if get(spec, "project") != nil {
 		d.changed(at.field("project"), "no place here: the project is the NetworkDevice's (from the PacketCluster)")
 	}
-	d.changed("kind", "PacketMachineTemplate %s became Metal3DataTemplate %s: the host's network data", name, name)
+	d.changed("kind", "PacketMachineTemplate %s became Metal3DataTemplate %s: the host's network data; its annotation %s makes each machine boot with the bootstrap cloud-config merged with the seed's VLAN user-data", name, name, l2userdata.TemplateAnnotation)
 	return append([]*yaml.Node{toNode(dt)}, pools...)
 }
 

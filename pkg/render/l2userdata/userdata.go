@@ -43,6 +43,13 @@ type Config struct {
 	MetadataURL string
 }
 
+// TemplateAnnotation on a Metal3DataTemplate, "true", asks for the VLAN user-data: each machine
+// of the template boots with the bootstrap provider's cloud-config merged with the VLAN
+// sub-interfaces of its rendered network data, for hosts that configure their VLANs from
+// user-data (Equinix Metal's devices read no network_data.json). `metalwire migrate` sets it on
+// the templates it makes of PacketMachineTemplates.
+const TemplateAnnotation = "network.metalwire.io/vlan-user-data"
+
 // The files the cloud-config writes.
 const (
 	Dir            = "/var/lib/metalwire/network"
