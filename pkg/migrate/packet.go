@@ -280,7 +280,7 @@ func (d *document) packetMachineTemplate(name string, spec *yaml.Node, at path) 
 	dt := map[string]any{
 		"apiVersion": groupInfrastructure + "/v1beta2", "kind": "Metal3DataTemplate",
 		"metadata": map[string]any{"name": name, "annotations": map[string]any{l2userdata.TemplateAnnotation: "true"}},
-		"spec": map[string]any{"networkData": map[string]any{"links": links, "networks": map[string]any{"ipv4": ipv4}}},
+		"spec":     map[string]any{"networkData": map[string]any{"links": links, "networks": map[string]any{"ipv4": ipv4}}},
 	}
 	if get(spec, "metro") != nil {
 		d.changed(at.field("metro"), "is the first part of each pool's allocation view key; the VXLANs are looked up in the NetworkDevice's metro")
