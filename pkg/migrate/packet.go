@@ -241,7 +241,12 @@ func (d *document) packetMachineTemplate(name string, spec *yaml.Node, at path) 
 				if vxlan != "" && !layer2 {
 					link = pname + "." + vxlan
 					id, _ := strconv.Atoi(vxlan)
-					vlans = append(vlans, map[string]any{"id": link, "vlanID": id, "vlanLink": pname, "macAddress": map[string]any{"fromHostInterface": pname}})
+					// A VLAN has its parent's MAC; bond0's is its first member's (the host has no NIC bond0).
+					macOf := pname
+					if pname == "bond0" {
+						macOf = "eth0"
+					}
+					vlans = append(vlans, map[string]any{"id": link, "vlanID": id, "vlanLink": pname, "macAddress": map[string]any{"fromHostInterface": macOf}})
 				}
 				poolName := fmt.Sprintf("%s-%s", name, vxlan)
 				viewKey := fmt.Sprintf("%s-%s-%s", scalarValue(spec, "metro"), vxlan, strings.TrimSpace(scalarValue(a, "address")))
