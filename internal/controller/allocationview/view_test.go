@@ -272,8 +272,8 @@ func newMachine(t *testing.T, cluster *clusterv1.Cluster, name, template string)
 	m := &clusterv1.Machine{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{clusterv1.ClusterNameLabel: cluster.Name}},
 		Spec: clusterv1.MachineSpec{
-			ClusterName: cluster.Name,
-			Bootstrap:   clusterv1.Bootstrap{DataSecretName: ptr.To(name + "-bootstrap")},
+			ClusterName:       cluster.Name,
+			Bootstrap:         clusterv1.Bootstrap{DataSecretName: ptr.To(name + "-bootstrap")},
 			InfrastructureRef: clusterv1.ContractVersionedObjectReference{APIGroup: infrav1.GroupVersion.Group, Kind: "Metal3Machine", Name: name},
 		},
 	}
