@@ -1,6 +1,7 @@
 package metal3machine
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 
@@ -69,14 +70,14 @@ func (r *Reconciler) vlanUserData(ctx context.Context, m3m *infrav1.Metal3Machin
 func (r *Reconciler) secretValue(ctx context.Context, ref *corev1.SecretReference, keys ...string) ([]byte, error) {
 	s := &corev1.Secret{}
 	if err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: ref.Namespace, Name: ref.Name}, s); err != nil {
-		return nil, fmt.Errorf("Secret %s/%s: %w", ref.Namespace, ref.Name, err)
+		return nil, fmt.Errorf("reading Secret %s/%s: %w", ref.Namespace, ref.Name, err)
 	}
 	for _, k := range keys {
 		if v, ok := s.Data[k]; ok {
 			return v, nil
 		}
 	}
-	return nil, fmt.Errorf("Secret %s/%s has none of the keys %v", ref.Namespace, ref.Name, keys)
+	return nil, fmt.Errorf("the Secret %s/%s has none of the keys %v", ref.Namespace, ref.Name, keys)
 }
 
 // writeUserData creates or updates the machine's user-data Secret; it is owned by the machine,
@@ -97,7 +98,7 @@ func (r *Reconciler) writeUserData(ctx context.Context, m3m *infrav1.Metal3Machi
 		return r.Client.Create(ctx, s)
 	case err != nil:
 		return err
-	case string(s.Data["value"]) == string(value):
+	case bytes.Equal(s.Data["value"], value):
 		return nil
 	}
 	s.Data = want

@@ -88,7 +88,7 @@ func (r *Reconciler) readHostReports(ctx context.Context, key string, sess fabri
 // says when to look again (0: no need).
 func (r *Reconciler) setHostsCondition(ctx context.Context, nd *netv1.NetworkDevice, all []*switchReports) time.Duration {
 	var failed, waiting, configured, errs []string
-	any := false
+	reporting := false
 	for _, s := range all {
 		if s == nil {
 			continue
@@ -97,7 +97,7 @@ func (r *Reconciler) setHostsCondition(ctx context.Context, nd *netv1.NetworkDev
 			errs = append(errs, fmt.Sprintf("switch %s: %v", s.sw, s.err))
 			continue
 		}
-		any = true
+		reporting = true
 		seen := map[string]bool{}
 		for _, p := range s.ports {
 			rep, ok := s.reports[p]
@@ -122,7 +122,7 @@ func (r *Reconciler) setHostsCondition(ctx context.Context, nd *netv1.NetworkDev
 		}
 	}
 	held := conditions.Get(nd, netv1.ConditionHostsNetworkConfigured) != nil
-	if !any && (len(errs) == 0 || !held) {
+	if !reporting && (len(errs) == 0 || !held) {
 		conditions.Delete(nd, netv1.ConditionHostsNetworkConfigured)
 		return 0
 	}

@@ -2,6 +2,7 @@ package l2userdata_test
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -158,7 +159,7 @@ func listenIn(t *testing.T, ns string) net.Listener {
 		t.Fatal(err)
 	}
 	defer self.Close()
-	target, err := os.Open(filepath.Join("/run/netns", ns))
+	target, err := os.Open("/run/netns/" + ns)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,7 +219,7 @@ func (h *host) boot(t *testing.T, userData []byte, root string, env ...string) (
 func (h *host) runScript(t *testing.T, root, script string, env ...string) (int, string) {
 	t.Helper()
 	bin := t.TempDir()
-	if err := os.WriteFile(filepath.Join(bin, "ifup"), []byte(standInIfup), 0o755); err != nil { //nolint:gosec // an executable stand-in
+	if err := os.WriteFile(filepath.Join(bin, "ifup"), []byte(standInIfup), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command("ip", "netns", "exec", h.ns, "sh", script)
@@ -227,7 +228,8 @@ func (h *host) runScript(t *testing.T, root, script string, env ...string) (int,
 	cmd.Env = append(cmd.Env, env...)
 	out, err := cmd.CombinedOutput()
 	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
 		code = ee.ExitCode()
 	} else if err != nil {
 		t.Fatal(err)
