@@ -201,6 +201,29 @@ func TestSeedThroughMigrateAndControllersTwentyMachines(t *testing.T) {
 		newMachine(t, cluster, machine(i), templates[i%2])
 	}
 	expect(live([2]int{10, 24}))
+
+	// A bootstrap provider that writes a shell script, not a cloud-config: nothing to merge
+	// into. The machine says so and its host is not provisioned with half its configuration.
+	newMachineWith(t, cluster, "machine-sh", templates[0], "#!/bin/sh\nkubeadm join\n")
+	g.Eventually(func(g Gomega) {
+		m3m := &infrav1.Metal3Machine{}
+		g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "machine-sh"}, m3m)).To(Succeed())
+		var c *metav1.Condition
+		for i := range m3m.Status.Conditions {
+			if m3m.Status.Conditions[i].Type == infrav1.Metal3MachineDataReadyCondition {
+				c = &m3m.Status.Conditions[i]
+			}
+		}
+		g.Expect(c).NotTo(BeNil())
+		g.Expect(c.Reason).To(Equal(metal3machine.VLANUserDataFailedReason))
+		g.Expect(c.Message).To(ContainSubstring("Secret machine-sh-bootstrap: the bootstrap user-data is not a #cloud-config"))
+		g.Expect(c.Message).To(ContainSubstring("the VLAN user-data is merged only into a cloud-config"))
+		host := m3m.Annotations[infrav1.HostAnnotation]
+		g.Expect(host).NotTo(BeEmpty())
+		bmh := &bmov1.BareMetalHost{}
+		g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: host[strings.Index(host, "/")+1:]}, bmh)).To(Succeed())
+		g.Expect(bmh.Spec.UserData).To(BeNil(), "no user data until it can be merged")
+	}, 30*time.Second, 250*time.Millisecond).Should(Succeed())
 }
 
 // viewKey is the allocation view key migrate gives a template's pool: <metro>-<vxlan>-<range>.
@@ -266,9 +289,14 @@ func newCluster(t *testing.T, ns, name string) *clusterv1.Cluster {
 // migrated template, as Cluster API's Machine controller and a bootstrap provider leave them.
 func newMachine(t *testing.T, cluster *clusterv1.Cluster, name, template string) {
 	t.Helper()
+	newMachineWith(t, cluster, name, template, bootstrapData)
+}
+
+func newMachineWith(t *testing.T, cluster *clusterv1.Cluster, name, template, bootstrap string) {
+	t.Helper()
 	ns := cluster.Namespace
 	create(t, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name + "-bootstrap"}, Type: "cluster.x-k8s.io/secret",
-		StringData: map[string]string{"value": bootstrapData, "format": "cloud-config"}})
+		StringData: map[string]string{"value": bootstrap}})
 	m := &clusterv1.Machine{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{clusterv1.ClusterNameLabel: cluster.Name}},
 		Spec: clusterv1.MachineSpec{

@@ -48,11 +48,11 @@ func (r *Reconciler) vlanUserData(ctx context.Context, m3m *infrav1.Metal3Machin
 	}
 	boot, err := r.secretValue(ctx, bootstrap, "value", "userData")
 	if err != nil {
-		return fail("reading the bootstrap data: %v", err)
+		return fail("the bootstrap data: %v", err)
 	}
 	nd, err := r.secretValue(ctx, network, "networkData")
 	if err != nil {
-		return fail("reading the rendered network data: %v", err)
+		return fail("the rendered network data: %v", err)
 	}
 	cfg, err := l2userdata.FromNetworkData(nd)
 	if err != nil {
