@@ -38,6 +38,12 @@ func (r *Reconciler) vlanUserData(ctx context.Context, m3m *infrav1.Metal3Machin
 	} else if err != nil {
 		return nil, "", err
 	}
+	ref := &corev1.SecretReference{Namespace: m3m.Namespace, Name: VLANUserDataSecretName(m3m.Name)}
+	if u := m3m.Status.UserData; u != nil && u.Name == ref.Name {
+		// Written and handed to the host already: what it merges (the bootstrap data, the
+		// rendered network data) does not change for a machine, so it is not read again.
+		return ref, "", nil
+	}
 	fail := func(format string, args ...any) (*corev1.SecretReference, string, error) {
 		msg := fmt.Sprintf("VLAN user-data (Metal3DataTemplate %s has %s): ", tmpl.Name, l2userdata.TemplateAnnotation) + fmt.Sprintf(format, args...)
 		setCondition(m3m, infrav1.Metal3MachineDataReadyCondition, metav1.ConditionFalse, VLANUserDataFailedReason, msg)
@@ -62,7 +68,6 @@ func (r *Reconciler) vlanUserData(ctx context.Context, m3m *infrav1.Metal3Machin
 	if err != nil {
 		return fail("Secret %s: %v; the VLAN user-data is merged only into a cloud-config", bootstrap.Name, err)
 	}
-	ref := &corev1.SecretReference{Namespace: m3m.Namespace, Name: VLANUserDataSecretName(m3m.Name)}
 	return ref, "", r.writeUserData(ctx, m3m, ref, merged)
 }
 
