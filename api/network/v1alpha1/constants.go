@@ -39,35 +39,39 @@ const (
 	// ConditionAttachmentsApplied says whether the HostNetworkAttachments of claimed hosts are
 	// on their ports (set once any host names one).
 	ConditionAttachmentsApplied = "AttachmentsApplied"
-	// ConditionHostsNetworkConfigured says whether the hosts behind the configured ports
-	// reported their own side of the network configured (set only for switches that hear from
-	// hosts: equinix-metal, from the devices' events).
+
+	ReasonAssigned              = "Assigned"
+	ReasonVLANRangeExhausted    = "VLANRangeExhausted"
+	ReasonVLANTaken             = "VLANTaken"
+	ReasonNetworkDeviceNotFound = "NetworkDeviceNotFound"
+	ReasonNICMiscabled          = "NICMiscabled"
+	ReasonValid                 = "Valid"
+	ReasonHostsConfiguring      = "HostsConfiguring"
+	ReasonHostsFailed           = "HostsFailed"
+	ReasonAllReady              = "AllReady"
+	ReasonDeleting              = "Deleting"
+	ReasonReachable             = "Reachable"
+	ReasonUnreachable           = "Unreachable"
+	ReasonCredentialsMissing    = "CredentialsMissing"
+	ReasonUnsupportedNetworkOS  = "UnsupportedNetworkOS"
+	ReasonHostKeyUnknown        = "HostKeyUnknown"
+	ReasonHostKeyTrusted        = "HostKeyTrusted"
+	ReasonNoDrift               = "NoDrift"
+	ReasonDriftRepaired         = "DriftRepaired"
+	ReasonDriftReported         = "DriftReported"
+	ReasonChangesPlanned        = "ChangesPlanned"
+	ReasonChangesSent           = "ChangesSent"
+	ReasonAttachmentsApplied    = "AttachmentsApplied"
+	ReasonAttachmentsNotApplied = "AttachmentsNotApplied"
+	ReasonClusterNetworkWins    = "ClusterNetworkWins"
+)
+
+// HostsNetworkConfigured: whether the hosts behind the configured ports reported their own side of
+// the network configured (set only for switches that hear from hosts: equinix-metal, from the
+// devices' events), and its reasons.
+const (
 	ConditionHostsNetworkConfigured = "HostsNetworkConfigured"
 
-	ReasonAssigned                = "Assigned"
-	ReasonVLANRangeExhausted      = "VLANRangeExhausted"
-	ReasonVLANTaken               = "VLANTaken"
-	ReasonNetworkDeviceNotFound   = "NetworkDeviceNotFound"
-	ReasonNICMiscabled            = "NICMiscabled"
-	ReasonValid                   = "Valid"
-	ReasonHostsConfiguring        = "HostsConfiguring"
-	ReasonHostsFailed             = "HostsFailed"
-	ReasonAllReady                = "AllReady"
-	ReasonDeleting                = "Deleting"
-	ReasonReachable               = "Reachable"
-	ReasonUnreachable             = "Unreachable"
-	ReasonCredentialsMissing      = "CredentialsMissing"
-	ReasonUnsupportedNetworkOS    = "UnsupportedNetworkOS"
-	ReasonHostKeyUnknown          = "HostKeyUnknown"
-	ReasonHostKeyTrusted          = "HostKeyTrusted"
-	ReasonNoDrift                 = "NoDrift"
-	ReasonDriftRepaired           = "DriftRepaired"
-	ReasonDriftReported           = "DriftReported"
-	ReasonChangesPlanned          = "ChangesPlanned"
-	ReasonChangesSent             = "ChangesSent"
-	ReasonAttachmentsApplied      = "AttachmentsApplied"
-	ReasonAttachmentsNotApplied   = "AttachmentsNotApplied"
-	ReasonClusterNetworkWins      = "ClusterNetworkWins"
 	ReasonHostsNetworkConfigured  = "HostsNetworkConfigured"
 	ReasonHostsNetworkConfiguring = "HostsNetworkConfiguring"
 	ReasonHostsNetworkFailed      = "HostsNetworkFailed"
