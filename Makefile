@@ -81,9 +81,11 @@ IRONIC_DEB_DIR := $(BIN)/debian/python3-ironic
 IRONIC_SCHEMA  := $(IRONIC_DEB_DIR)/usr/lib/python3/dist-packages/ironic/api/controllers/v1/network-data-schema.json
 
 .PHONY: test-deps
-test-deps: $(IRONIC_SCHEMA) ## Install what tests feed or drive when missing: cloud-init, netplan.io, graphviz, Open vSwitch, sshd (Debian packages); Ironic's schema into bin/.
+test-deps: $(IRONIC_SCHEMA) ## Install what tests feed or drive when missing: cloud-init, netplan.io, curl, graphviz, Open vSwitch, sshd (Debian packages); Ironic's schema into bin/.
 	@command -v cloud-init >/dev/null || (apt-get update && apt-get install -y --no-install-recommends cloud-init)
 	@command -v netplan >/dev/null || (apt-get update && apt-get install -y --no-install-recommends netplan.io)
+	@# The VLAN user-data script runs in a test (pkg/render/l2userdata): it reads the metadata with curl.
+	@command -v curl >/dev/null || (apt-get update && apt-get install -y --no-install-recommends curl)
 	@# metalwire fabric show --format svg draws with Graphviz's dot.
 	@command -v dot >/dev/null || (apt-get update && apt-get install -y --no-install-recommends graphviz)
 	@# Switch driver tests: user-space Open vSwitch in network namespaces, driven over OVSDB and SSH.

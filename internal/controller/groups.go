@@ -83,6 +83,9 @@ type Options struct {
 	// and VLANRetry is how often a ClusterNetwork whose VLAN range ran out looks again; zero is
 	// each controller's default (tests shorten them).
 	SwitchRetryMin, SwitchRetryMax, VLANRetry time.Duration
+	// HostReportInterval is how often the NetworkDevice controller asks again about hosts that
+	// have not reported their network configured; zero is its default.
+	HostReportInterval time.Duration
 }
 
 // setupFunc adds one reconciler to a manager.
@@ -122,7 +125,7 @@ func setupClusterNetwork(ctx context.Context, mgr ctrl.Manager, opts Options) er
 func setupNetworkDevice(ctx context.Context, mgr ctrl.Manager, opts Options) error {
 	r := &networkdevice.Reconciler{
 		Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("networkdevice"), Drivers: opts.SwitchDrivers, Concurrency: opts.FabricConcurrency, WatchFilter: opts.WatchFilter,
-		RetryMin: opts.SwitchRetryMin, RetryMax: opts.SwitchRetryMax,
+		RetryMin: opts.SwitchRetryMin, RetryMax: opts.SwitchRetryMax, HostReportInterval: opts.HostReportInterval,
 	}
 	return r.SetupWithManager(ctx, mgr, opts.Concurrency)
 }
