@@ -10,7 +10,7 @@ import (
 func init() {
 	personalities["eos"] = &iosLike{
 		hostname: "leaf1", startMode: "exec",
-		ifPrompt: "(config-if-%s)", vlanPrompt: "(config-vlan-%s)",
+		ifPrompt: "(config-if-%s)", vlanPrompt: "(config-vlan-%s)", ranges: true,
 		invalid: func(cmd string) string {
 			return fmt.Sprintf("%% Invalid input (at token 0: '%s')", firstWord(cmd))
 		},
