@@ -39,12 +39,13 @@ func TestFabricSSHScale(t *testing.T) {
 	switches := envInt(t, "FABRIC_SSH_BENCH_SWITCHES", 20)
 	login := time.Duration(envInt(t, "FABRIC_SSH_BENCH_LOGIN_MS", 1000)) * time.Millisecond
 	command := time.Duration(envInt(t, "FABRIC_SSH_BENCH_COMMAND_MS", 20)) * time.Millisecond
+	concurrency := envInt(t, "FABRIC_SSH_BENCH_CONCURRENCY", 4)
 	portsPerSwitch := (hosts*cardsPerHost + switches - 1) / switches
 	g := NewWithT(t)
 	ctx := context.Background()
 	ns := env.NewNamespace(t)
-	fmt.Printf("\nSSH fabric at scale: %d hosts x %d NICs on %d emulated EOS switches (%d ports each), login %s, each command %s\n",
-		hosts, cardsPerHost, switches, portsPerSwitch, login, command)
+	fmt.Printf("\nSSH fabric at scale: %d hosts x %d NICs on %d emulated EOS switches (%d ports each), login %s, each command %s; the manager works %d switches at once, the anchor all\n",
+		hosts, cardsPerHost, switches, portsPerSwitch, login, command, concurrency)
 
 	fleet := startFleet(t, switches, portsPerSwitch, login, command)
 	nd := &netv1.NetworkDevice{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "fabric"}}
@@ -79,7 +80,7 @@ func TestFabricSSHScale(t *testing.T) {
 	})).To(Succeed())
 
 	managertest.Start(t, env, ns, []controller.Group{controller.Fabric}, func(o *manager.Options) {
-		o.Concurrency, o.FabricConcurrency = 10, envInt(t, "FABRIC_SSH_BENCH_CONCURRENCY", 4)
+		o.Concurrency, o.FabricConcurrency = 10, concurrency
 		o.Logger = ctrl.Log // errors only (TestMain): a line per configured switch would bury the figures
 	})
 	g.Eventually(func(g Gomega) {
