@@ -24,7 +24,7 @@ func EOS() sshcli.CommandSet {
 		Save:      []string{"write memory"},
 		Errors:    []*regexp.Regexp{regexp.MustCompile(`^% `)},
 		Render: func(_ fabric.Endpoint, _ fabric.State, b fabric.Batch) ([]string, error) {
-			return renderIOS("eos", false, true, b)
+			return renderIOS("eos", false, b)
 		},
 		ReadCommands: func(fabric.Endpoint, []string) []string {
 			return []string{"show vlan | json", "show interfaces switchport | json"}
@@ -44,7 +44,7 @@ func NXOS() sshcli.CommandSet {
 		Save:      []string{"copy running-config startup-config"},
 		Errors:    []*regexp.Regexp{regexp.MustCompile(`^% `), regexp.MustCompile(`^ERROR:`)},
 		Render: func(_ fabric.Endpoint, _ fabric.State, b fabric.Batch) ([]string, error) {
-			return renderIOS("nxos", true, false, b)
+			return renderIOS("nxos", true, b)
 		},
 		ReadCommands: func(fabric.Endpoint, []string) []string {
 			return []string{"show vlan brief | json", "show interface switchport | json"}
@@ -65,13 +65,14 @@ func NXOS() sshcli.CommandSet {
 //	reset:       interface P / switchport mode access / switchport access vlan IDLE /
 //	             no switchport trunk allowed vlan / no switchport trunk native vlan / exit
 //
-// ranges (EOS) configures together what the CLI lets one line name: the VLANs a run of
-// ensure-vlan (or remove-vlan) changes names, as ranges of consecutive IDs ("vlan 1001-1003"),
-// and the ports of a run of port changes that get the same lines, as ranges of consecutive
-// ports ("interface Ethernet1-48"). Runs keep the batch's order (VLANs ensured before the ports
-// that use them, removed after). A range never holds a comma: the prompt the switch then shows
-// ("config-if-Et1-48") must stay one scrapligo's arista_eos platform recognizes.
-func renderIOS(os string, l2, ranges bool, batch fabric.Batch) ([]string, error) {
+// Both CLIs take ranges, so a batch configures together what one line can name: the VLANs of a
+// run of ensure-vlan (or remove-vlan) changes, as ranges of consecutive IDs ("vlan 1001-1003"),
+// and the ports of a run of port changes that get the same lines, as ranges of consecutive ports
+// ("interface Ethernet1-48", NX-OS "interface Ethernet1/1-48"). Runs keep the batch's order
+// (VLANs ensured before the ports that use them, removed after). A range never holds a comma:
+// the prompt EOS then shows ("config-if-Et1,3") is not one scrapligo's arista_eos platform
+// recognizes.
+func renderIOS(os string, l2 bool, batch fabric.Batch) ([]string, error) {
 	type item struct {
 		op   fabric.Op
 		vlan int
@@ -110,9 +111,9 @@ func renderIOS(os string, l2, ranges bool, batch fabric.Batch) ([]string, error)
 	isPort := func(it item) bool { return it.body != nil }
 	var lines []string
 	for i := 0; i < len(items); {
-		// The run: one change, or with ranges every following change of the same kind.
+		// The run: the change and every following one of the same kind.
 		j := i + 1
-		for ranges && j < len(items) && isPort(items[j]) == isPort(items[i]) && (isPort(items[i]) || items[j].op == items[i].op) {
+		for j < len(items) && isPort(items[j]) == isPort(items[i]) && (isPort(items[i]) || items[j].op == items[i].op) {
 			j++
 		}
 		run := items[i:j]
@@ -142,11 +143,7 @@ func renderIOS(os string, l2, ranges bool, batch fabric.Batch) ([]string, error)
 			names[key] = append(names[key], it.port)
 		}
 		for _, key := range bodies {
-			group := names[key]
-			if ranges {
-				group = portRanges(group)
-			}
-			for _, name := range group {
+			for _, name := range portRanges(names[key]) {
 				lines = append(append(append(lines, "interface "+name), strings.Split(key, "\n")...), "exit")
 			}
 		}
@@ -174,7 +171,7 @@ func idRanges(ids []int) []string {
 	return out
 }
 
-// portRanges writes port names as EOS ranges of consecutive ports: Ethernet1, Ethernet2,
+// portRanges writes port names as EOS and NX-OS ranges of consecutive ports: Ethernet1, Ethernet2,
 // Ethernet3, Ethernet7 and Ethernet49/1, Ethernet49/2 are "Ethernet1-3", "Ethernet7",
 // "Ethernet49/1-2". A name that does not end in a number (or ends in one with a leading zero)
 // stays as it is.

@@ -14,17 +14,29 @@ import (
 	"github.com/metalwire/metalwire/pkg/fabric"
 )
 
-// EOS configures the ports of a batch that get the same lines together, consecutive ports as one
-// range, and consecutive VLANs as one range: the switch receives those lines, ends as asked (read
-// back through the driver), a second pass sends nothing, and a refused line under a range fails
-// the batch with the switch's message.
-func TestEOSRanges(t *testing.T) {
+// EOS and NX-OS configure the ports of a batch that get the same lines together, consecutive
+// ports as one range, and consecutive VLANs as one range: the switch receives those lines, ends
+// as asked (read back through the driver), a second pass sends nothing, and a refused line under
+// a range fails the batch with the switch's message.
+func TestIOSRanges(t *testing.T) {
+	for _, tc := range []struct {
+		os, prefix string
+		set        sshcli.CommandSet
+	}{{"eos", "Ethernet", vendorssh.EOS()}, {"nxos", "Ethernet1/", vendorssh.NXOS()}} {
+		t.Run(tc.os, func(t *testing.T) {
+			t.Parallel()
+			testRanges(t, tc.os, tc.prefix, tc.set)
+		})
+	}
+}
+
+// testRanges runs on a switch of ports prefix1 to prefix9.
+func testRanges(t *testing.T, networkOS, prefix string, set sshcli.CommandSet) {
 	ports := make([]string, 9)
 	for i := range ports {
-		ports[i] = fmt.Sprintf("Ethernet%d", i+1)
+		ports[i] = fmt.Sprintf("%s%d", prefix, i+1)
 	}
-	srv := vendortest.Start(t, "eos", ports...)
-	set := vendorssh.EOS()
+	srv := vendortest.Start(t, networkOS, ports...)
 	access := func(vlan int, names ...int) (b fabric.Batch) {
 		for _, n := range names {
 			b = append(b, fabric.Change{Op: fabric.OpAccessPort, Port: fabric.Port{Name: ports[n-1], Mode: fabric.ModeAccess, VLAN: vlan}})
@@ -51,14 +63,25 @@ func TestEOSRanges(t *testing.T) {
 	batch = append(batch, access(1001, 3, 5)...)
 	batch = append(batch, access(1002, 7)...)
 	apply(t, set, srv, batch)
-	want := []string{"configure terminal",
-		"vlan 1001-1002", "exit", "vlan 1005", "exit",
-		"interface Ethernet1-3", "switchport mode access", "switchport access vlan 1001", "exit",
-		"interface Ethernet5", "switchport mode access", "switchport access vlan 1001", "exit",
-		"interface Ethernet4", "switchport mode trunk", "switchport trunk allowed vlan 1001,1002,1005", "switchport trunk native vlan 1005", "exit",
-		"interface Ethernet6", "switchport mode trunk", "switchport trunk allowed vlan 1001,1002,1005", "switchport trunk native vlan 1005", "exit",
-		"interface Ethernet7", "switchport mode access", "switchport access vlan 1002", "exit",
-		"end", "write memory"}
+	// NX-OS says "switchport" first in every interface and saves with copy.
+	iface := func(name string, body ...string) []string {
+		out := []string{"interface " + prefix + name}
+		if networkOS == "nxos" {
+			out = append(out, "switchport")
+		}
+		return append(append(out, body...), "exit")
+	}
+	accessLines := func(vlan string) []string {
+		return []string{"switchport mode access", "switchport access vlan " + vlan}
+	}
+	trunkLines := []string{"switchport mode trunk", "switchport trunk allowed vlan 1001,1002,1005", "switchport trunk native vlan 1005"}
+	want := []string{"configure terminal", "vlan 1001-1002", "exit", "vlan 1005", "exit"}
+	want = append(want, iface("1-3", accessLines("1001")...)...)
+	want = append(want, iface("5", accessLines("1001")...)...)
+	want = append(want, iface("4", trunkLines...)...)
+	want = append(want, iface("6", trunkLines...)...)
+	want = append(want, iface("7", accessLines("1002")...)...)
+	want = append(want, "end", set.Save[0])
 	if got := srv.Commands(); !slices.Equal(got, want) {
 		t.Fatalf("sent:\n%q\nwant:\n%q", got, want)
 	}

@@ -20,8 +20,8 @@ func init() {
 	}
 	personalities["nxos"] = &iosLike{
 		hostname: "leaf1", startMode: "enable",
-		ifPrompt: "(config-if)", vlanPrompt: "(config-vlan)",
-		needsVLAN: true,
+		ifPrompt: "(config-if)", vlanPrompt: "(config-vlan)", ifRangePrompt: "(config-if-range)",
+		needsVLAN: true, ranges: true,
 		invalid: func(cmd string) string {
 			return strings.Repeat(" ", len(cmd)/2) + "^\n% Invalid command at '^' marker."
 		},

@@ -12,8 +12,9 @@ type iosLike struct {
 	hostname string
 	// startMode is where a login lands: "exec" (then "enable") or "enable".
 	startMode string
-	// ifPrompt and vlanPrompt are the submode prompts, with %s for the interface or VLAN.
-	ifPrompt, vlanPrompt string
+	// ifPrompt and vlanPrompt are the submode prompts, with %s for the interface or VLAN;
+	// ifRangePrompt, when set, is the one of several interfaces (NX-OS "(config-if-range)").
+	ifPrompt, vlanPrompt, ifRangePrompt string
 	// vlanIsInterface: OS10 defines VLANs as "interface vlan N".
 	vlanIsInterface bool
 	// addAllowed: "switchport trunk allowed vlan L" adds to the list (OS10) rather than replacing it.
@@ -21,7 +22,7 @@ type iosLike struct {
 	// needsVLAN: a port may only name a VLAN that exists (OS10, NX-OS).
 	needsVLAN bool
 	// ranges: "interface" and "vlan" take ranges and lists ("interface Ethernet1-4,7",
-	// "vlan 1001-1003"), and what follows applies to every port or VLAN named (EOS).
+	// "vlan 1001-1003"), and what follows applies to every port or VLAN named (EOS, NX-OS).
 	ranges  bool
 	invalid func(cmd string) string
 	missing func(what string) string
@@ -40,6 +41,9 @@ func (c *iosLike) prompt(st *shellState) string {
 	case "config":
 		return c.hostname + "(config)#"
 	case "config-if":
+		if len(st.ports) > 1 && c.ifRangePrompt != "" {
+			return c.hostname + c.ifRangePrompt + "#"
+		}
 		return c.hostname + strings.ReplaceAll(c.ifPrompt, "%s", st.context) + "#"
 	case "config-vlan":
 		return c.hostname + strings.ReplaceAll(c.vlanPrompt, "%s", st.context) + "#"
@@ -188,7 +192,7 @@ func (c *iosLike) vlanIDs(args []string, one func([]string) (int, bool)) ([]int,
 	return ids, true
 }
 
-// expandPorts reads an interface range as EOS does: "Ethernet1-4,7,Ethernet49/1-2" is
+// expandPorts reads an interface range as EOS and NX-OS do: "Ethernet1-4,7,Ethernet49/1-2" is
 // Ethernet1 to 4, Ethernet7, Ethernet49/1 and 49/2; a part without a name takes the one before.
 func expandPorts(arg string) ([]string, error) {
 	var out []string
