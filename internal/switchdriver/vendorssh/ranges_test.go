@@ -145,3 +145,81 @@ func testRanges(t *testing.T, networkOS, prefix string, set sshcli.CommandSet) {
 		t.Errorf("VLANs after leaving %v, want [1]", vl)
 	}
 }
+
+// Cumulus (NVUE) names the ports of a batch that get the same lines in one interface list and
+// the VLANs in one VLAN list: the switch receives those lines, ends as asked, a second pass sends
+// nothing, and a refused list line applies nothing of the batch.
+func TestCumulusRanges(t *testing.T) {
+	ports := make([]string, 6)
+	for i := range ports {
+		ports[i] = fmt.Sprintf("swp%d", i+1)
+	}
+	srv := vendortest.Start(t, "cumulus", ports...)
+	set := vendorssh.Cumulus()
+	trunk := fabric.Port{Mode: fabric.ModeTrunk, VLAN: 1005, Trunk: []int{1001, 1002}}
+	batch := fabric.Batch{
+		{Op: fabric.OpEnsureVLAN, VLAN: fabric.VLAN{ID: 1001}},
+		{Op: fabric.OpEnsureVLAN, VLAN: fabric.VLAN{ID: 1002}},
+		{Op: fabric.OpEnsureVLAN, VLAN: fabric.VLAN{ID: 1005}},
+	}
+	for i, name := range ports[:5] {
+		p := fabric.Port{Name: name, Mode: fabric.ModeAccess, VLAN: 1001}
+		op := fabric.OpAccessPort
+		if i == 2 || i == 4 {
+			p, op = trunk, fabric.OpTrunkPort
+			p.Name = name
+		}
+		batch = append(batch, fabric.Change{Op: op, Port: p})
+	}
+
+	before := snapshot(srv)
+	srv.FailOn("nv set interface swp3,swp5 bridge domain br_default untagged 1005")
+	var cmdErr *sshcli.CommandError
+	ctx := context.Background()
+	sess, err := sshcli.Driver{Set: set, CommandTimeout: 10 * time.Second}.Connect(ctx, endpoint(srv))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = sess.Close() }()
+	if err := sess.Apply(ctx, batch); !errors.As(err, &cmdErr) {
+		t.Fatalf("refused list line: %v, want a CommandError", err)
+	}
+	if after := snapshot(srv); after != before {
+		t.Fatalf("a refused batch changed the switch:\nbefore %s\nafter  %s", before, after)
+	}
+	srv.Commands()
+
+	if err := sess.Apply(ctx, batch); err != nil {
+		t.Fatal(err)
+	}
+	br := " bridge domain br_default"
+	want := []string{"nv config detach",
+		"nv set" + br + " vlan 1001-1002,1005",
+		"nv unset interface swp1-2,swp4" + br, "nv set interface swp1-2,swp4" + br + " access 1001",
+		"nv unset interface swp3,swp5" + br, "nv set interface swp3,swp5" + br + " vlan 1001,1002,1005",
+		"nv set interface swp3,swp5" + br + " untagged 1005",
+		"nv config apply -y", "nv config save"}
+	if got := srv.Commands(); !slices.Equal(got, want) {
+		t.Fatalf("sent:\n%q\nwant:\n%q", got, want)
+	}
+	st, err := sess.Read(ctx, ports)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, name := range ports {
+		w := fabric.Port{Mode: fabric.ModeAccess, VLAN: 1001}
+		switch i {
+		case 2, 4:
+			w = trunk
+		case 5:
+			w.VLAN = 1
+		}
+		w.Name = name
+		if !fabric.SamePort(st.Ports[name], w) {
+			t.Errorf("port %s reads back %+v, want %+v", name, st.Ports[name], w)
+		}
+	}
+	if err := sess.Apply(ctx, batch); err != nil || len(srv.Commands()) != 0 {
+		t.Fatalf("second pass: %v, want nothing sent", err)
+	}
+}

@@ -207,6 +207,10 @@ func expandPorts(arg string) ([]string, error) {
 		} else if prefix == "" {
 			return nil, fmt.Errorf("%q: no interface name", part)
 		}
+		if i == len(part) {
+			out = append(out, part) // a name without a number
+			continue
+		}
 		a, b, isRange := strings.Cut(part[i:], "-")
 		first, err := strconv.Atoi(a)
 		if err != nil {
