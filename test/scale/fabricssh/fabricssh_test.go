@@ -88,6 +88,22 @@ func TestFabricSSHScale(t *testing.T) {
 		g.Expect(cn.Status.Available).To(HaveLen(hosts), "every host available before the clock starts")
 		g.Expect(cn.Status.Networks).To(HaveLen(2))
 	}, 15*time.Minute, time.Second).Should(Succeed())
+	// The manager's first passes (a login to every switch to read it back, another for the NICs
+	// created meanwhile) end before the clock starts: the run measures hosts joining a running
+	// manager, not its start. Settled: every switch read, and no login for settle (longer than
+	// a round of logins).
+	settle := max(5*time.Second, 3*login)
+	g.Eventually(func(g Gomega) {
+		got := &netv1.NetworkDevice{}
+		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(nd), got)).To(Succeed())
+		g.Expect(got.Status.Switches).To(HaveLen(switches), "every switch read once before the clock starts")
+		for _, sw := range got.Status.Switches {
+			g.Expect(sw.Reachable).To(BeTrue(), "switch %s: %s", sw.Name, sw.LastError)
+		}
+		before := totalLogins(fleet)
+		time.Sleep(settle)
+		g.Expect(totalLogins(fleet)).To(Equal(before), "the manager still logging in to switches")
+	}, 15*time.Minute, time.Second).Should(Succeed())
 	logins0 := make([]int, switches)
 	for i, s := range fleet {
 		logins0[i] = s.Logins()
@@ -216,6 +232,14 @@ func startFleet(t *testing.T, switches, ports int, login, command time.Duration)
 		fleet[i].SetDelays(login, command)
 	}
 	return fleet
+}
+
+func totalLogins(fleet []*vendortest.Server) int {
+	n := 0
+	for _, s := range fleet {
+		n += s.Logins()
+	}
+	return n
 }
 
 func getCN(g Gomega, ns string) *netv1.ClusterNetwork {
