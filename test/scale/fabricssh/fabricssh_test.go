@@ -174,9 +174,10 @@ func TestFabricSSHScale(t *testing.T) {
 	}
 }
 
-// ngsAnchor drives the same port changes as networking-generic-switch does by default: every
-// port change is its own SSH session (login, enable, configure, the lines, save), and a switch
-// takes one session at a time (ngs_max_connections 1); switches work in parallel.
+// ngsAnchor drives the same port changes as networking-generic-switch does by default: its
+// add_network creates each network's VLAN on every switch in a session of its own, then every
+// port change is its own SSH session (login, enable, configure, the port's lines, save), and a
+// switch takes one session at a time (ngs_max_connections 1); switches work in parallel.
 func ngsAnchor(t *testing.T, hosts, switches, portsPerSwitch int, login, command time.Duration) time.Duration {
 	t.Helper()
 	fleet := startFleet(t, switches, portsPerSwitch, login, command)
@@ -192,20 +193,27 @@ func ngsAnchor(t *testing.T, hosts, switches, portsPerSwitch int, login, command
 			defer wg.Done()
 			ep := fabric.Endpoint{Switch: switchName(i), Address: s.Host, Port: s.Port, HostKey: s.HostKey,
 				Credentials: fabric.Credentials{Username: s.User, Password: s.Password}}
+			session := func(batch fabric.Batch) error {
+				sess, err := drv.Connect(context.Background(), ep)
+				if err != nil {
+					return err
+				}
+				defer func() { _ = sess.Close() }()
+				return sess.Apply(context.Background(), batch)
+			}
+			for c := range cardsPerHost {
+				if err := session(fabric.Batch{{Op: fabric.OpEnsureVLAN, VLAN: fabric.VLAN{ID: 1000 + c}}}); err != nil {
+					errs <- err
+					return
+				}
+			}
 			for j := range portsPerSwitch {
 				k := j*switches + i
 				if k >= hosts*cardsPerHost {
 					return
 				}
 				vlan := 1000 + k%cardsPerHost
-				batch := fabric.Batch{{Op: fabric.OpEnsureVLAN, VLAN: fabric.VLAN{ID: vlan}},
-					{Op: fabric.OpAccessPort, Port: fabric.Port{Name: portName(j), Mode: fabric.ModeAccess, VLAN: vlan}}}
-				sess, err := drv.Connect(context.Background(), ep)
-				if err == nil {
-					err = sess.Apply(context.Background(), batch)
-					_ = sess.Close()
-				}
-				if err != nil {
+				if err := session(fabric.Batch{{Op: fabric.OpAccessPort, Port: fabric.Port{Name: portName(j), Mode: fabric.ModeAccess, VLAN: vlan}}}); err != nil {
 					errs <- err
 					return
 				}
@@ -213,11 +221,21 @@ func ngsAnchor(t *testing.T, hosts, switches, portsPerSwitch int, login, command
 		}()
 	}
 	wg.Wait()
+	elapsed := time.Since(start)
 	close(errs)
 	for err := range errs {
 		t.Fatal(err)
 	}
-	return time.Since(start)
+	for i, s := range fleet {
+		for j := range portsPerSwitch {
+			if k := j*switches + i; k < hosts*cardsPerHost {
+				if p, _ := s.Config.Port(portName(j)); p.Mode != "access" || p.Access != 1000+k%cardsPerHost {
+					t.Fatalf("anchor: switch %s port %s is %s %d, want access %d", switchName(i), portName(j), p.Mode, p.Access, 1000+k%cardsPerHost)
+				}
+			}
+		}
+	}
+	return elapsed
 }
 
 func startFleet(t *testing.T, switches, ports int, login, command time.Duration) []*vendortest.Server {
