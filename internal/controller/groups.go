@@ -86,6 +86,9 @@ type Options struct {
 	// HostReportInterval is how often the NetworkDevice controller asks again about hosts that
 	// have not reported their network configured; zero is its default.
 	HostReportInterval time.Duration
+	// SwitchReadAgainAfter is how long a switch read and left in line is not logged in to again
+	// by a pass that wants nothing new of it (the manager: half of --sync-period); zero: always.
+	SwitchReadAgainAfter time.Duration
 }
 
 // setupFunc adds one reconciler to a manager.
@@ -126,6 +129,7 @@ func setupNetworkDevice(ctx context.Context, mgr ctrl.Manager, opts Options) err
 	r := &networkdevice.Reconciler{
 		Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("networkdevice"), Drivers: opts.SwitchDrivers, Concurrency: opts.FabricConcurrency, WatchFilter: opts.WatchFilter,
 		RetryMin: opts.SwitchRetryMin, RetryMax: opts.SwitchRetryMax, HostReportInterval: opts.HostReportInterval,
+		ReadAgainAfter: opts.SwitchReadAgainAfter,
 	}
 	return r.SetupWithManager(ctx, mgr, opts.Concurrency)
 }

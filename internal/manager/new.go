@@ -203,6 +203,8 @@ func New(ctx context.Context, o *Options, groups []controller.Group) (*Manager, 
 		RemediationNodeMode: o.RemediationNodeMode, SwitchDrivers: o.SwitchDrivers,
 		SwitchRetryMin: o.SwitchRetryMin, SwitchRetryMax: o.SwitchRetryMax, VLANRetry: o.VLANRetry,
 		HostReportInterval: o.HostReportInterval,
+		// A switch read and left in line is read again at the latest by the resync after next.
+		SwitchReadAgainAfter: o.SyncPeriod / 2,
 	}
 	if slices.Contains(groups, controller.Infrastructure) || o.NeedClusterCache {
 		// Workload clusters (their Nodes) are reached through Cluster API's ClusterCache.

@@ -72,8 +72,13 @@ type Reconciler struct {
 	// has not reported its network configured (switches that hear from hosts); zero:
 	// DefaultHostReportInterval.
 	HostReportInterval time.Duration
+	// ReadAgainAfter is how long a switch read and left in line is not logged in to again by a
+	// pass that wants nothing new of it (see inline.go); zero or negative: every pass reads
+	// every switch. The manager sets half its --sync-period.
+	ReadAgainAfter time.Duration
 
 	once    sync.Once
+	inLine  inLine
 	reports hostReports
 	slots   chan struct{}
 	locks   sync.Map // switch key -> *sync.Mutex
@@ -282,9 +287,14 @@ func previousStatus(nd *netv1.NetworkDevice, name string) netv1.SwitchStatus {
 // forgotten. In dry run nothing is sent and the record stays as it was; the batch the switch
 // would get is in plannedChanges.
 func (r *Reconciler) syncSwitch(ctx context.Context, nd *netv1.NetworkDevice, sw netv1.Switch, want fabric.State, prev netv1.SwitchStatus, dryRun bool) (netv1.SwitchStatus, *fabric.HostKeyError, *switchReports) {
-	lock, _ := r.locks.LoadOrStore(nd.Namespace+"/"+nd.Name+"/"+sw.Name, &sync.Mutex{})
+	key := nd.Namespace + "/" + nd.Name + "/" + sw.Name
+	lock, _ := r.locks.LoadOrStore(key, &sync.Mutex{})
 	lock.(*sync.Mutex).Lock()
 	defer lock.(*sync.Mutex).Unlock()
+	reached, credentials, known := r.reach(ctx, nd.Namespace, sw)
+	if !dryRun && known && prev.Reachable && r.inLine.fresh(key, nd, reached, credentials, want, r.ReadAgainAfter, time.Now()) {
+		return prev, nil, nil
+	}
 	select {
 	case r.slots <- struct{}{}:
 	case <-ctx.Done():
@@ -297,6 +307,7 @@ func (r *Reconciler) syncSwitch(ctx context.Context, nd *netv1.NetworkDevice, sw
 	defer cancel()
 	labels := []string{nd.Namespace, nd.Name, sw.Name}
 	pass, err := r.apply(ctx, nd, sw, want, prev, dryRun)
+	r.inLine.record(key, nd, reached, credentials, want, known && err == nil && !dryRun && pass.hosts == nil && len(pass.drifted) == 0, time.Now())
 	if err != nil {
 		metrics.FabricErrors.WithLabelValues(labels...).Inc()
 		ctrl.LoggerFrom(ctx).Info("switch not in line", "switch", sw.Name, "error", err.Error())
