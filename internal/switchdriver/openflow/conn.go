@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"strings"
 	"time"
 
@@ -32,6 +33,9 @@ type Conn struct {
 	remote string
 	// nextXid numbers requests; 0 is never sent, so a zero xid in a reply means "unsolicited".
 	nextXid uint32
+	// broken is the I/O error that left the stream mid-message (a timeout, a cancel, a closed
+	// socket): every later call returns it rather than read a reply out of step.
+	broken error
 }
 
 // Dial connects to remote ("tcp:HOST:PORT", "tcp:[IPv6]:PORT" or "unix:PATH") and negotiates
@@ -169,38 +173,55 @@ func marshal(msg util.Message, xid uint32) ([]byte, error) {
 }
 
 func (c *Conn) write(ctx context.Context, b []byte) error {
+	if c.broken != nil {
+		return c.broken
+	}
 	stop := c.deadline(ctx)
 	defer stop()
 	_, err := c.conn.Write(b)
-	return c.ctxErr(ctx, err)
+	return c.fail(ctx, err)
+}
+
+// fail records an I/O error as the connection's end and returns it, the context's error first.
+func (c *Conn) fail(ctx context.Context, err error) error {
+	if err == nil {
+		return nil
+	}
+	_, hasDeadline := ctx.Deadline()
+	switch {
+	case ctx.Err() != nil:
+		err = ctx.Err()
+	case errors.Is(err, os.ErrDeadlineExceeded) && hasDeadline:
+		// The socket's deadline is the context's, and may pass a moment before the context's.
+		err = context.DeadlineExceeded
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		err = fmt.Errorf("no answer within %v: %w", defaultTimeout, err)
+	}
+	c.broken = fmt.Errorf("connection unusable after an earlier failure (dial again): %w", err)
+	return err
 }
 
 // read returns the next whole message.
 func (c *Conn) read(ctx context.Context) ([]byte, error) {
+	if c.broken != nil {
+		return nil, c.broken
+	}
 	stop := c.deadline(ctx)
 	defer stop()
 	head := make([]byte, headerLen)
 	if _, err := io.ReadFull(c.conn, head); err != nil {
-		return nil, c.ctxErr(ctx, err)
+		return nil, c.fail(ctx, err)
 	}
 	n := int(binary.BigEndian.Uint16(head[2:]))
 	if n < headerLen {
-		return nil, fmt.Errorf("message of length %d: shorter than its header", n)
+		return nil, c.fail(ctx, fmt.Errorf("message of length %d: shorter than its header", n))
 	}
 	raw := make([]byte, n)
 	copy(raw, head)
 	if _, err := io.ReadFull(c.conn, raw[headerLen:]); err != nil {
-		return nil, c.ctxErr(ctx, err)
+		return nil, c.fail(ctx, err)
 	}
 	return raw, nil
-}
-
-// ctxErr prefers the context's error to the socket's: a cancelled call says so.
-func (c *Conn) ctxErr(ctx context.Context, err error) error {
-	if err != nil && ctx.Err() != nil {
-		return ctx.Err()
-	}
-	return err
 }
 
 // next reads the next message that is not an echo request, answering echo requests on the way
@@ -212,7 +233,7 @@ func (c *Conn) next(ctx context.Context) ([]byte, error) {
 			return nil, err
 		}
 		if raw[0] != of.VERSION {
-			return nil, fmt.Errorf("message of OpenFlow version %d on a 1.5 connection", raw[0])
+			return nil, c.fail(ctx, fmt.Errorf("message of OpenFlow version %d on a 1.5 connection", raw[0]))
 		}
 		if raw[1] != of.Type_EchoRequest {
 			return raw, nil

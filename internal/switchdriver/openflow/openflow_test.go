@@ -275,10 +275,16 @@ func TestDialTCP(t *testing.T) {
 		t.Errorf("Ports() over tcp lacks %s: %v", b.h1.Port, ports)
 	}
 
-	old := b.sw.AddBridge(t, "br13")
-	b.sw.Vsctl(t, "set", "bridge", old, "protocols=OpenFlow10,OpenFlow13")
+	// One transaction: a bridge reconfigured after it is created recreates its socket.
+	old := b.sw.Bridge("br13")
+	b.sw.Vsctl(t, "add-br", old, "--", "set", "bridge", old, "datapath_type=netdev", "protocols=OpenFlow10,OpenFlow13")
 	b.sw.WaitMgmt(t, old)
-	_, err = openflow.Dial(ctx, b.sw.MgmtRemote(old))
+	for range 50 { // the socket file appears just before ovs-vswitchd listens on it
+		if _, err = openflow.Dial(ctx, b.sw.MgmtRemote(old)); err == nil || !strings.Contains(err.Error(), "connection refused") {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 	if err == nil || !strings.Contains(err.Error(), "OpenFlow 1.5") || !strings.Contains(err.Error(), "protocols=") {
 		t.Errorf("dial a bridge without OpenFlow 1.5: %v; want an error saying so and how to allow it", err)
 	}
