@@ -49,6 +49,9 @@ func TestSwitchErrorUndoesBundle(t *testing.T) {
 			t.Errorf("error %q does not say %q", err, want)
 		}
 	}
+	if c.Changes() != 0 {
+		t.Errorf("Changes() = %d after a refused bundle, want 0", c.Changes())
+	}
 	flows, err := c.Flows(ctx, cookie, ^uint64(0))
 	if err != nil || len(flows) != 0 {
 		t.Errorf("after a refused bundle, Flows = %v, %v; want none (the good flow-mod must not be applied)", flows, err)

@@ -36,7 +36,14 @@ type Conn struct {
 	// broken is the I/O error that left the stream mid-message (a timeout, a cancel, a closed
 	// socket): every later call returns it rather than read a reply out of step.
 	broken error
+	// changes counts the flow-mods and port-mods the switch has applied (see Changes).
+	changes int
 }
+
+// Changes is how many flow-mods and port-mods this connection has had applied: a bundle counts
+// its messages once committed, a refused bundle none. A driver proves an unchanged pass sends
+// nothing by it.
+func (c *Conn) Changes() int { return c.changes }
 
 // Dial connects to remote ("tcp:HOST:PORT", "tcp:[IPv6]:PORT" or "unix:PATH") and negotiates
 // OpenFlow 1.5.

@@ -173,8 +173,11 @@ func (c *Conn) bundle(ctx context.Context, msgs []request) error {
 	if err != nil {
 		return err
 	}
-	_, err = c.await(ctx, xid, commit.what, pending)
-	return err
+	if _, err = c.await(ctx, xid, commit.what, pending); err != nil {
+		return err
+	}
+	c.changes += len(msgs)
+	return nil
 }
 
 // ethDsts reads the eth_dst match of each flow of a FlowDesc reply straight from the message:

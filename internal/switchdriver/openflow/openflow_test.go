@@ -99,6 +99,9 @@ func TestACLFlows(t *testing.T) {
 	if err := c.Apply(ctx, want, nil); err != nil {
 		t.Fatalf("apply: %v", err)
 	}
+	if c.Changes() != len(want) {
+		t.Errorf("Changes() = %d after adding %d flows", c.Changes(), len(want))
+	}
 
 	dump := b.dumpFlows(t)
 	if n := countCookie(dump, cookie); n != len(want) {
@@ -138,6 +141,12 @@ func TestACLFlows(t *testing.T) {
 	}
 	if n := countCookie(b.dumpFlows(t), cookie); n != len(want) {
 		t.Errorf("after a second apply, %d flows carry the cookie, want %d", n, len(want))
+	}
+
+	// Nothing to do sends nothing.
+	before := c.Changes()
+	if err := c.Apply(ctx, nil, nil); err != nil || c.Changes() != before {
+		t.Errorf("an empty apply: %v, %d changes; want none", err, c.Changes()-before)
 	}
 
 	// Removing the cookie removes exactly its flows.
@@ -222,6 +231,9 @@ func TestSetPortAdmin(t *testing.T) {
 		t.Error("with h2's port down, h1 still reaches h2")
 	}
 
+	if err := c.SetPortAdmin(ctx, b.h2.Port, true); err != nil || c.Changes() != 1 {
+		t.Errorf("set down again: %v, %d port-mods in all; want the second one not sent", err, c.Changes())
+	}
 	if err := c.SetPortAdmin(ctx, b.h2.Port, false); err != nil {
 		t.Fatalf("set up: %v", err)
 	}

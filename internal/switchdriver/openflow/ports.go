@@ -59,6 +59,7 @@ func (c *Conn) Ports(ctx context.Context) (map[string]PortInfo, error) {
 
 // SetPortAdmin sets the port's administrative state (the PORT_DOWN config bit alone; the
 // port's other config bits are left as they are) and waits until the switch has applied it.
+// A port already in that state is left alone: nothing is sent.
 func (c *Conn) SetPortAdmin(ctx context.Context, portName string, down bool) error {
 	ports, err := c.Ports(ctx)
 	if err != nil {
@@ -67,6 +68,9 @@ func (c *Conn) SetPortAdmin(ctx context.Context, portName string, down bool) err
 	p, ok := ports[portName]
 	if !ok {
 		return fmt.Errorf("openflow: set port %q %s: no such port on %s; its ports: %s", portName, adminWord(down), c.remote, portNames(ports))
+	}
+	if p.AdminDown == down {
+		return nil // already so: nothing is sent
 	}
 	mod := of.NewPortMod(0)
 	mod.PortNo = p.Number
@@ -80,7 +84,11 @@ func (c *Conn) SetPortAdmin(ctx context.Context, portName string, down bool) err
 	if err != nil {
 		return err
 	}
-	return c.barrier(ctx, map[uint32]string{xid: what})
+	if err := c.barrier(ctx, map[uint32]string{xid: what}); err != nil {
+		return err
+	}
+	c.changes++
+	return nil
 }
 
 func adminWord(down bool) string {
