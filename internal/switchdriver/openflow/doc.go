@@ -10,6 +10,11 @@
 // type and code. A Conn is meant for one batch of work: dial, read, apply, close. It starts no
 // goroutine and reads only while a call waits for its reply.
 //
+// A driver's pass is: Flows(fabric.CookiePrefix, fabric.CookiePrefixMask), Plan against the
+// flows it wants (fabric.ACLFlows of each port), one Apply of the plan (nothing when in step),
+// and SetPortAdmin per port (which sends nothing when the port is already so); Changes counts
+// what was applied.
+//
 // What it sends:
 //   - PortDesc and FlowDesc multipart requests (Ports, Flows), read-only;
 //   - one atomic, ordered bundle per Apply: a strict-cookie delete (table all, cookie mask all

@@ -1,7 +1,6 @@
 package openflow
 
 import (
-	"cmp"
 	"context"
 	"encoding/binary"
 	"fmt"
@@ -67,9 +66,7 @@ func (c *Conn) Flows(ctx context.Context, cookie, mask uint64) ([]fabric.Flow, e
 			flows = append(flows, f)
 		}
 	}
-	slices.SortFunc(flows, func(a, b fabric.Flow) int {
-		return cmp.Or(cmp.Compare(b.Priority, a.Priority), cmp.Compare(a.OfctlSpec(), b.OfctlSpec()))
-	})
+	slices.SortFunc(flows, compareFlows)
 	return flows, nil
 }
 

@@ -68,7 +68,8 @@ func byPriority(a, b fabric.Flow) int {
 // TestACLFlows applies an access list (deny ssh to h2, then allow all, and rules with remotes
 // of both families) through the client and checks it where a user would: ovs-ofctl shows the
 // flows with their cookie, they read back exactly, ssh to h2 is blocked while HTTP and ping
-// pass, and removing the cookie removes exactly them, leaving a hand-written flow alone.
+// pass; an unchanged pass sends nothing, a changed ACL replaces its flows (ssh passes again),
+// and removing the cookie removes exactly them, leaving a hand-written flow alone.
 func TestACLFlows(t *testing.T) {
 	b := newBench(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
@@ -143,10 +144,35 @@ func TestACLFlows(t *testing.T) {
 		t.Errorf("after a second apply, %d flows carry the cookie, want %d", n, len(want))
 	}
 
-	// Nothing to do sends nothing.
+	// In step, Plan finds nothing to do, and nothing is sent.
+	current, err := c.Flows(ctx, fabric.CookiePrefix, fabric.CookiePrefixMask)
+	if err != nil {
+		t.Fatal(err)
+	}
+	add, remove := openflow.Plan(want, current)
 	before := c.Changes()
-	if err := c.Apply(ctx, nil, nil); err != nil || c.Changes() != before {
-		t.Errorf("an empty apply: %v, %d changes; want none", err, c.Changes()-before)
+	if err := c.Apply(ctx, add, remove); err != nil || len(add)+len(remove) > 0 || c.Changes() != before {
+		t.Errorf("an unchanged pass planned add %v remove %#x and sent %d changes (%v); want nothing", add, remove, c.Changes()-before, err)
+	}
+
+	// The ACL changes (ssh allowed now): Plan replaces the cookie's flows in one bundle.
+	changed, err := fabric.ACLFlows(fabric.PortACL{Port: b.h2.Port, HostMACs: []string{b.mac2}, Cookie: cookie,
+		Rules: []fabric.ACLRule{{Direction: fabric.DirectionEgress, Protocol: "http", Action: fabric.ActionAllow}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	add, remove = openflow.Plan(changed, current)
+	if !slices.Equal(remove, []uint64{cookie}) || len(add) != len(changed) {
+		t.Fatalf("Plan for a changed ACL = add %d flows, remove %#x; want its %d flows for cookie %#x", len(add), remove, len(changed), cookie)
+	}
+	if err := c.Apply(ctx, add, remove); err != nil {
+		t.Fatalf("apply the change: %v", err)
+	}
+	if got, err := c.Flows(ctx, cookie, ^uint64(0)); err != nil || len(got) != len(changed) {
+		t.Errorf("after the change, Flows = %v, %v; want the %d new flows only", got, err, len(changed))
+	}
+	if !ovstest.ConnectsTCP(t, b.h1, b.h2.Addr, 22, 10) {
+		t.Error("with ssh no longer denied, h1 cannot connect to h2's port 22")
 	}
 
 	// Removing the cookie removes exactly its flows.
@@ -162,9 +188,6 @@ func TestACLFlows(t *testing.T) {
 	}
 	if got, err := c.Flows(ctx, fabric.CookiePrefix, fabric.CookiePrefixMask); err != nil || len(got) != 0 {
 		t.Errorf("after removal, Flows = %v, %v; want none", got, err)
-	}
-	if !ovstest.ConnectsTCP(t, b.h1, b.h2.Addr, 22, 10) {
-		t.Error("after the ACL's removal, h1 still cannot connect to h2's port 22")
 	}
 }
 
