@@ -91,6 +91,8 @@ test-deps: $(IRONIC_SCHEMA) ## Install what tests feed or drive when missing: cl
 	@# Switch driver tests: user-space Open vSwitch in network namespaces, driven over OVSDB and SSH.
 	@(command -v ovs-vswitchd && command -v sshd && command -v ip && command -v ping) >/dev/null || \
 	  (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends openvswitch-switch openssh-server iproute2 iputils-ping)
+	@# TCP through user-space Open vSwitch needs the hosts' checksum offload off (ovstest.ListenTCP).
+	@command -v ethtool >/dev/null || (apt-get update && apt-get install -y --no-install-recommends ethtool)
 	@# The manager image's CA certificates (hack/image).
 	@test -f /etc/ssl/certs/ca-certificates.crt || (apt-get update && apt-get install -y --no-install-recommends ca-certificates)
 

@@ -3,6 +3,7 @@ module github.com/metalwire/metalwire
 go 1.26.0
 
 require (
+	antrea.io/libOpenflow v0.15.0
 	github.com/blang/semver/v4 v4.0.0
 	github.com/dlclark/regexp2 v1.12.0
 	github.com/equinix/equinix-sdk-go v0.66.0
@@ -160,3 +161,5 @@ require (
 	sigs.k8s.io/apiserver-network-proxy/konnectivity-client v0.34.0 // indirect
 	sigs.k8s.io/structured-merge-diff/v6 v6.4.2 // indirect
 )
+
+replace antrea.io/libOpenflow => github.com/antrea-io/libOpenflow v0.15.0

@@ -35,7 +35,7 @@ func Require(t testing.TB, tools ...string) {
 	why := ""
 	switch {
 	case len(missing) > 0:
-		why = fmt.Sprintf("needs %s on PATH (make test-deps installs openvswitch-switch, openssh-server, iproute2, iputils-ping)", strings.Join(missing, ", "))
+		why = fmt.Sprintf("needs %s on PATH (make test-deps installs openvswitch-switch, openssh-server, iproute2, iputils-ping, ethtool)", strings.Join(missing, ", "))
 	case os.Geteuid() != 0:
 		why = "needs root (network namespaces, veth pairs, sshd)"
 	}

@@ -1,0 +1,56 @@
+package openflow
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/metalwire/metalwire/pkg/fabric"
+)
+
+// Plan compares the flows a switch should carry with those it does (Flows with
+// fabric.CookiePrefix and fabric.CookiePrefixMask) and returns the one Apply that makes them
+// agree: for each cookie whose flows differ, its cookie removed and its desired flows added; a
+// cookie the switch carries but nobody wants, removed. Flows compare after Normalize, in any
+// order. Nothing differing gives nothing to apply, so an unchanged pass sends nothing.
+func Plan(desired, current []fabric.Flow) (add []fabric.Flow, removeCookies []uint64) {
+	want, have := byCookie(desired), byCookie(current)
+	cookies := make([]uint64, 0, len(want)+len(have))
+	for c := range want {
+		cookies = append(cookies, c)
+	}
+	for c := range have {
+		if _, ok := want[c]; !ok {
+			cookies = append(cookies, c)
+		}
+	}
+	slices.Sort(cookies)
+	for _, c := range cookies {
+		w, h := want[c], have[c]
+		if slices.EqualFunc(w, h, func(a, b fabric.Flow) bool { return compareFlows(a, b) == 0 }) {
+			continue
+		}
+		if len(h) > 0 {
+			removeCookies = append(removeCookies, c)
+		}
+		add = append(add, w...)
+	}
+	return add, removeCookies
+}
+
+// byCookie groups flows by cookie, each group normalized and sorted.
+func byCookie(flows []fabric.Flow) map[uint64][]fabric.Flow {
+	out := map[uint64][]fabric.Flow{}
+	for _, f := range flows {
+		out[f.Cookie] = append(out[f.Cookie], Normalize(f))
+	}
+	for _, fs := range out {
+		slices.SortFunc(fs, compareFlows)
+	}
+	return out
+}
+
+// compareFlows orders flows as Flows returns them: priority, highest first, then by their
+// ovs-ofctl spelling (which holds every field).
+func compareFlows(a, b fabric.Flow) int {
+	return cmp.Or(cmp.Compare(b.Priority, a.Priority), cmp.Compare(a.OfctlSpec(), b.OfctlSpec()))
+}
