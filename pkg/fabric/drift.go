@@ -43,6 +43,9 @@ func Drift(set []Port, have State) []DriftedPort {
 	var out []DriftedPort
 	for _, s := range set {
 		cur, ok := have.Ports[s.Name]
+		if l, bond := have.LAGs[s.Name]; bond && !ok {
+			cur, ok = l.Port, true // a bond's VLANs are those of its port
+		}
 		switch {
 		case !ok:
 			out = append(out, DriftedPort{Set: s})
