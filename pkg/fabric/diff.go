@@ -273,6 +273,12 @@ func InPlace(c Change, st State) bool {
 	case OpTrunkPort:
 		want := slices.Compact(slices.Sorted(slices.Values(c.Port.Trunk)))
 		return exists && cur.Mode == ModeTrunk && cur.VLAN == c.Port.VLAN && slices.Equal(cur.Trunk, want) && cur.MTU == c.Port.MTU
+	case OpEnsureLAG:
+		cur, ok := st.LAGs[c.LAG.Name]
+		return ok && SameLAG(cur, c.LAG)
+	case OpRemoveLAG:
+		_, ok := st.LAGs[c.LAG.Name]
+		return !ok
 	case OpResetPort:
 		if c.Port.VLAN == 0 {
 			return exists && cur.Mode == "" && cur.VLAN == 0 && len(cur.Trunk) == 0 && cur.MTU == 0

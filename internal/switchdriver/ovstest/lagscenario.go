@@ -129,7 +129,7 @@ func RunLAGScenario(t *testing.T, f *LAGFabric, drv fabric.Driver, ep fabric.End
 	sess := open()
 	mlag := bonds[0]
 	mlag.MLAG = &fabric.MLAG{Pair: "p1", Domain: 1, Peer: "leaf2"}
-	err = sess.Apply(ctx, fabric.Batch{{Op: fabric.OpAccessPort, Port: fabric.Port{Name: "x", Mode: fabric.ModeAccess, VLAN: 1001}}, {Op: fabric.OpEnsureLAG, LAG: mlag}})
+	err = sess.Apply(ctx, fabric.Batch{{Op: fabric.OpEnsureLAG, LAG: mlag}})
 	if !errors.Is(err, fabric.ErrUnsupported) || sess.Changes() != 0 {
 		t.Fatalf("an MLAG bond: %v (%d changes), want ErrUnsupported and nothing sent", err, sess.Changes())
 	}
