@@ -138,10 +138,15 @@ type NetworkDataLinkEthernet struct {
 }
 
 // NetworkDataLinkBond is a bond of other links.
+// +kubebuilder:validation:XValidation:rule="has(self.bondLinks) != has(self.bondFrom)",message="give exactly one of bondLinks (the ids of the member links) and bondFrom (the cards a ClusterNetwork bonded on the switch)"
+// +kubebuilder:validation:XValidation:rule="has(self.bondFrom) || has(self.bondMode)",message="bondMode is required with bondLinks; give the bonding mode (802.3ad, active-backup, ...)",fieldPath=".bondMode"
+// +kubebuilder:validation:XValidation:rule="!has(self.bondFrom) || !has(self.bondMode)",message="bondFrom takes the bonding mode from the ClusterNetwork network's lag.mode (lacp: 802.3ad, static: active-backup); remove bondMode",fieldPath=".bondMode"
 type NetworkDataLinkBond struct {
-	// bondMode is the bonding mode.
+	// bondMode is the bonding mode. Required with bondLinks; with bondFrom it comes from the
+	// fabric and is not given.
 	// +kubebuilder:validation:Enum="balance-rr";"active-backup";"balance-xor";"broadcast";"balance-tlb";"balance-alb";"802.3ad"
-	BondMode string `json:"bondMode"`
+	// +optional
+	BondMode string `json:"bondMode,omitempty"`
 
 	// bondXmitHashPolicy selects the transmit hash policy of balance-xor and 802.3ad bonds.
 	// +kubebuilder:validation:Enum="layer2";"layer3+4";"layer2+3"
@@ -171,11 +176,34 @@ type NetworkDataLinkBond struct {
 	// +kubebuilder:validation:MaxItems=32
 	Parameters []NetworkDataLinkBondParam `json:"parameters,omitzero"`
 
-	// bondLinks are the ids of the member links.
+	// bondLinks are the ids of the member links. Exactly one of bondLinks and bondFrom is set.
 	// +kubebuilder:validation:MinItems=1
 	// +listType=set
 	// +kubebuilder:validation:MaxItems=16
-	BondLinks []LinkID `json:"bondLinks"`
+	// +optional
+	BondLinks []LinkID `json:"bondLinks,omitempty"`
+
+	// bondFrom takes the bond's members and mode from a ClusterNetwork (network.metalwire.io):
+	// the host's cards its controller bonded on the switch for the network (linkAggregation 2
+	// or more), by MAC, each rendered as a phy link of id <bond id>-<n>, and its lag.mode
+	// (lacp: 802.3ad with lacp_rate; static: active-backup). The Metal3Data waits until the
+	// host's cards are given the network.
+	// +optional
+	BondFrom *BondSource `json:"bondFrom,omitempty"`
+}
+
+// BondSource names a network of a ClusterNetwork whose bond a host-side bond follows.
+type BondSource struct {
+	// clusterNetwork is the name of a ClusterNetwork in the template's namespace.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	ClusterNetwork string `json:"clusterNetwork"`
+
+	// network is the name of one of the ClusterNetwork's spec.networks, with linkAggregation
+	// 2 or more.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	Network string `json:"network"`
 }
 
 // NetworkDataLinkBondParam is one extra bond setting, passed through as is.
