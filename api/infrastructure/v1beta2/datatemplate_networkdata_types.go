@@ -32,7 +32,7 @@ type NetworkData struct {
 // (each list's own uniqueness is its list-map key), and bonds, bridges and VLANs name their
 // members and parents by those ids.
 // +kubebuilder:validation:XValidation:rule="(!has(self.ethernets) || !has(self.bonds) || self.ethernets.all(x, !self.bonds.exists(y, y.id == x.id))) && (!has(self.ethernets) || !has(self.bridges) || self.ethernets.all(x, !self.bridges.exists(y, y.id == x.id))) && (!has(self.ethernets) || !has(self.vlans) || self.ethernets.all(x, !self.vlans.exists(y, y.id == x.id))) && (!has(self.bonds) || !has(self.bridges) || self.bonds.all(x, !self.bridges.exists(y, y.id == x.id))) && (!has(self.bonds) || !has(self.vlans) || self.bonds.all(x, !self.vlans.exists(y, y.id == x.id))) && (!has(self.bridges) || !has(self.vlans) || self.bridges.all(x, !self.vlans.exists(y, y.id == x.id)))",message="link ids must be unique across ethernets, bonds, bridges and vlans; rename one of the links that share an id"
-// +kubebuilder:validation:XValidation:rule="!has(self.bonds) || self.bonds.all(b, b.bondLinks.all(m, has(self.ethernets) && self.ethernets.exists(k, k.id == m)))",message="every bondLinks entry must name an ethernet in networkData.links (bonds aggregate Ethernet interfaces); add the ethernet or fix the id",fieldPath=".bonds"
+// +kubebuilder:validation:XValidation:rule="!has(self.bonds) || self.bonds.all(b, !has(b.bondLinks) || b.bondLinks.all(m, has(self.ethernets) && self.ethernets.exists(k, k.id == m)))",message="every bondLinks entry must name an ethernet in networkData.links (bonds aggregate Ethernet interfaces); add the ethernet or fix the id",fieldPath=".bonds"
 // +kubebuilder:validation:XValidation:rule="!has(self.bridges) || self.bridges.all(b, !has(b.bridgeLinks) || b.bridgeLinks.all(m, ((has(self.ethernets) && self.ethernets.exists(k, k.id == m)) || (has(self.bonds) && self.bonds.exists(k, k.id == m)) || (has(self.vlans) && self.vlans.exists(k, k.id == m)))))",message="every bridgeLinks entry must name an ethernet, bond or vlan in networkData.links; add the link or fix the id",fieldPath=".bridges"
 // +kubebuilder:validation:XValidation:rule="!has(self.vlans) || self.vlans.all(v, v.vlanLink != v.id && ((has(self.ethernets) && self.ethernets.exists(k, k.id == v.vlanLink)) || (has(self.bonds) && self.bonds.exists(k, k.id == v.vlanLink)) || (has(self.bridges) && self.bridges.exists(k, k.id == v.vlanLink)) || (has(self.vlans) && self.vlans.exists(k, k.id == v.vlanLink))))",message="every vlanLink must name another link in networkData.links (the id of an ethernet, bond, bridge or vlan); add the link or fix the id",fieldPath=".vlans"
 type NetworkDataLinks struct {
@@ -181,7 +181,7 @@ type NetworkDataLinkBond struct {
 	// +listType=set
 	// +kubebuilder:validation:MaxItems=16
 	// +optional
-	BondLinks []LinkID `json:"bondLinks,omitempty"`
+	BondLinks []LinkID `json:"bondLinks,omitzero"`
 
 	// bondFrom takes the bond's members and mode from a ClusterNetwork (network.metalwire.io):
 	// the host's cards its controller bonded on the switch for the network (linkAggregation 2

@@ -3,6 +3,7 @@ package metal3data
 import (
 	"context"
 	"errors"
+	"reflect"
 	"strings"
 	"time"
 
@@ -29,6 +30,7 @@ import (
 	ipamv1 "github.com/metalwire/metalwire/api/ipam/v1alpha1"
 	networkv1 "github.com/metalwire/metalwire/api/network/v1alpha1"
 	"github.com/metalwire/metalwire/internal/controller/dataindex"
+	"github.com/metalwire/metalwire/internal/controller/fabricindex"
 	"github.com/metalwire/metalwire/internal/controller/pause"
 	"github.com/metalwire/metalwire/internal/controller/waits"
 	"github.com/metalwire/metalwire/internal/controller/watchfilter"
@@ -204,6 +206,10 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, con
 	if err := dataindex.Setup(ctx, mgr.GetFieldIndexer()); err != nil {
 		return err
 	}
+	// A bond with bondFrom reads the host's NIC (by spec.node).
+	if err := fabricindex.Setup(ctx, mgr); err != nil {
+		return err
+	}
 	// Informers for the kinds only read, never watched, are made here so they start and sync
 	// with the manager, rather than lazily inside a reconcile (where a first read waits for a
 	// whole list, and a manager stopping at that moment waits for it too).
@@ -234,6 +240,12 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, con
 			func(o client.Object) string { return pause.ClusterName(o) })), pause.Transitions()).
 		// A VLAN link may wait for the VLAN id a ClusterNetwork assigns (vlanIDFrom).
 		Watches(&networkv1.ClusterNetwork{}, handler.EnqueueRequestsFromMapFunc(r.clusterNetworkToData)).
+		// A bond may wait for the cards the fabric bonds for the host (bondFrom).
+		Watches(&networkv1.NIC{}, handler.EnqueueRequestsFromMapFunc(r.clusterNetworkToData), builder.WithPredicates(predicate.Funcs{
+			UpdateFunc: func(e event.UpdateEvent) bool {
+				return !reflect.DeepEqual(e.ObjectOld.(*networkv1.NIC).Status, e.ObjectNew.(*networkv1.NIC).Status)
+			},
+		})).
 		WithOptions(controller.Options{MaxConcurrentReconciles: concurrency}).
 		Named("metal3data").
 		Complete(r)
