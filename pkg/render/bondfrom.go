@@ -1,9 +1,9 @@
 package render
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/utils/ptr"
@@ -49,7 +49,7 @@ func bondsFromFabric(root string, l infrav1.NetworkDataLinks, f *Facts) (infrav1
 				MACAddress: &infrav1.NetworkLinkEthernetMac{String: ptr.To(infrav1.MACAddress(mac))}})
 		}
 		if fb.LACPRate != "" && !slices.ContainsFunc(b.Parameters, func(p infrav1.NetworkDataLinkBondParam) bool { return p.Name == "lacp_rate" }) {
-			raw, _ := json.Marshal(fb.LACPRate)
+			raw := []byte(strconv.Quote(fb.LACPRate)) // slow or fast: a plain JSON string
 			b.Parameters = append(slices.Clone(b.Parameters), infrav1.NetworkDataLinkBondParam{Name: "lacp_rate", Value: &apiextensionsv1.JSON{Raw: raw}})
 		}
 	}
