@@ -9,6 +9,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
+	netv1 "github.com/metalwire/metalwire/api/network/v1alpha1"
 )
 
 // bondsFromFabric writes out the bonds that take their members from the fabric (bondFrom) as
@@ -54,4 +55,35 @@ func bondsFromFabric(root string, l infrav1.NetworkDataLinks, f *Facts) (infrav1
 		}
 	}
 	return l, nil
+}
+
+// FabricBondOf reads, from a host's NIC object, the bond the fabric made of its cards for a
+// network of a ClusterNetwork: the bonded cards' MACs in the order of spec.nics, and the mode.
+// No MACs means the host's cards are not bonded for that network (yet). A bonded card without a
+// MAC is an error naming it: the host's bond names its cards by MAC.
+func FabricBondOf(nic *netv1.NIC, clusterNetwork, network string) (FabricBond, error) {
+	var bond FabricBond
+	if nic.Status.ClusterNetwork != clusterNetwork {
+		return bond, nil
+	}
+	for i, a := range nic.Status.NICs {
+		if a == nil || a.LAG == nil || i >= len(nic.Spec.NICs) || !carriesNetwork(a, network) {
+			continue
+		}
+		card := nic.Spec.NICs[i]
+		if card.MAC == "" {
+			return FabricBond{}, fmt.Errorf("NIC %s spec.nics[%d] (switch %s port %s) has no mac; the host's bond names its cards by MAC: set it",
+				nic.Name, i, card.NetworkDevice.Switch.Name, card.NetworkDevice.Switch.Port.String())
+		}
+		bond.MACs = append(bond.MACs, card.MAC)
+		bond.Mode, bond.LACPRate = "802.3ad", string(a.LAG.LACPRate)
+		if a.LAG.Mode == netv1.LAGStatic {
+			bond.Mode, bond.LACPRate = "active-backup", ""
+		}
+	}
+	return bond, nil
+}
+
+func carriesNetwork(a *netv1.NICAssignment, network string) bool {
+	return a.Network == network || slices.ContainsFunc(a.Networks, func(n netv1.NetworkStatus) bool { return n.Name == network })
 }

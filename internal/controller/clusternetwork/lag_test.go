@@ -11,9 +11,11 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
 	netv1 "github.com/metalwire/metalwire/api/network/v1alpha1"
 	"github.com/metalwire/metalwire/internal/switchdriver/ovstest"
 	"github.com/metalwire/metalwire/pkg/fabric"
+	"github.com/metalwire/metalwire/pkg/render"
 )
 
 // bondedNIC is the NIC object of a host whose two cards (by MAC) are cabled to switch ports.
@@ -85,6 +87,24 @@ func TestControllersBondHostsOnARealOpenvSwitch(t *testing.T) {
 					g.Expect(a).NotTo(BeNil(), "card %d of %s", i, h.Name)
 					g.Expect(a.LAG).To(Equal(&netv1.CardLAG{Name: name, Mode: netv1.LAGLACP, LACPRate: netv1.LACPFast}), "card %d of %s", i, h.Name)
 				}
+				// The host's network data, rendered from the same NIC status, bonds the same two
+				// cards (the veths that negotiate LACP with the switch) by MAC, 802.3ad.
+				bond, err := render.FabricBondOf(nic, "cn-a", "control")
+				g.Expect(err).NotTo(HaveOccurred())
+				nd, err := render.Networking(&infrav1.NetworkData{Links: &infrav1.NetworkDataLinks{
+					Bonds: []infrav1.NetworkDataLinkBond{{ID: "bond0", BondFrom: &infrav1.BondSource{ClusterNetwork: "cn-a", Network: "control"}}},
+				}}, &render.Facts{Bonds: map[render.VLANRef]render.FabricBond{{ClusterNetwork: "cn-a", Network: "control"}: bond}})
+				g.Expect(err).NotTo(HaveOccurred())
+				var macs []string
+				for _, l := range nd.Links {
+					if l.ID == "bond0" {
+						g.Expect(l.BondMode).To(Equal("802.3ad"))
+						g.Expect(l.BondLinks).To(HaveLen(2))
+					} else {
+						macs = append(macs, l.MAC)
+					}
+				}
+				g.Expect(macs).To(Equal(h.MACs), "the host's bond names the cards the switch bonded")
 				want := []string{"status: active negotiated"}
 				for _, p := range h.Ports {
 					want = append(want, "member: "+p+": current attached")

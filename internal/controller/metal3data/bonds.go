@@ -76,26 +76,10 @@ func (r *Reconciler) resolveBonds(ctx context.Context, tmpl *infrav1.Metal3DataT
 // fabricBond is the bond the fabric made of a host's cards for a network, from the status of
 // the host's NIC object in that ClusterNetwork.
 func fabricBond(field, host, cn, network string, nics []networkv1.NIC) (render.FabricBond, *blocker) {
-	for _, nic := range nics {
-		if nic.Status.ClusterNetwork != cn {
-			continue
-		}
-		var bond render.FabricBond
-		for i, a := range nic.Status.NICs {
-			if a == nil || a.LAG == nil || i >= len(nic.Spec.NICs) || !carriesNetwork(a, network) {
-				continue
-			}
-			mac := nic.Spec.NICs[i].MAC
-			if mac == "" {
-				return bond, failWith(infrav1.DataBondSourceNotFoundReason,
-					"%s: NIC %s spec.nics[%d] (switch %s port %s) has no mac; the host's bond names its cards by MAC: set it", field, nic.Name, i,
-					nic.Spec.NICs[i].NetworkDevice.Switch.Name, nic.Spec.NICs[i].NetworkDevice.Switch.Port.String())
-			}
-			bond.MACs = append(bond.MACs, mac)
-			bond.Mode, bond.LACPRate = "802.3ad", string(a.LAG.LACPRate)
-			if a.LAG.Mode == networkv1.LAGStatic {
-				bond.Mode, bond.LACPRate = "active-backup", ""
-			}
+	for i := range nics {
+		bond, err := render.FabricBondOf(&nics[i], cn, network)
+		if err != nil {
+			return bond, failWith(infrav1.DataBondSourceNotFoundReason, "%s: %s", field, err.Error())
 		}
 		if len(bond.MACs) > 0 {
 			return bond, nil
@@ -103,8 +87,4 @@ func fabricBond(field, host, cn, network string, nics []networkv1.NIC) (render.F
 	}
 	return render.FabricBond{}, waitFor(infrav1.DataWaitingForBondReason,
 		"%s: ClusterNetwork %s has not bonded host %s's cards for network %s yet (see its status.states); the data is rendered once it has", field, cn, host, network)
-}
-
-func carriesNetwork(a *networkv1.NICAssignment, network string) bool {
-	return a.Network == network || slices.ContainsFunc(a.Networks, func(n networkv1.NetworkStatus) bool { return n.Name == network })
 }
