@@ -248,8 +248,11 @@ func readBonds(path string, tmpl *render.Template) (map[render.VLANRef]render.Fa
 		return nil, err
 	}
 	nic := &netv1.NIC{}
-	if err := yaml.Unmarshal(data, nic); err != nil || nic.Kind != "NIC" {
-		return nil, fmt.Errorf("%s: not a NIC manifest (kubectl get nic NAME -o yaml): kind %q, %v", path, nic.Kind, err)
+	if err := yaml.Unmarshal(data, nic); err != nil {
+		return nil, fmt.Errorf("%s: not a NIC manifest (kubectl get nic NAME -o yaml): %w", path, err)
+	}
+	if nic.Kind != "NIC" {
+		return nil, fmt.Errorf("%s: kind is %q; give the host's NIC manifest (kubectl get nic NAME -o yaml)", path, nic.Kind)
 	}
 	bonds := map[render.VLANRef]render.FabricBond{}
 	for _, ref := range render.BondRefs(tmpl.NetworkData) {
