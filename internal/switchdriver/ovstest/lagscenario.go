@@ -23,6 +23,7 @@ type LAGFabric struct {
 // on their side when lacp, active-backup otherwise).
 func NewLAGFabric(t testing.TB, lacp bool) *LAGFabric {
 	t.Helper()
+	Require(t, "ovs-appctl") // the scenario reads LACP and bond state from ovs-vswitchd
 	s := StartSwitch(t, Options{VSwitchd: true})
 	f := &LAGFabric{Switch: s, Bridge: s.AddBridge(t, "br0")}
 	f.B1 = s.AttachBondedHost(t, f.Bridge, "b1", "198.51.100.11", 24, IdleVLAN, lacp)
