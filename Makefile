@@ -7,7 +7,7 @@ ROOT := $(CURDIR)
 BIN  := $(ROOT)/bin
 
 # Tool versions. kube-apiserver and etcd versions come from hack/tools/go.mod, which builds them;
-# internal/testenv derives the same directory from the same file.
+# internal/controlplane derives the same directory from the same file.
 KUBE_VERSION           := $(shell awk '$$1=="k8s.io/kubernetes"{print $$2; exit}' hack/tools/go.mod)
 ETCD_VERSION           := $(shell awk '$$1=="go.etcd.io/etcd/server/v3"{print $$2; exit}' hack/tools/go.mod)
 CONTROLLER_GEN_VERSION := v0.23.0
@@ -81,9 +81,11 @@ IRONIC_DEB_DIR := $(BIN)/debian/python3-ironic
 IRONIC_SCHEMA  := $(IRONIC_DEB_DIR)/usr/lib/python3/dist-packages/ironic/api/controllers/v1/network-data-schema.json
 
 .PHONY: test-deps
-test-deps: $(IRONIC_SCHEMA) ## Install what tests feed or drive when missing: cloud-init, netplan.io, graphviz, Open vSwitch, sshd (Debian packages); Ironic's schema into bin/.
+test-deps: $(IRONIC_SCHEMA) ## Install what tests feed or drive when missing: cloud-init, netplan.io, curl, graphviz, Open vSwitch, sshd (Debian packages); Ironic's schema into bin/.
 	@command -v cloud-init >/dev/null || (apt-get update && apt-get install -y --no-install-recommends cloud-init)
 	@command -v netplan >/dev/null || (apt-get update && apt-get install -y --no-install-recommends netplan.io)
+	@# The VLAN user-data script runs in a test (pkg/render/l2userdata): it reads the metadata with curl.
+	@command -v curl >/dev/null || (apt-get update && apt-get install -y --no-install-recommends curl)
 	@# metalwire fabric show --format svg draws with Graphviz's dot.
 	@command -v dot >/dev/null || (apt-get update && apt-get install -y --no-install-recommends graphviz)
 	@# Switch driver tests: user-space Open vSwitch in network namespaces, driven over OVSDB and SSH.
@@ -142,7 +144,7 @@ bench-fabric-drivers: test-deps ## Switch driver alone: FABRIC_BENCH_SWITCHES (2
 	METALWIRE_BENCH=1 go test ./internal/switchdriver/openvswitch -run 'TestBenchFabricDrivers$$' -count=1 -timeout 20m -v
 
 .PHONY: bench-fabric-ssh
-bench-fabric-ssh: $(KUBE_APISERVER) $(ETCD) ## SSH fabric at scale: FABRIC_SSH_BENCH_HOSTS (1000) hosts x 2 NICs on FABRIC_SSH_BENCH_SWITCHES (20) emulated EOS switches (login 1 s, 20 ms a command) join at once through the image's manager; prints time to ready, logins and commands per switch, manager CPU and memory, and networking-generic-switch's one-login-per-port way as the anchor.
+bench-fabric-ssh: $(KUBE_APISERVER) $(ETCD) ## SSH fabric at scale: FABRIC_SSH_BENCH_HOSTS (1000) hosts x 2 NICs on FABRIC_SSH_BENCH_SWITCHES (20) emulated EOS switches (login 1 s, 20 ms a command) join at once through the image's manager (FABRIC_SSH_BENCH_CONCURRENCY (4) switches at once); prints time to ready, logins and commands per switch, manager CPU and memory, and networking-generic-switch's one-login-per-port way as the anchor.
 	METALWIRE_SCALE=1 go test ./test/scale/fabricssh -run 'TestFabricSSHScale$$' -count=1 -timeout 60m -v
 
 .PHONY: bench-fabric

@@ -83,13 +83,15 @@ type Options struct {
 	// and VLANRetry is how often a ClusterNetwork whose VLAN range ran out looks again; zero is
 	// each controller's default (tests shorten them).
 	SwitchRetryMin, SwitchRetryMax, VLANRetry time.Duration
+	// HostReportInterval is how often the NetworkDevice controller asks again about hosts that
+	// have not reported their network configured; zero is its default.
+	HostReportInterval time.Duration
 }
 
 // setupFunc adds one reconciler to a manager.
 type setupFunc func(ctx context.Context, mgr ctrl.Manager, opts Options) error
 
-// registry maps each group to its reconcilers. A reconciler's package adds itself here when it
-// lands; a group with none yet starts nothing.
+// registry maps each group to its reconcilers; a group with none starts nothing.
 var registry = map[Group][]namedSetup{
 	Infrastructure: {
 		{"metal3cluster", setupMetal3Cluster},
@@ -123,7 +125,7 @@ func setupClusterNetwork(ctx context.Context, mgr ctrl.Manager, opts Options) er
 func setupNetworkDevice(ctx context.Context, mgr ctrl.Manager, opts Options) error {
 	r := &networkdevice.Reconciler{
 		Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("networkdevice"), Drivers: opts.SwitchDrivers, Concurrency: opts.FabricConcurrency, WatchFilter: opts.WatchFilter,
-		RetryMin: opts.SwitchRetryMin, RetryMax: opts.SwitchRetryMax,
+		RetryMin: opts.SwitchRetryMin, RetryMax: opts.SwitchRetryMax, HostReportInterval: opts.HostReportInterval,
 	}
 	return r.SetupWithManager(ctx, mgr, opts.Concurrency)
 }
@@ -165,7 +167,7 @@ func setupMetal3Machine(ctx context.Context, mgr ctrl.Manager, opts Options) err
 		APIReader: mgr.GetAPIReader(),
 		Recorder:  mgr.GetEventRecorder("metal3machine"),
 		Data:      dataClaimer{&metal3dataclaim.Claimer{Client: mgr.GetClient()}},
-		// CAPM3 parity (issue 16): --watch-filter and fast track.
+		// CAPM3 parity: --watch-filter and fast track.
 		WatchFilter: opts.WatchFilter,
 		FastTrack:   opts.FastTrack,
 	}
@@ -182,7 +184,7 @@ func (d dataClaimer) Claim(ctx context.Context, m3m *infrav1.Metal3Machine) (*me
 	if r == nil || err != nil {
 		return nil, err
 	}
-	return &metal3machine.RenderedData{Metal3Data: r.Metal3Data, MetaData: r.MetaData, NetworkData: r.NetworkData}, nil
+	return &metal3machine.RenderedData{Metal3Data: r.Metal3Data, MetaData: r.MetaData, NetworkData: r.NetworkData, HostSwitch: r.HostSwitch}, nil
 }
 
 func (d dataClaimer) Release(ctx context.Context, m3m *infrav1.Metal3Machine) (bool, error) {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	bmov1 "github.com/metalwire/metalwire/api/baremetal/v1alpha1"
+	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
 	"github.com/metalwire/metalwire/internal/simulator"
 )
 
@@ -78,7 +79,25 @@ func RunDemo(ctx context.Context, opts DemoOptions) (reterr error) {
 	if err := printFabric(ctx, e, opts, p, rows); err != nil {
 		return err
 	}
-	return printNetworkData(opts.Out, p, rows)
+	if err := printNetworkData(opts.Out, p, rows); err != nil {
+		return err
+	}
+	return checkHostsAgree(ctx, e, opts, p)
+}
+
+// checkHostsAgree fails the demo if any host's network data disagrees with its switch ports
+// (the controllers' HostSwitchMismatch condition), naming each.
+func checkHostsAgree(ctx context.Context, e *Env, opts DemoOptions, p *printer) error {
+	checked, problems, err := hostSwitchVerdicts(ctx, e.Client, opts.Namespace, 20*time.Second)
+	if err != nil {
+		return err
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("demo failed: %d of %d hosts' network data disagree with their switch ports (condition %s):\n  %s",
+			len(problems), checked, infrav1.DataHostSwitchMismatchCondition, strings.Join(problems, "\n  "))
+	}
+	p.printf("== hosts and switch ports agree: %d hosts checked (condition %s=False on each Metal3Data)", checked, infrav1.DataHostSwitchMismatchCondition)
+	return nil
 }
 
 // waitForHosts polls the namespace until Observe says done, printing the counter whenever it

@@ -16,10 +16,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/metalwire/metalwire/internal/controller"
+	"github.com/metalwire/metalwire/internal/controlplane"
 	"github.com/metalwire/metalwire/internal/manager"
 	"github.com/metalwire/metalwire/internal/scheme"
 	"github.com/metalwire/metalwire/internal/simulator"
-	"github.com/metalwire/metalwire/internal/testenv"
 	"github.com/metalwire/metalwire/internal/webhooks"
 )
 
@@ -62,7 +62,7 @@ type Options struct {
 // Env is a running development environment.
 type Env struct {
 	// Control is the API server and etcd.
-	Control *testenv.Env
+	Control *controlplane.Env
 	// Client talks to the API server directly (uncached).
 	Client client.Client
 	// Simulator is the BMO stand-in; its Dir is where host files go.
@@ -114,7 +114,7 @@ func Start(ctx context.Context, opts Options) (_ *Env, reterr error) {
 		return nil, err
 	}
 	webhooks.AdmissionPlugins = opts.AdmissionPlugins
-	control, err := testenv.StartWith(webhooks)
+	control, err := controlplane.StartWith(webhooks)
 	if err != nil {
 		return nil, err
 	}

@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"os/exec"
 
-	"github.com/metalwire/metalwire/internal/testenv"
+	"github.com/metalwire/metalwire/internal/controlplane"
 )
 
 // ensureControlPlane checks that kube-apiserver and etcd have been built into bin/ and, when
 // allowed and make is there, builds them with `make tools`.
 func ensureControlPlane(ctx context.Context, makeTools bool, p *printer) error {
-	_, missing := testenv.CheckControlPlane()
+	_, missing := controlplane.CheckControlPlane()
 	if missing == nil {
 		return nil
 	}
@@ -23,7 +23,7 @@ func ensureControlPlane(ctx context.Context, makeTools bool, p *printer) error {
 	if err != nil {
 		return missing
 	}
-	root, err := testenv.RepoRoot()
+	root, err := controlplane.RepoRoot()
 	if err != nil {
 		return errors.Join(missing, err)
 	}
@@ -34,6 +34,6 @@ func ensureControlPlane(ctx context.Context, makeTools bool, p *printer) error {
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("make tools failed (%w); run it yourself to see why", err)
 	}
-	_, err = testenv.CheckControlPlane()
+	_, err = controlplane.CheckControlPlane()
 	return err
 }

@@ -15,7 +15,7 @@ import (
 	coreadmission "sigs.k8s.io/cluster-api/core/webhooks/admission"
 	ctrl "sigs.k8s.io/controller-runtime"
 
-	"github.com/metalwire/metalwire/internal/testenv"
+	"github.com/metalwire/metalwire/internal/controlplane"
 )
 
 // clusterAPIWebhookPaths are the admission webhooks of Cluster API's core manager that dev mode
@@ -35,17 +35,17 @@ var clusterAPIWebhookPaths = []string{
 
 // clusterAPIWebhooks reads Cluster API's webhook configurations from its module and keeps those
 // dev mode serves; installing the others would make the API server refuse their kinds.
-func clusterAPIWebhooks() (testenv.Options, error) {
-	capi, err := testenv.ModuleDir("sigs.k8s.io/cluster-api")
+func clusterAPIWebhooks() (controlplane.Options, error) {
+	capi, err := controlplane.ModuleDir("sigs.k8s.io/cluster-api")
 	if err != nil {
-		return testenv.Options{}, err
+		return controlplane.Options{}, err
 	}
 	file := filepath.Join(capi, "core", "config", "webhook", "manifests.yaml")
 	docs, err := readManifests(file)
 	if err != nil {
-		return testenv.Options{}, err
+		return controlplane.Options{}, err
 	}
-	var opts testenv.Options
+	var opts controlplane.Options
 	for _, d := range docs {
 		switch d.obj.GetKind() {
 		case "MutatingWebhookConfiguration":

@@ -42,7 +42,7 @@ type Options struct {
 	Burst                   int
 	WebhookPort             int
 	WebhookCertDir          string
-	// CAPM3's flags (issue 16): --watch-filter, --fast-track (CAPM3_FAST_TRACK),
+	// CAPM3's flags: --watch-filter, --fast-track (CAPM3_FAST_TRACK),
 	// --<controller>-concurrency; see capm3Flags.
 	WatchFilter         string
 	FastTrack           bool

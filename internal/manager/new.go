@@ -63,6 +63,9 @@ type Embedding struct {
 	// SwitchRetryMin, SwitchRetryMax and VLANRetry shorten the fabric controllers' waits
 	// (controller.Options); zero keeps their defaults.
 	SwitchRetryMin, SwitchRetryMax, VLANRetry time.Duration
+	// HostReportInterval shortens how often hosts that have not reported their network
+	// configured are asked again (controller.Options); zero keeps the default.
+	HostReportInterval time.Duration
 }
 
 // Manager is the controller manager with metalwire's controllers set up, not started yet.
@@ -199,6 +202,7 @@ func New(ctx context.Context, o *Options, groups []controller.Group) (*Manager, 
 		ControllerConcurrency: o.ControllerConcurrency(), WatchFilter: o.WatchFilter, FastTrack: o.FastTrack,
 		RemediationNodeMode: o.RemediationNodeMode, SwitchDrivers: o.SwitchDrivers,
 		SwitchRetryMin: o.SwitchRetryMin, SwitchRetryMax: o.SwitchRetryMax, VLANRetry: o.VLANRetry,
+		HostReportInterval: o.HostReportInterval,
 	}
 	if slices.Contains(groups, controller.Infrastructure) || o.NeedClusterCache {
 		// Workload clusters (their Nodes) are reached through Cluster API's ClusterCache.

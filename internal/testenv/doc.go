@@ -1,8 +1,5 @@
-// Package testenv starts a real kube-apiserver and etcd (controller-runtime's envtest) for
-// metalwire's tests and dev mode, with metalwire's CRDs, Cluster API's CRDs and the BareMetalHost
-// CRD installed.
-//
-// The binaries come from bin/, built by `make tools` from the Go module proxy; their directory is
-// derived from the versions in hack/tools/go.mod, as the Makefile derives it. KUBEBUILDER_ASSETS,
-// when set, names another directory holding kube-apiserver and etcd.
+// Package testenv is the tests' side of the local control plane (internal/controlplane): one
+// control plane shared by a package's tests (Main), namespaces, managers run for a test and
+// write counting. Dev mode and the CLI use internal/controlplane, which imports no testing
+// package.
 package testenv

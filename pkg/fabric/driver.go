@@ -93,8 +93,11 @@ type LAG struct {
 // ACLRule is one rule of an access list bound to a port.
 type ACLRule struct {
 	Direction string // ingress or egress
-	Protocol  string // all, tcp, udp, icmp, ssh, http, ...
+	Protocol  string // all, icmp, ssh, http, https, tcp:N, udp:N, tcp:N-M, udp:N-M
 	Action    string // allow or deny
+	// Remote is the CIDR of the other end (ingress: the destination; egress: the source); ""
+	// for any.
+	Remote string
 }
 
 // ACL is an access list bound to a port.
@@ -201,6 +204,28 @@ type Session interface {
 	Apply(ctx context.Context, batch Batch) error
 	// Close ends the session.
 	Close() error
+}
+
+// HostReporter is a session whose "switch" also hears from the hosts: a cloud API to which each
+// host's OS reports whether it configured its side of the network (equinix-metal: the device's
+// events, where the VLAN user-data's user-state posts land). The networkdevice controller asks
+// it about the hosts behind the ports it configured, until each has a final answer.
+type HostReporter interface {
+	// HostReports reads the latest report of the host behind each port (ports as the driver
+	// names them), keyed by port. A port whose host said nothing yet is absent.
+	HostReports(ctx context.Context, ports []string) (map[string]HostReport, error)
+}
+
+// HostReport is what a host last said of its network configuration.
+type HostReport struct {
+	// Host is the host behind the port, as the driver names it (equinix-metal: the device id).
+	Host string
+	// Final: the host succeeded or failed; nothing more is to come.
+	Final bool
+	// Failed: the host's configuration failed (with Final).
+	Failed bool
+	// Message is the host's own words, as the API gives them.
+	Message string
 }
 
 // Info is what a switch reports of itself.

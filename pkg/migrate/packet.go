@@ -10,6 +10,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/metalwire/metalwire/pkg/ipam"
+	"github.com/metalwire/metalwire/pkg/render/l2userdata"
 )
 
 // The seed of issue 28 (layer 2 on Equinix Metal) extends CAPP's PacketCluster with networks[]
@@ -240,7 +241,12 @@ func (d *document) packetMachineTemplate(name string, spec *yaml.Node, at path) 
 				if vxlan != "" && !layer2 {
 					link = pname + "." + vxlan
 					id, _ := strconv.Atoi(vxlan)
-					vlans = append(vlans, map[string]any{"id": link, "vlanID": id, "vlanLink": pname, "macAddress": map[string]any{"fromHostInterface": pname}})
+					// A VLAN has its parent's MAC; bond0's is its first member's (the host has no NIC bond0).
+					macOf := pname
+					if pname == "bond0" {
+						macOf = "eth0"
+					}
+					vlans = append(vlans, map[string]any{"id": link, "vlanID": id, "vlanLink": pname, "macAddress": map[string]any{"fromHostInterface": macOf}})
 				}
 				poolName := fmt.Sprintf("%s-%s", name, vxlan)
 				viewKey := fmt.Sprintf("%s-%s-%s", scalarValue(spec, "metro"), vxlan, strings.TrimSpace(scalarValue(a, "address")))
@@ -277,8 +283,9 @@ func (d *document) packetMachineTemplate(name string, spec *yaml.Node, at path) 
 		links["vlans"] = vlans
 	}
 	dt := map[string]any{
-		"apiVersion": groupInfrastructure + "/v1beta2", "kind": "Metal3DataTemplate", "metadata": map[string]any{"name": name},
-		"spec": map[string]any{"networkData": map[string]any{"links": links, "networks": map[string]any{"ipv4": ipv4}}},
+		"apiVersion": groupInfrastructure + "/v1beta2", "kind": "Metal3DataTemplate",
+		"metadata": map[string]any{"name": name, "annotations": map[string]any{l2userdata.TemplateAnnotation: "true"}},
+		"spec":     map[string]any{"networkData": map[string]any{"links": links, "networks": map[string]any{"ipv4": ipv4}}},
 	}
 	if get(spec, "metro") != nil {
 		d.changed(at.field("metro"), "is the first part of each pool's allocation view key; the VXLANs are looked up in the NetworkDevice's metro")
@@ -286,7 +293,7 @@ func (d *document) packetMachineTemplate(name string, spec *yaml.Node, at path) 
 	if get(spec, "project") != nil {
 		d.changed(at.field("project"), "no place here: the project is the NetworkDevice's (from the PacketCluster)")
 	}
-	d.changed("kind", "PacketMachineTemplate %s became Metal3DataTemplate %s: the host's network data", name, name)
+	d.changed("kind", "PacketMachineTemplate %s became Metal3DataTemplate %s: the host's network data; its annotation %s makes each machine boot with the bootstrap cloud-config merged with the seed's VLAN user-data", name, name, l2userdata.TemplateAnnotation)
 	return append([]*yaml.Node{toNode(dt)}, pools...)
 }
 

@@ -9,6 +9,8 @@ import (
 
 	. "github.com/onsi/gomega"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -59,15 +61,18 @@ func provision(t *testing.T) {
 	state.data = metal3DataNames(g)
 	g.Expect(state.data).To(Equal([]string{dataTemplate + "-0", dataTemplate + "-1", dataTemplate + "-2", dataTemplate + "-3"}))
 	g.Expect(addressesIn(g, clusterPools...)).To(HaveLen(2 * clusterHosts))
+	expectHostsAgreeWithSwitch(g)
 
-	// Every host boots with the bond, the VLAN and one static address of each family, and no
-	// two hosts share one.
+	// Every host boots with the bond, the ClusterNetwork's two VLANs on it and one static address
+	// of each family, and no two hosts share one; and its network data agrees with its switch
+	// ports, as the controllers checked.
 	seen := map[string]string{}
 	for _, h := range hosts {
 		g.Expect(host(g, h).Status.Provisioning.State).To(Equal(bmov1.StateProvisioned))
 		nd := networkData(g, h, simulator.NetworkDataFile)
 		g.Expect(nd).To(HaveKeyWithValue("link:bond0", "bond"))
-		g.Expect(nd).To(HaveKeyWithValue("link:bond0.200", "vlan"))
+		g.Expect(nd).To(HaveKeyWithValue("link:bond0.control", "vlan"))
+		g.Expect(nd).To(HaveKeyWithValue("link:bond0.storage", "vlan"))
 		v4, v6 := netip.MustParseAddr(nd["baremetal"]), netip.MustParseAddr(nd["storage"])
 		g.Expect(netip.MustParsePrefix("192.168.111.0/24").Contains(v4)).To(BeTrue(), "host %s IPv4 %s", h, v4)
 		g.Expect(netip.MustParsePrefix("fd00:100::/64").Contains(v6)).To(BeTrue(), "host %s IPv6 %s", h, v6)
@@ -138,6 +143,7 @@ func scaleUp(t *testing.T) {
 	// The freed index is given out again rather than a new one (demo-nodes-4).
 	g.Expect(metal3DataNames(g)).To(Equal(state.data))
 	g.Expect(addressesIn(g, clusterPools...)).To(HaveLen(2 * clusterHosts))
+	expectHostsAgreeWithSwitch(g)
 }
 
 func deleteCluster(t *testing.T) {
@@ -181,4 +187,25 @@ func deleteCluster(t *testing.T) {
 			g.Expect(pool.Status.Allocations).To(BeEmpty(), name)
 		}, wait, poll).Should(Succeed())
 	}
+}
+
+// expectHostsAgreeWithSwitch: every Metal3Data's network data agrees with its host's switch
+// ports (the controllers' HostSwitchMismatch condition is False), and every machine shows it.
+func expectHostsAgreeWithSwitch(g Gomega) {
+	g.Eventually(func(g Gomega) {
+		for _, name := range metal3DataNames(g) {
+			d := &infrav1.Metal3Data{}
+			g.Expect(env.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, d)).To(Succeed())
+			c := meta.FindStatusCondition(d.Status.Conditions, infrav1.DataHostSwitchMismatchCondition)
+			g.Expect(c).NotTo(BeNil(), "Metal3Data %s has no %s condition", name, infrav1.DataHostSwitchMismatchCondition)
+			g.Expect(c.Status).To(Equal(metav1.ConditionFalse), "Metal3Data %s: %s", name, c.Message)
+		}
+		for m3mName := range machineHosts(g) {
+			m := &infrav1.Metal3Machine{}
+			g.Expect(env.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: m3mName}, m)).To(Succeed())
+			c := meta.FindStatusCondition(m.Status.Conditions, infrav1.DataHostSwitchMismatchCondition)
+			g.Expect(c).NotTo(BeNil(), "Metal3Machine %s has no %s condition", m3mName, infrav1.DataHostSwitchMismatchCondition)
+			g.Expect(c.Status).To(Equal(metav1.ConditionFalse), "Metal3Machine %s: %s", m3mName, c.Message)
+		}
+	}, wait, poll).Should(Succeed())
 }

@@ -3,8 +3,6 @@ package v1beta1
 import (
 	"encoding/json"
 	"fmt"
-	"maps"
-	"slices"
 
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -116,11 +114,6 @@ func castString[B, A ~string](in *A) *B {
 	}
 	out := B(*in)
 	return &out
-}
-
-// sortedKeys returns a map's keys in order, so that lists made from maps are stable.
-func sortedKeys[V any](m map[string]V) []string {
-	return slices.Sorted(maps.Keys(m))
 }
 
 // deprecatedToHub puts v1beta1's status conditions and failure fields where upstream's v1beta2

@@ -1,6 +1,9 @@
 package v1beta1
 
 import (
+	"maps"
+	"slices"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
@@ -160,7 +163,7 @@ func failureDomainsToHub(in FailureDomains) []clusterv1.FailureDomain {
 		return nil
 	}
 	out := make([]clusterv1.FailureDomain, 0, len(in))
-	for _, name := range sortedKeys(in) {
+	for _, name := range slices.Sorted(maps.Keys(in)) {
 		fd := clusterv1.FailureDomain{Name: name, Attributes: in[name].Attributes, ControlPlane: in[name].ControlPlane}
 		out = append(out, fd)
 	}

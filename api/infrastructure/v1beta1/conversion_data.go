@@ -2,6 +2,7 @@ package v1beta1
 
 import (
 	"cmp"
+	"maps"
 	"slices"
 
 	"sigs.k8s.io/controller-runtime/pkg/conversion"
@@ -156,7 +157,7 @@ func indexesToHub(in map[string]int) []infrav1.IndexEntry {
 		return nil
 	}
 	out := make([]infrav1.IndexEntry, 0, len(in))
-	for _, name := range sortedKeys(in) {
+	for _, name := range slices.Sorted(maps.Keys(in)) {
 		out = append(out, infrav1.IndexEntry{Name: name, Index: int32(in[name])}) //nolint:gosec // an index is far below 2^31
 	}
 	slices.SortStableFunc(out, func(a, b infrav1.IndexEntry) int { return cmp.Compare(a.Index, b.Index) })

@@ -1,6 +1,9 @@
 package v1beta1
 
 import (
+	"maps"
+	"slices"
+
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/utils/ptr"
@@ -253,7 +256,7 @@ func bondParamsToHub(in NetworkDataLinkBondParams) []infrav1.NetworkDataLinkBond
 		return nil
 	}
 	out := make([]infrav1.NetworkDataLinkBondParam, 0, len(in))
-	for _, name := range sortedKeys(in) {
+	for _, name := range slices.Sorted(maps.Keys(in)) {
 		out = append(out, infrav1.NetworkDataLinkBondParam{Name: name, Value: &apiextensionsv1.JSON{Raw: in[name].Raw}})
 	}
 	return out

@@ -34,6 +34,13 @@ const (
 
 	// DataSecretsReadyCondition is True once the metaData and networkData Secrets exist.
 	DataSecretsReadyCondition = "SecretsReady"
+
+	// DataHostSwitchMismatchCondition is True when the rendered network data disagrees with
+	// what the host's switch ports carry (a VLAN tagged on an access port, a bond over ports in
+	// different VLANs, an LACP bond over ports in no LAG, ...): its message names each card, its
+	// port and both sides. False when they agree; absent for hosts no ClusterNetwork uses. The
+	// Metal3Machine shows it too. It does not stop the host.
+	DataHostSwitchMismatchCondition = "HostSwitchMismatch"
 )
 
 // Metal3Data condition reasons. Every reason but DataRenderedReason comes with a message a
@@ -79,6 +86,12 @@ const (
 
 	// DataSecretWriteFailedReason: the API server refused a Secret (retried).
 	DataSecretWriteFailedReason = "SecretWriteFailed"
+
+	// DataHostSwitchMismatchReason: the network data and the switch ports disagree.
+	DataHostSwitchMismatchReason = "HostSwitchMismatch"
+
+	// DataHostSwitchAgreeReason: the network data and the switch ports agree.
+	DataHostSwitchAgreeReason = "HostSwitchAgree"
 
 	// DataDeletingReason: the Metal3Data is being deleted and waits for its IPClaims to go.
 	DataDeletingReason = "Deleting"

@@ -70,6 +70,17 @@ const (
 	ReasonClusterNetworkWins    = "ClusterNetworkWins"
 )
 
+// HostsNetworkConfigured: whether the hosts behind the configured ports reported their own side of
+// the network configured (set only for switches that hear from hosts: equinix-metal, from the
+// devices' events), and its reasons.
+const (
+	ConditionHostsNetworkConfigured = "HostsNetworkConfigured"
+
+	ReasonHostsNetworkConfigured  = "HostsNetworkConfigured"
+	ReasonHostsNetworkConfiguring = "HostsNetworkConfiguring"
+	ReasonHostsNetworkFailed      = "HostsNetworkFailed"
+)
+
 // VLANLockName is the name of the Lease that holds VLAN id on a NetworkDevice: one name per
 // (device, id), so the API server refuses a second holder.
 func VLANLockName(networkDevice string, vlan int) string {

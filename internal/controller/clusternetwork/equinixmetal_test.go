@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	netv1 "github.com/metalwire/metalwire/api/network/v1alpha1"
+	"github.com/metalwire/metalwire/internal/manager"
 	"github.com/metalwire/metalwire/internal/switchdriver"
 	"github.com/metalwire/metalwire/internal/switchdriver/equinixmetal"
 	"github.com/metalwire/metalwire/internal/switchdriver/equinixmetal/metalfake"
@@ -147,4 +148,67 @@ func TestEquinixMetalManagerRestartedMidBatch(t *testing.T) {
 		g.Expect(vlans).To(Equal(map[string][]int{"eth1": {1002}}))
 	}, timeout).Should(Succeed())
 	g.Expect(api.BatchesCreated()).To(Equal(1), "the second manager followed the first one's batch: calls %q", api.Calls())
+}
+
+func hostsCondition(g Gomega, ns string) metav1.Condition {
+	nd := &netv1.NetworkDevice{}
+	g.Expect(env.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "nd1"}, nd)).To(Succeed())
+	for _, c := range nd.Status.Conditions {
+		if c.Type == netv1.ConditionHostsNetworkConfigured {
+			return c
+		}
+	}
+	return metav1.Condition{}
+}
+
+// The NetworkDevice follows the devices' events once their ports are configured: no report yet,
+// the VLAN user-data's running, a host's failure with its message and what to do, then every
+// host's success; a host that succeeded is not asked again.
+func TestEquinixMetalHostsReportTheirNetworkInACondition(t *testing.T) {
+	g := NewWithT(t)
+	ns := env.NewNamespace(t)
+	startFabricWith(t, ns, fabricWithMetal(), func(o *manager.Options) { o.HostReportInterval = 100 * time.Millisecond })
+	api, devices := metalFabric(t, ns, metalToken, 1001, "h1", "h2")
+	g.Eventually(func(g Gomega) { g.Expect(getCN(g, ns, "cn-a").Status.Available).To(HaveKey("h2")) }, timeout).Should(Succeed())
+	selectHost(t, ns, "h1", "cn-a")
+	selectHost(t, ns, "h2", "cn-a")
+	g.Eventually(func(g Gomega) {
+		c := hostsCondition(g, ns)
+		g.Expect(c.Status).To(Equal(metav1.ConditionFalse))
+		g.Expect(c.Reason).To(Equal(netv1.ReasonHostsNetworkConfiguring))
+		g.Expect(c.Message).To(ContainSubstring("host behind port " + devices["h1"] + "/eth1 (switch metal): no report yet"))
+	}, timeout).Should(Succeed())
+
+	api.AddEvent(devices["h1"], "user.running", "running", "Configuring Network")
+	g.Eventually(func(g Gomega) {
+		g.Expect(hostsCondition(g, ns).Message).To(ContainSubstring("host " + devices["h1"] + " (switch metal): Configuring Network"))
+	}, timeout).Should(Succeed())
+
+	api.AddEvent(devices["h1"], "user.succeeded", "succeeded", "Network configuration successful")
+	api.AddEvent(devices["h2"], "network_configuration_failed", "", "Network configuration failed: eth1.1001")
+	g.Eventually(func(g Gomega) {
+		c := hostsCondition(g, ns)
+		g.Expect(c.Status).To(Equal(metav1.ConditionFalse))
+		g.Expect(c.Reason).To(Equal(netv1.ReasonHostsNetworkFailed))
+		g.Expect(c.Message).To(HavePrefix("host " + devices["h2"] + " (switch metal): Network configuration failed: eth1.1001; the host's OS did not configure its VLANs"))
+		g.Expect(c.Message).To(ContainSubstring("configure.sh"))
+	}, timeout).Should(Succeed())
+
+	// Fixed by hand, h2 runs the script again and succeeds.
+	api.AddEvent(devices["h2"], "user.succeeded", "succeeded", "Network configuration successful")
+	g.Eventually(func(g Gomega) {
+		c := hostsCondition(g, ns)
+		g.Expect(c.Status).To(Equal(metav1.ConditionTrue))
+		g.Expect(c.Reason).To(Equal(netv1.ReasonHostsNetworkConfigured))
+		g.Expect(c.Message).To(HavePrefix("all 2 host(s) reported their network configured"))
+	}, timeout).Should(Succeed())
+	reads := api.EventReads(devices["h1"])
+	// Another change makes a pass: the hosts that succeeded are not asked again.
+	selectHost(t, ns, "h2", "")
+	g.Eventually(func(g Gomega) {
+		typ, _, _ := api.DeviceState(devices["h2"])
+		g.Expect(typ).To(Equal("layer3"))
+		g.Expect(hostsCondition(g, ns).Message).To(HavePrefix("all 1 host(s) reported"))
+	}, timeout).Should(Succeed())
+	g.Expect(api.EventReads(devices["h1"])).To(Equal(reads), "h1 succeeded: its events are not read again")
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	. "github.com/onsi/gomega"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"sigs.k8s.io/yaml"
@@ -83,4 +84,20 @@ func TestBondFromClusterNetwork(t *testing.T) {
 	g.Expect(nd.Links).To(ContainElement(And(HaveKeyWithValue("id", "bond0-0"), HaveKeyWithValue("ethernet_mac_address", "52:54:00:00:00:03"))))
 	g.Expect(nd.Links).To(ContainElement(And(HaveKeyWithValue("id", "bond0-1"), HaveKeyWithValue("ethernet_mac_address", "52:54:00:00:00:01"))))
 	g.Expect(nd.Links).To(HaveLen(3), "the bond and its two cards, nothing of eno2")
+
+	// The host's LACP bond and the switch's LACP LAG agree.
+	g.Eventually(func(g Gomega) {
+		c := meta.FindStatusCondition(getData(g, ns, data.Name).Status.Conditions, infrav1.DataHostSwitchMismatchCondition)
+		g.Expect(c).NotTo(BeNil())
+		g.Expect(c.Status).To(Equal(metav1.ConditionFalse), c.Message)
+	}, timeout).Should(Succeed())
+	// A static LAG on the switch under the host's LACP bond is a mismatch.
+	nic.Status.NICs[0].LAG.Mode, nic.Status.NICs[2].LAG.Mode = networkv1.LAGStatic, networkv1.LAGStatic
+	g.Expect(env.Client.Status().Update(ctx, nic)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		c := meta.FindStatusCondition(getData(g, ns, data.Name).Status.Conditions, infrav1.DataHostSwitchMismatchCondition)
+		g.Expect(c).NotTo(BeNil())
+		g.Expect(c.Status).To(Equal(metav1.ConditionTrue))
+		g.Expect(c.Message).To(ContainSubstring("is in static LAG lag0123456789, which does not answer LACP"))
+	}, timeout).Should(Succeed())
 }

@@ -2,8 +2,9 @@
 // template names (ipam.metal3.io IPClaims, or Cluster API IPAddressClaims for any other IPAM
 // provider), waits for them, renders the template with pkg/render, and writes the metaData and
 // networkData Secrets. It renders once: after success it only re-creates a deleted Secret from
-// the same inputs, so re-provisioning a host reproduces its original configuration.
+// the same inputs, so re-provisioning a host reproduces its original configuration. A rendered
+// Metal3Data is checked against its host's switch ports (hostswitch.go) whenever the fabric
+// changes them: HostSwitchMismatch says whether they agree.
 //
-// It also holds the field indexes the three data-templating reconcilers share (indexes.go), so
-// that no reconcile lists every Metal3Data, claim or machine of a namespace.
+// The field indexes the data-templating reconcilers share are in internal/controller/dataindex.
 package metal3data

@@ -31,6 +31,9 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, data *infrav1.Metal3Da
 		return ctrl.Result{}, nil
 	}
 	if data.Status.Ready {
+		if err := r.recheckHostSwitch(ctx, data); err != nil {
+			return ctrl.Result{}, err
+		}
 		return r.recreateSecrets(ctx, data)
 	}
 
@@ -81,6 +84,9 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, data *infrav1.Metal3Da
 		return ctrl.Result{}, err
 	}
 	r.rendered(data, m3m, out)
+	if err := r.checkHostSwitch(ctx, data, in.host.Namespace, in.host.Name, out.networkData); err != nil {
+		return ctrl.Result{}, err
+	}
 	ctrl.LoggerFrom(ctx).Info("rendered", "host", in.host.Name, "metal3machine", m3m, "index", ptr.Deref(data.Spec.Index, 0))
 	return ctrl.Result{}, nil
 }

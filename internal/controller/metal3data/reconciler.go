@@ -3,7 +3,6 @@ package metal3data
 import (
 	"context"
 	"errors"
-	"reflect"
 	"strings"
 	"time"
 
@@ -77,7 +76,7 @@ type Reconciler struct {
 // +kubebuilder:rbac:groups=ipam.cluster.x-k8s.io,resources=ipaddressclaims,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups=ipam.cluster.x-k8s.io,resources=ipaddresses,verbs=get;list;watch
 // +kubebuilder:rbac:groups=core,resources=secrets,verbs=get;list;watch;create;update;delete
-// +kubebuilder:rbac:groups=network.metalwire.io,resources=clusternetworks,verbs=get;list;watch
+// +kubebuilder:rbac:groups=network.metalwire.io,resources=clusternetworks;nics,verbs=get;list;watch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
 // Reconcile renders one Metal3Data, or cleans up after it.
@@ -206,7 +205,7 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, con
 	if err := dataindex.Setup(ctx, mgr.GetFieldIndexer()); err != nil {
 		return err
 	}
-	// A bond with bondFrom reads the host's NIC (by spec.node).
+	// A bond with bondFrom, and the HostSwitchMismatch check, read the host's NIC (by spec.node).
 	if err := fabricindex.Setup(ctx, mgr); err != nil {
 		return err
 	}
@@ -240,10 +239,11 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, con
 			func(o client.Object) string { return pause.ClusterName(o) })), pause.Transitions()).
 		// A VLAN link may wait for the VLAN id a ClusterNetwork assigns (vlanIDFrom).
 		Watches(&networkv1.ClusterNetwork{}, handler.EnqueueRequestsFromMapFunc(r.clusterNetworkToData)).
-		// A bond may wait for the cards the fabric bonds for the host (bondFrom).
-		Watches(&networkv1.NIC{}, handler.EnqueueRequestsFromMapFunc(r.clusterNetworkToData), builder.WithPredicates(predicate.Funcs{
+		// The switch ports of a host changed: its rendered data is checked against them again,
+		// and a bond that waits for the cards the fabric bonds (bondFrom) is rendered.
+		Watches(&networkv1.NIC{}, handler.EnqueueRequestsFromMapFunc(r.nicToData), builder.WithPredicates(predicate.Funcs{
 			UpdateFunc: func(e event.UpdateEvent) bool {
-				return !reflect.DeepEqual(e.ObjectOld.(*networkv1.NIC).Status, e.ObjectNew.(*networkv1.NIC).Status)
+				return !equality.Semantic.DeepEqual(e.ObjectOld.(*networkv1.NIC).Status, e.ObjectNew.(*networkv1.NIC).Status)
 			},
 		})).
 		WithOptions(controller.Options{MaxConcurrentReconciles: concurrency}).
@@ -278,20 +278,27 @@ func (r *Reconciler) addressToData(ctx context.Context, o client.Object) []recon
 // that Metal3Data is not rendered: a rendered one does not read the machine again unless it
 // must re-create a Secret.
 func (r *Reconciler) machineToData(ctx context.Context, o client.Object) []reconcile.Request {
-	return r.dataMatching(ctx, o.GetNamespace(), dataindex.DataByClaim, o.GetName())
+	return r.dataMatching(ctx, o.GetNamespace(), dataindex.DataByClaim, o.GetName(), false)
 }
 
-// hostToData maps a BareMetalHost to the Metal3Data of the machines holding it.
+// hostToData maps a BareMetalHost to the Metal3Data of the machines holding it that are not
+// rendered yet.
 func (r *Reconciler) hostToData(ctx context.Context, o client.Object) []reconcile.Request {
+	return r.dataOfHost(ctx, o.GetNamespace(), o.GetName(), false)
+}
+
+// dataOfHost lists the Metal3Data of the machines holding the host namespace/name: those not
+// rendered yet, or with rendered too.
+func (r *Reconciler) dataOfHost(ctx context.Context, namespace, name string, rendered bool) []reconcile.Request {
 	machines := &infrav1.Metal3MachineList{}
-	key := o.GetNamespace() + "/" + o.GetName()
+	key := namespace + "/" + name
 	if err := r.Client.List(ctx, machines, client.MatchingFields{dataindex.MachineByHost: key}, client.UnsafeDisableDeepCopy); err != nil {
 		ctrl.LoggerFrom(ctx).Error(err, "listing the Metal3Machines of a host", "host", key)
 		return nil
 	}
 	var reqs []reconcile.Request
 	for i := range machines.Items {
-		reqs = append(reqs, r.dataMatching(ctx, machines.Items[i].Namespace, dataindex.DataByClaim, machines.Items[i].Name)...)
+		reqs = append(reqs, r.dataMatching(ctx, machines.Items[i].Namespace, dataindex.DataByClaim, machines.Items[i].Name, rendered)...)
 	}
 	return reqs
 }
@@ -299,10 +306,10 @@ func (r *Reconciler) hostToData(ctx context.Context, o client.Object) []reconcil
 // templateToData maps a template to its Metal3Data that are not rendered yet (or whose deleted
 // Secrets could not be re-created).
 func (r *Reconciler) templateToData(ctx context.Context, o client.Object) []reconcile.Request {
-	return r.dataMatching(ctx, o.GetNamespace(), dataindex.DataByTemplate, o.GetName())
+	return r.dataMatching(ctx, o.GetNamespace(), dataindex.DataByTemplate, o.GetName(), false)
 }
 
-func (r *Reconciler) dataMatching(ctx context.Context, namespace, index, value string) []reconcile.Request {
+func (r *Reconciler) dataMatching(ctx context.Context, namespace, index, value string, rendered bool) []reconcile.Request {
 	list := &infrav1.Metal3DataList{}
 	if err := r.Client.List(ctx, list, client.InNamespace(namespace), client.MatchingFields{index: value}, client.UnsafeDisableDeepCopy); err != nil {
 		ctrl.LoggerFrom(ctx).Error(err, "listing Metal3Data", "index", index, "value", value)
@@ -310,7 +317,7 @@ func (r *Reconciler) dataMatching(ctx context.Context, namespace, index, value s
 	}
 	var reqs []reconcile.Request
 	for i := range list.Items {
-		if d := &list.Items[i]; d.Status.Ready && d.Status.ErrorMessage == nil && d.DeletionTimestamp.IsZero() {
+		if d := &list.Items[i]; !rendered && d.Status.Ready && d.Status.ErrorMessage == nil && d.DeletionTimestamp.IsZero() {
 			continue
 		}
 		reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])})

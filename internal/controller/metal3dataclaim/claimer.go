@@ -6,6 +6,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -21,6 +22,8 @@ type Rendered struct {
 	// MetaData and NetworkData name the Secrets; nil when the template has no such part.
 	MetaData    *corev1.SecretReference
 	NetworkData *corev1.SecretReference
+	// HostSwitch is the Metal3Data's HostSwitchMismatch condition, nil when it has none.
+	HostSwitch *metav1.Condition
 }
 
 // Claimer is the machine controller's side of the chain: it makes a Metal3Machine's claim and
@@ -70,6 +73,7 @@ func (c *Claimer) Claim(ctx context.Context, m3m *infrav1.Metal3Machine) (*Rende
 		},
 		MetaData:    data.Spec.MetaData,
 		NetworkData: data.Spec.NetworkData,
+		HostSwitch:  meta.FindStatusCondition(data.Status.Conditions, infrav1.DataHostSwitchMismatchCondition),
 	}, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/cluster-api/util/conditions"
 
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
 )
@@ -18,6 +19,9 @@ type RenderedData struct {
 	// MetaData and NetworkData name the rendered Secrets; nil when the template renders none.
 	MetaData    *corev1.SecretReference
 	NetworkData *corev1.SecretReference
+	// HostSwitch is the Metal3Data's HostSwitchMismatch condition (nil: none), shown on the
+	// machine as it is.
+	HostSwitch *metav1.Condition
 }
 
 // DataTemplateClaimer is the seam to the Metal3DataTemplate -> Metal3DataClaim -> Metal3Data
@@ -106,6 +110,7 @@ func (r *Reconciler) resolveData(ctx context.Context, m3m *infrav1.Metal3Machine
 		return nil, nil, false, nil
 	}
 	m3m.Status.RenderedData = rendered.Metal3Data
+	r.showHostSwitch(m3m, rendered.HostSwitch)
 	if meta == nil {
 		meta = rendered.MetaData
 	}
@@ -114,4 +119,19 @@ func (r *Reconciler) resolveData(ctx context.Context, m3m *infrav1.Metal3Machine
 	}
 	setCondition(m3m, infrav1.Metal3MachineDataReadyCondition, metav1.ConditionTrue, infrav1.Metal3DataSecretsReadyReason, "")
 	return meta, network, true, nil
+}
+
+// showHostSwitch puts the Metal3Data's HostSwitchMismatch condition on the machine, with an
+// event on the machine when a mismatch is new (the Metal3Data has its own).
+func (r *Reconciler) showHostSwitch(m3m *infrav1.Metal3Machine, c *metav1.Condition) {
+	if c == nil {
+		conditions.Delete(m3m, infrav1.DataHostSwitchMismatchCondition)
+		return
+	}
+	old := conditions.Get(m3m, infrav1.DataHostSwitchMismatchCondition)
+	if c.Status == metav1.ConditionTrue && r.Recorder != nil && (old == nil || old.Status != c.Status || old.Message != c.Message) {
+		r.Recorder.Eventf(m3m, nil, corev1.EventTypeWarning, c.Reason, "CheckSwitchPorts",
+			"the network data of this machine's host disagrees with its switch ports: see condition %s here or on Metal3Data %s", c.Type, m3m.Status.RenderedData.Name)
+	}
+	setCondition(m3m, infrav1.DataHostSwitchMismatchCondition, c.Status, c.Reason, c.Message)
 }

@@ -4,6 +4,7 @@
 // workload cluster's Node when no cloud provider does, and deprovisions and releases the host when
 // the machine is deleted.
 //
-// The decisions (which host, what to write to it, what to report) are pure functions in
-// hostselect.go, hostspec.go and status.go; the reconciler only reads, calls them and patches.
+// The decisions (which host, what to write to it, which switch ports it waits for) are pure
+// functions in hostselect.go, hostspec.go and fabric.go; the reconciler reads, calls them, and
+// writes the machine through status.go (its spec and metadata, then its status).
 package metal3machine

@@ -190,6 +190,10 @@ func (r *Reconciler) hostData(ctx context.Context, m3m *infrav1.Metal3Machine, m
 	case !ok:
 		return hostData{}, conditionMessage(m3m, infrav1.Metal3MachineDataReadyCondition), nil
 	}
+	user, waitingFor, err := r.vlanUserData(ctx, m3m, user, network)
+	if err != nil || waitingFor != "" {
+		return hostData{}, waitingFor, err
+	}
 	return hostData{UserData: user, MetaData: meta, NetworkData: network}, "", nil
 }
 

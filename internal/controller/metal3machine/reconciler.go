@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
@@ -18,7 +20,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	bmov1 "github.com/metalwire/metalwire/api/baremetal/v1alpha1"
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
@@ -82,10 +87,10 @@ type Reconciler struct {
 
 // +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io,resources=metal3machines,verbs=get;list;watch;update;patch
 // +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io,resources=metal3machines/status,verbs=get;update;patch
-// +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io,resources=metal3clusters,verbs=get;list;watch
+// +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io,resources=metal3clusters;metal3datatemplates,verbs=get;list;watch
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=machines;machines/status;clusters;clusters/status,verbs=get;list;watch
 // +kubebuilder:rbac:groups=metal3.io,resources=baremetalhosts,verbs=get;list;watch;update;patch
-// +kubebuilder:rbac:groups=core,resources=secrets,verbs=get
+// +kubebuilder:rbac:groups=core,resources=secrets,verbs=get;create;update
 // +kubebuilder:rbac:groups=network.metalwire.io,resources=clusternetworks,verbs=get;list;watch
 // +kubebuilder:rbac:groups=network.metalwire.io,resources=nics,verbs=get;list;watch;update;patch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
@@ -177,7 +182,27 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, con
 		// The machine's Metal3DataClaim says when its data is rendered: wake the machine then,
 		// rather than at the next unrelated event.
 		Owns(&infrav1.Metal3DataClaim{}).
+		// A rendered Metal3Data found to disagree (or agree again) with the host's switch ports:
+		// the machine shows it.
+		Watches(&infrav1.Metal3Data{}, handler.EnqueueRequestsFromMapFunc(dataToMachine), builder.WithPredicates(predicate.Funcs{
+			CreateFunc: func(event.CreateEvent) bool { return false },
+			DeleteFunc: func(event.DeleteEvent) bool { return false },
+			UpdateFunc: func(e event.UpdateEvent) bool {
+				return !equality.Semantic.DeepEqual(
+					meta.FindStatusCondition(e.ObjectOld.(*infrav1.Metal3Data).Status.Conditions, infrav1.DataHostSwitchMismatchCondition),
+					meta.FindStatusCondition(e.ObjectNew.(*infrav1.Metal3Data).Status.Conditions, infrav1.DataHostSwitchMismatchCondition))
+			},
+		})).
 		WithOptions(controller.Options{MaxConcurrentReconciles: max(concurrency, 1)}).
 		Named(metal3MachineControllerName).
 		Complete(r)
+}
+
+// dataToMachine maps a Metal3Data to its machine: its claim is named after the machine.
+func dataToMachine(_ context.Context, o client.Object) []reconcile.Request {
+	data, ok := o.(*infrav1.Metal3Data)
+	if !ok || data.Spec.Claim.Name == "" {
+		return nil
+	}
+	return []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: data.Namespace, Name: data.Spec.Claim.Name}}}
 }

@@ -68,11 +68,16 @@ type Reconciler struct {
 	// and the NIC changes of a burst (a thousand hosts joining) that come within it are applied
 	// together, in one batch per switch and one status write, not in one pass each.
 	PassQuiet time.Duration
+	// HostReportInterval is how often hosts are asked again while one behind a configured port
+	// has not reported its network configured (switches that hear from hosts); zero:
+	// DefaultHostReportInterval.
+	HostReportInterval time.Duration
 
-	once   sync.Once
-	slots  chan struct{}
-	locks  sync.Map // switch key -> *sync.Mutex
-	passes waits.Rewrites
+	once    sync.Once
+	reports hostReports
+	slots   chan struct{}
+	locks   sync.Map // switch key -> *sync.Mutex
+	passes  waits.Rewrites
 	// records are the status.switches written last, until the cache shows them.
 	records cachelag.Writes[[]netv1.SwitchStatus]
 	// secrets are the credentials Secrets the NetworkDevices name, each watched by name.
@@ -149,7 +154,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		return ctrl.Result{}, err
 	}
 	defer func() {
-		err := patcher.Patch(ctx, nd, patch.WithOwnedConditions{Conditions: []string{netv1.ConditionReachable, netv1.ConditionHostKeyTrusted, netv1.ConditionDrifted, netv1.ConditionDryRun, netv1.ConditionAttachmentsApplied}})
+		err := patcher.Patch(ctx, nd, patch.WithOwnedConditions{Conditions: []string{netv1.ConditionReachable, netv1.ConditionHostKeyTrusted, netv1.ConditionDrifted, netv1.ConditionDryRun, netv1.ConditionAttachmentsApplied, netv1.ConditionHostsNetworkConfigured}})
 		if err == nil {
 			r.records.Wrote(key, read, copySwitches(nd.Status.Switches))
 		}
@@ -177,13 +182,14 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	work = append(work, removedSwitches(nd)...)
 	results := make([]netv1.SwitchStatus, len(work))
 	hostKeys := make([]*fabric.HostKeyError, len(work))
+	hosts := make([]*switchReports, len(work))
 	dryRun := nd.Annotations[netv1.DryRunAnnotation] == "true"
 	var wg sync.WaitGroup
 	for i, w := range work {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			results[i], hostKeys[i] = r.syncSwitch(ctx, nd, w.sw, w.want, w.prev, dryRun)
+			results[i], hostKeys[i], hosts[i] = r.syncSwitch(ctx, nd, w.sw, w.want, w.prev, dryRun)
 		}()
 	}
 	wg.Wait()
@@ -198,7 +204,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		nd.Status.Switches = append(nd.Status.Switches, st)
 	}
 	r.reportDrift(nd, dryRun)
-	return r.setConditions(nd, hostKeys), nil
+	res := r.setConditions(nd, hostKeys)
+	if again := r.setHostsCondition(ctx, nd, hosts); again > 0 && (res.RequeueAfter == 0 || again < res.RequeueAfter) {
+		res.RequeueAfter = again
+	}
+	return res, nil
 }
 
 // switchWork is one switch to bring in line: how to reach it, what it should carry, and the
@@ -272,7 +282,7 @@ func previousStatus(nd *netv1.NetworkDevice, name string) netv1.SwitchStatus {
 // On failure the switch keeps its previous record: what it carries is unknown, so nothing is
 // forgotten. In dry run nothing is sent and the record stays as it was; the batch the switch
 // would get is in plannedChanges.
-func (r *Reconciler) syncSwitch(ctx context.Context, nd *netv1.NetworkDevice, sw netv1.Switch, want fabric.State, prev netv1.SwitchStatus, dryRun bool) (netv1.SwitchStatus, *fabric.HostKeyError) {
+func (r *Reconciler) syncSwitch(ctx context.Context, nd *netv1.NetworkDevice, sw netv1.Switch, want fabric.State, prev netv1.SwitchStatus, dryRun bool) (netv1.SwitchStatus, *fabric.HostKeyError, *switchReports) {
 	lock, _ := r.locks.LoadOrStore(nd.Namespace+"/"+nd.Name+"/"+sw.Name, &sync.Mutex{})
 	lock.(*sync.Mutex).Lock()
 	defer lock.(*sync.Mutex).Unlock()
@@ -280,7 +290,7 @@ func (r *Reconciler) syncSwitch(ctx context.Context, nd *netv1.NetworkDevice, sw
 	case r.slots <- struct{}{}:
 	case <-ctx.Done():
 		prev.Reachable, prev.LastError = false, ctx.Err().Error()
-		return prev, nil
+		return prev, nil, &switchReports{sw: sw.Name, err: ctx.Err()}
 	}
 	defer func() { <-r.slots }()
 
@@ -295,9 +305,9 @@ func (r *Reconciler) syncSwitch(ctx context.Context, nd *netv1.NetworkDevice, sw
 		out.Name, out.Reachable, out.LastError = sw.Name, false, err.Error()
 		var hk *fabric.HostKeyError
 		if errors.As(err, &hk) {
-			return out, hk
+			return out, hk, nil
 		}
-		return out, nil
+		return out, nil, &switchReports{sw: sw.Name, err: err}
 	}
 	out := netv1.SwitchStatus{Name: sw.Name, Reachable: true, Version: pass.version, Ports: configuredPorts(want), VLANs: vlanIDs(want)}
 	if dryRun {
@@ -315,7 +325,7 @@ func (r *Reconciler) syncSwitch(ctx context.Context, nd *netv1.NetworkDevice, sw
 		out.ConfiguredWith = pass.sw.DeepCopy()
 		out.ConfiguredWith.BareMetalSwitchRef = nil
 	}
-	return out, nil
+	return out, nil, pass.hosts
 }
 
 // pass is what one pass over a switch read and did.
@@ -327,6 +337,8 @@ type pass struct {
 	drifted []fabric.DriftedPort
 	// batch is what was sent (or, in dry run, would be).
 	batch fabric.Batch
+	// hosts is what the hosts behind the ports reported, for switches that hear from them.
+	hosts *switchReports
 }
 
 func (r *Reconciler) apply(ctx context.Context, nd *netv1.NetworkDevice, sw netv1.Switch, want fabric.State, prev netv1.SwitchStatus, dryRun bool) (pass, error) {
@@ -373,11 +385,19 @@ func (r *Reconciler) apply(ctx context.Context, nd *netv1.NetworkDevice, sw netv
 	if nd.Spec.DriftPolicy == netv1.DriftReport {
 		out.batch = fabric.WithoutRepairs(out.batch, out.drifted, want, idle)
 	}
-	if dryRun || len(out.batch) == 0 {
+	if dryRun {
 		return out, nil
 	}
-	if err := sess.Apply(ctx, out.batch); err != nil {
-		return pass{}, fmt.Errorf("applying %d change(s): %w", len(out.batch), err)
+	if len(out.batch) > 0 {
+		if err := sess.Apply(ctx, out.batch); err != nil {
+			return pass{}, fmt.Errorf("applying %d change(s): %w", len(out.batch), err)
+		}
+	}
+	if out.hosts = r.readHostReports(ctx, nd.Namespace+"/"+nd.Name+"/"+sw.Name, sess, want); out.hosts != nil {
+		out.hosts.sw = sw.Name
+	}
+	if len(out.batch) == 0 {
+		return out, nil
 	}
 	labels := []string{nd.Namespace, nd.Name, sw.Name}
 	metrics.FabricBatches.WithLabelValues(labels...).Inc()

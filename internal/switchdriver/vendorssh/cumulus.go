@@ -58,33 +58,79 @@ func cumulusBridge(ep fabric.Endpoint) string {
 //	trunk:       nv unset interface P bridge domain BR / nv set interface P bridge domain BR vlan L /
 //	             nv set interface P bridge domain BR untagged NATIVE (with a native VLAN)
 //	reset:       access in the idle VLAN
+//
+// NVUE takes ranges and lists, so the VLANs of consecutive ensure (or remove) changes go in one
+// line ("vlan 1001-1003,1005"), and the ports of consecutive port changes that get the same
+// lines in one interface list ("interface swp1-4,swp7").
 func renderCumulus(ep fabric.Endpoint, _ fabric.State, batch fabric.Batch) ([]string, error) {
 	br := cumulusBridge(ep)
-	lines := []string{"nv config detach"}
+	type item struct {
+		op   fabric.Op
+		vlan int
+		port string
+		// tails are the port's lines after "nv set interface P bridge domain BR".
+		tails []string
+	}
+	items := make([]item, 0, len(batch))
 	for i, c := range batch {
 		p := c.Port
-		port := fmt.Sprintf("nv set interface %s bridge domain %s", p.Name, br)
-		unset := fmt.Sprintf("nv unset interface %s bridge domain %s", p.Name, br)
+		it := item{op: c.Op, vlan: c.VLAN.ID, port: p.Name}
 		switch c.Op {
-		case fabric.OpEnsureVLAN:
-			lines = append(lines, fmt.Sprintf("nv set bridge domain %s vlan %d", br, c.VLAN.ID))
-		case fabric.OpRemoveVLAN:
-			lines = append(lines, fmt.Sprintf("nv unset bridge domain %s vlan %d", br, c.VLAN.ID))
+		case fabric.OpEnsureVLAN, fabric.OpRemoveVLAN:
 		case fabric.OpAccessPort:
-			lines = append(lines, unset, fmt.Sprintf("%s access %d", port, p.VLAN))
+			it.tails = []string{fmt.Sprintf("access %d", p.VLAN)}
 		case fabric.OpTrunkPort:
-			lines = append(lines, unset, port+" vlan "+joinInts(trunkVLANs(p), ","))
+			it.tails = []string{"vlan " + joinInts(trunkVLANs(p), ",")}
 			if p.VLAN > 0 {
-				lines = append(lines, fmt.Sprintf("%s untagged %d", port, p.VLAN))
+				it.tails = append(it.tails, fmt.Sprintf("untagged %d", p.VLAN))
 			}
 		case fabric.OpResetPort:
 			idle, err := idleOf("cumulus", i, c)
 			if err != nil {
 				return nil, err
 			}
-			lines = append(lines, unset, fmt.Sprintf("%s access %d", port, idle))
+			it.tails = []string{fmt.Sprintf("access %d", idle)}
 		default:
 			return nil, unsupported("cumulus", i, c)
+		}
+		items = append(items, it)
+	}
+	isPort := func(it item) bool { return it.tails != nil }
+	lines := []string{"nv config detach"}
+	for i := 0; i < len(items); {
+		j := i + 1
+		for j < len(items) && isPort(items[j]) == isPort(items[i]) && (isPort(items[i]) || items[j].op == items[i].op) {
+			j++
+		}
+		run := items[i:j]
+		i = j
+		if !isPort(run[0]) {
+			ids := make([]int, len(run))
+			for k, it := range run {
+				ids[k] = it.vlan
+			}
+			verb := "set"
+			if run[0].op == fabric.OpRemoveVLAN {
+				verb = "unset"
+			}
+			lines = append(lines, fmt.Sprintf("nv %s bridge domain %s vlan %s", verb, br, strings.Join(idRanges(ids), ",")))
+			continue
+		}
+		var keys []string
+		names := map[string][]string{}
+		for _, it := range run {
+			key := strings.Join(it.tails, "\n")
+			if _, ok := names[key]; !ok {
+				keys = append(keys, key)
+			}
+			names[key] = append(names[key], it.port)
+		}
+		for _, key := range keys {
+			ports := strings.Join(portRanges(names[key]), ",")
+			lines = append(lines, fmt.Sprintf("nv unset interface %s bridge domain %s", ports, br))
+			for _, tail := range strings.Split(key, "\n") {
+				lines = append(lines, fmt.Sprintf("nv set interface %s bridge domain %s %s", ports, br, tail))
+			}
 		}
 	}
 	return lines, nil

@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/metalwire/metalwire/internal/switchdriver/sshcli"
 	"github.com/metalwire/metalwire/pkg/fabric"
@@ -62,43 +64,155 @@ func NXOS() sshcli.CommandSet {
 //	             switchport trunk native vlan N (or no switchport trunk native vlan) / exit
 //	reset:       interface P / switchport mode access / switchport access vlan IDLE /
 //	             no switchport trunk allowed vlan / no switchport trunk native vlan / exit
+//
+// Both CLIs take ranges, so a batch configures together what one line can name: the VLANs of a
+// run of ensure-vlan (or remove-vlan) changes, as ranges of consecutive IDs ("vlan 1001-1003"),
+// and the ports of a run of port changes that get the same lines, as ranges of consecutive ports
+// ("interface Ethernet1-48", NX-OS "interface Ethernet1/1-48"). Runs keep the batch's order
+// (VLANs ensured before the ports that use them, removed after). A range never holds a comma:
+// the prompt EOS then shows ("config-if-Et1,3") is not one scrapligo's arista_eos platform
+// recognizes.
 func renderIOS(os string, l2 bool, batch fabric.Batch) ([]string, error) {
-	var lines []string
-	iface := func(name string, body ...string) {
-		lines = append(lines, "interface "+name)
-		if l2 {
-			lines = append(lines, "switchport")
-		}
-		lines = append(lines, body...)
-		lines = append(lines, "exit")
+	type item struct {
+		op   fabric.Op
+		vlan int
+		port string
+		body []string
 	}
+	items := make([]item, 0, len(batch))
 	for i, c := range batch {
 		p := c.Port
+		it := item{op: c.Op, vlan: c.VLAN.ID, port: p.Name}
 		switch c.Op {
-		case fabric.OpEnsureVLAN:
-			lines = append(lines, fmt.Sprintf("vlan %d", c.VLAN.ID), "exit")
-		case fabric.OpRemoveVLAN:
-			lines = append(lines, fmt.Sprintf("no vlan %d", c.VLAN.ID))
+		case fabric.OpEnsureVLAN, fabric.OpRemoveVLAN:
 		case fabric.OpAccessPort:
-			iface(p.Name, "switchport mode access", fmt.Sprintf("switchport access vlan %d", p.VLAN))
+			it.body = []string{"switchport mode access", fmt.Sprintf("switchport access vlan %d", p.VLAN)}
 		case fabric.OpTrunkPort:
 			native := "no switchport trunk native vlan"
 			if p.VLAN > 0 {
 				native = fmt.Sprintf("switchport trunk native vlan %d", p.VLAN)
 			}
-			iface(p.Name, "switchport mode trunk", "switchport trunk allowed vlan "+joinInts(trunkVLANs(p), ","), native)
+			it.body = []string{"switchport mode trunk", "switchport trunk allowed vlan " + joinInts(trunkVLANs(p), ","), native}
 		case fabric.OpResetPort:
 			idle, err := idleOf(os, i, c)
 			if err != nil {
 				return nil, err
 			}
-			iface(p.Name, "switchport mode access", fmt.Sprintf("switchport access vlan %d", idle),
-				"no switchport trunk allowed vlan", "no switchport trunk native vlan")
+			it.body = []string{"switchport mode access", fmt.Sprintf("switchport access vlan %d", idle),
+				"no switchport trunk allowed vlan", "no switchport trunk native vlan"}
 		default:
 			return nil, unsupported(os, i, c)
 		}
+		if l2 && it.body != nil {
+			it.body = append([]string{"switchport"}, it.body...)
+		}
+		items = append(items, it)
+	}
+	isPort := func(it item) bool { return it.body != nil }
+	var lines []string
+	for i := 0; i < len(items); {
+		// The run: the change and every following one of the same kind.
+		j := i + 1
+		for j < len(items) && isPort(items[j]) == isPort(items[i]) && (isPort(items[i]) || items[j].op == items[i].op) {
+			j++
+		}
+		run := items[i:j]
+		i = j
+		if !isPort(run[0]) {
+			ids := make([]int, len(run))
+			for k, it := range run {
+				ids[k] = it.vlan
+			}
+			for _, r := range idRanges(ids) {
+				if run[0].op == fabric.OpEnsureVLAN {
+					lines = append(lines, "vlan "+r, "exit")
+				} else {
+					lines = append(lines, "no vlan "+r)
+				}
+			}
+			continue
+		}
+		// Ports that get the same lines, in the order their first one comes in the batch.
+		var bodies []string
+		names := map[string][]string{}
+		for _, it := range run {
+			key := strings.Join(it.body, "\n")
+			if _, ok := names[key]; !ok {
+				bodies = append(bodies, key)
+			}
+			names[key] = append(names[key], it.port)
+		}
+		for _, key := range bodies {
+			for _, name := range portRanges(names[key]) {
+				lines = append(append(append(lines, "interface "+name), strings.Split(key, "\n")...), "exit")
+			}
+		}
 	}
 	return lines, nil
+}
+
+// idRanges writes ascending IDs as ranges of consecutive ones: [1001 1002 1003 1005] is
+// "1001-1003", "1005".
+func idRanges(ids []int) []string {
+	ids = slices.Compact(slices.Sorted(slices.Values(ids)))
+	var out []string
+	for i := 0; i < len(ids); {
+		j := i
+		for j+1 < len(ids) && ids[j+1] == ids[j]+1 {
+			j++
+		}
+		if j > i {
+			out = append(out, fmt.Sprintf("%d-%d", ids[i], ids[j]))
+		} else {
+			out = append(out, strconv.Itoa(ids[i]))
+		}
+		i = j + 1
+	}
+	return out
+}
+
+// portRanges writes port names as EOS and NX-OS ranges of consecutive ports: Ethernet1, Ethernet2,
+// Ethernet3, Ethernet7 and Ethernet49/1, Ethernet49/2 are "Ethernet1-3", "Ethernet7",
+// "Ethernet49/1-2". A name that does not end in a number (or ends in one with a leading zero)
+// stays as it is.
+func portRanges(names []string) []string {
+	type port struct {
+		prefix string
+		n      int
+		name   string
+	}
+	ports := make([]port, 0, len(names))
+	for _, name := range names {
+		i := len(name)
+		for i > 0 && name[i-1] >= '0' && name[i-1] <= '9' {
+			i--
+		}
+		n, err := strconv.Atoi(name[i:])
+		if err != nil || i == 0 || strconv.Itoa(n) != name[i:] {
+			n = -1
+		}
+		ports = append(ports, port{prefix: name[:i], n: n, name: name})
+	}
+	slices.SortStableFunc(ports, func(a, b port) int {
+		if c := strings.Compare(a.prefix, b.prefix); c != 0 {
+			return c
+		}
+		return a.n - b.n
+	})
+	var out []string
+	for i := 0; i < len(ports); {
+		j := i
+		for ports[i].n >= 0 && j+1 < len(ports) && ports[j+1].prefix == ports[i].prefix && ports[j+1].n == ports[j].n+1 {
+			j++
+		}
+		if j > i {
+			out = append(out, fmt.Sprintf("%s%d-%d", ports[i].prefix, ports[i].n, ports[j].n))
+		} else {
+			out = append(out, ports[i].name)
+		}
+		i = j + 1
+	}
+	return out
 }
 
 // parseEOS reads "show vlan | json" and "show interfaces switchport | json".

@@ -243,9 +243,10 @@ func TestVendorsEndToEnd(t *testing.T) {
 	}
 }
 
-// The exact commands each operation sends, one golden file per OS and operation, plus a mixed
-// batch (VLAN added, ports changed, one reset, a VLAN removed): each applied through the driver
-// to an emulated switch set up first, and the lines the switch received compared.
+// The exact commands each operation sends, one golden file per OS and operation, plus ports
+// that get the same configuration (EOS names them in one range) and a mixed batch (VLAN added,
+// ports changed, one reset, a VLAN removed): each applied through the driver to an emulated
+// switch set up first, and the lines the switch received compared.
 func TestCommandsPerOperation(t *testing.T) {
 	for name, v := range vendors() {
 		t.Run(name, func(t *testing.T) {
@@ -267,6 +268,11 @@ func TestCommandsPerOperation(t *testing.T) {
 				{"trunk-port", fabric.Batch{{Op: fabric.OpTrunkPort, Port: fabric.Port{Name: p0, Mode: fabric.ModeTrunk, Trunk: []int{1001, 1002}}}}},
 				{"trunk-port-native", fabric.Batch{{Op: fabric.OpTrunkPort, Port: fabric.Port{Name: p0, Mode: fabric.ModeTrunk, VLAN: 1001, Trunk: []int{1002}}}}},
 				{"reset-port", fabric.Batch{{Op: fabric.OpResetPort, Port: fabric.Port{Name: p1, Mode: fabric.ModeAccess, VLAN: 1}}}},
+				{"access-ports", fabric.Batch{
+					{Op: fabric.OpAccessPort, Port: fabric.Port{Name: p0, Mode: fabric.ModeAccess, VLAN: 1001}},
+					{Op: fabric.OpAccessPort, Port: fabric.Port{Name: p2, Mode: fabric.ModeAccess, VLAN: 1002}},
+					{Op: fabric.OpAccessPort, Port: fabric.Port{Name: p1, Mode: fabric.ModeAccess, VLAN: 1001}},
+				}},
 				{"mixed", fabric.Batch{
 					{Op: fabric.OpEnsureVLAN, VLAN: fabric.VLAN{ID: 1003}},
 					{Op: fabric.OpAccessPort, Port: fabric.Port{Name: p0, Mode: fabric.ModeAccess, VLAN: 1003}},

@@ -10,7 +10,7 @@ import (
 func init() {
 	personalities["eos"] = &iosLike{
 		hostname: "leaf1", startMode: "exec",
-		ifPrompt: "(config-if-%s)", vlanPrompt: "(config-vlan-%s)",
+		ifPrompt: "(config-if-%s)", vlanPrompt: "(config-vlan-%s)", ranges: true,
 		invalid: func(cmd string) string {
 			return fmt.Sprintf("%% Invalid input (at token 0: '%s')", firstWord(cmd))
 		},
@@ -20,8 +20,8 @@ func init() {
 	}
 	personalities["nxos"] = &iosLike{
 		hostname: "leaf1", startMode: "enable",
-		ifPrompt: "(config-if)", vlanPrompt: "(config-vlan)",
-		needsVLAN: true,
+		ifPrompt: "(config-if)", vlanPrompt: "(config-vlan)", ifRangePrompt: "(config-if-range)",
+		needsVLAN: true, ranges: true,
 		invalid: func(cmd string) string {
 			return strings.Repeat(" ", len(cmd)/2) + "^\n% Invalid command at '^' marker."
 		},

@@ -12,18 +12,22 @@ type iosLike struct {
 	hostname string
 	// startMode is where a login lands: "exec" (then "enable") or "enable".
 	startMode string
-	// ifPrompt and vlanPrompt are the submode prompts, with %s for the interface or VLAN.
-	ifPrompt, vlanPrompt string
+	// ifPrompt and vlanPrompt are the submode prompts, with %s for the interface or VLAN;
+	// ifRangePrompt, when set, is the one of several interfaces (NX-OS "(config-if-range)").
+	ifPrompt, vlanPrompt, ifRangePrompt string
 	// vlanIsInterface: OS10 defines VLANs as "interface vlan N".
 	vlanIsInterface bool
 	// addAllowed: "switchport trunk allowed vlan L" adds to the list (OS10) rather than replacing it.
 	addAllowed bool
 	// needsVLAN: a port may only name a VLAN that exists (OS10, NX-OS).
 	needsVLAN bool
-	invalid   func(cmd string) string
-	missing   func(what string) string
-	show      func(s *Server, cmd string) (string, bool)
-	save      map[string]string
+	// ranges: "interface" and "vlan" take ranges and lists ("interface Ethernet1-4,7",
+	// "vlan 1001-1003"), and what follows applies to every port or VLAN named (EOS, NX-OS).
+	ranges  bool
+	invalid func(cmd string) string
+	missing func(what string) string
+	show    func(s *Server, cmd string) (string, bool)
+	save    map[string]string
 }
 
 func (c *iosLike) newShell() shellState { return shellState{mode: c.startMode} }
@@ -37,6 +41,9 @@ func (c *iosLike) prompt(st *shellState) string {
 	case "config":
 		return c.hostname + "(config)#"
 	case "config-if":
+		if len(st.ports) > 1 && c.ifRangePrompt != "" {
+			return c.hostname + c.ifRangePrompt + "#"
+		}
 		return c.hostname + strings.ReplaceAll(c.ifPrompt, "%s", st.context) + "#"
 	case "config-vlan":
 		return c.hostname + strings.ReplaceAll(c.vlanPrompt, "%s", st.context) + "#"
@@ -124,29 +131,38 @@ func (c *iosLike) configLine(s *Server, st *shellState, cmd string) string {
 		if c.vlanIsInterface {
 			args = f[2:]
 		}
-		id, ok := vlanArg(args)
+		ids, ok := c.vlanIDs(args, vlanArg)
 		if !ok {
 			return c.invalid(cmd) + "\n"
 		}
 		cfg.edit(func(vlans map[int]string, _ map[string]*PortConfig) {
-			if no {
-				delete(vlans, id)
-				return
-			}
-			if _, have := vlans[id]; !have {
-				vlans[id] = fmt.Sprintf("VLAN%04d", id)
+			for _, id := range ids {
+				if no {
+					delete(vlans, id)
+				} else if _, have := vlans[id]; !have {
+					vlans[id] = fmt.Sprintf("VLAN%04d", id)
+				}
 			}
 		})
 		if !no {
-			st.mode, st.context = "config-vlan", strconv.Itoa(id)
+			st.mode, st.context = "config-vlan", args[0]
 		}
 		return ""
 	}
 	if f[0] == "interface" && len(f) == 2 && !no {
-		if _, ok := cfg.Port(f[1]); !ok {
-			return c.invalid(cmd) + "\n"
+		ports := []string{f[1]}
+		if c.ranges {
+			var err error
+			if ports, err = expandPorts(f[1]); err != nil {
+				return c.invalid(cmd) + "\n"
+			}
 		}
-		st.mode, st.context = "config-if", f[1]
+		for _, p := range ports {
+			if _, ok := cfg.Port(p); !ok {
+				return c.invalid(cmd) + "\n"
+			}
+		}
+		st.mode, st.context, st.ports = "config-if", f[1], ports
 		return ""
 	}
 	if st.mode == "config-vlan" && f[0] == "name" {
@@ -155,65 +171,125 @@ func (c *iosLike) configLine(s *Server, st *shellState, cmd string) string {
 	if st.mode != "config-if" || f[0] != "switchport" {
 		return c.invalid(cmd) + "\n"
 	}
-	return c.switchport(cfg, st.context, no, f[1:], cmd)
+	return c.switchport(cfg, st.ports, no, f[1:], cmd)
 }
 
-// switchport handles "[no] switchport ..." on the interface being configured.
-func (c *iosLike) switchport(cfg *Config, port string, no bool, f []string, cmd string) string {
+// vlanIDs reads the VLAN argument: one ID, or with ranges a list such as "1001-1003,1005".
+func (c *iosLike) vlanIDs(args []string, one func([]string) (int, bool)) ([]int, bool) {
+	if !c.ranges || len(args) != 1 {
+		id, ok := one(args)
+		return []int{id}, ok
+	}
+	ids, err := parseVLANList(args[0])
+	if err != nil || len(ids) == 0 {
+		return nil, false
+	}
+	for _, id := range ids {
+		if id < 1 || id > 4094 {
+			return nil, false
+		}
+	}
+	return ids, true
+}
+
+// expandPorts reads an interface range as EOS and NX-OS do: "Ethernet1-4,7,Ethernet49/1-2" is
+// Ethernet1 to 4, Ethernet7, Ethernet49/1 and 49/2; a part without a name takes the one before.
+func expandPorts(arg string) ([]string, error) {
+	var out []string
+	prefix := ""
+	for _, part := range strings.Split(arg, ",") {
+		i := len(part)
+		for i > 0 && (part[i-1] >= '0' && part[i-1] <= '9' || part[i-1] == '-') {
+			i--
+		}
+		if i > 0 {
+			prefix = part[:i]
+		} else if prefix == "" {
+			return nil, fmt.Errorf("%q: no interface name", part)
+		}
+		if i == len(part) {
+			out = append(out, part) // a name without a number
+			continue
+		}
+		a, b, isRange := strings.Cut(part[i:], "-")
+		first, err := strconv.Atoi(a)
+		if err != nil {
+			return nil, fmt.Errorf("%q: %w", part, err)
+		}
+		last := first
+		if isRange {
+			if last, err = strconv.Atoi(b); err != nil || last < first {
+				return nil, fmt.Errorf("%q: not a range", part)
+			}
+		}
+		for n := first; n <= last; n++ {
+			out = append(out, prefix+strconv.Itoa(n))
+		}
+	}
+	return out, nil
+}
+
+// switchport handles "[no] switchport ..." on the interfaces being configured.
+func (c *iosLike) switchport(cfg *Config, names []string, no bool, f []string, cmd string) string {
 	var msg string
 	cfg.edit(func(vlans map[int]string, ports map[string]*PortConfig) {
-		p := ports[port]
-		switch {
-		case len(f) == 0: // "switchport" (NX-OS: layer 2 port)
-		case len(f) == 2 && f[0] == "mode" && (f[1] == "access" || f[1] == "trunk") && !no:
-			p.Mode = f[1]
-		case len(f) == 2 && f[0] == "access" && f[1] == "vlan" && no:
-			p.Access = 1
-		case len(f) == 3 && f[0] == "access" && f[1] == "vlan" && !no:
-			id, err := strconv.Atoi(f[2])
-			if err != nil {
-				msg = c.invalid(cmd)
-				return
+		for _, name := range names {
+			if msg == "" {
+				msg = c.switchportOne(vlans, ports[name], no, f, cmd)
 			}
-			if _, ok := vlans[id]; !ok && c.needsVLAN {
-				msg = c.missing(f[2])
-				return
-			}
-			p.Access = id
-		case len(f) == 3 && f[0] == "trunk" && f[1] == "native" && f[2] == "vlan" && no:
-			p.Native = 1
-		case len(f) == 4 && f[0] == "trunk" && f[1] == "native" && f[2] == "vlan" && !no:
-			id, err := strconv.Atoi(f[3])
-			if err != nil {
-				msg = c.invalid(cmd)
-				return
-			}
-			p.Native = id
-		case len(f) >= 3 && f[0] == "trunk" && f[1] == "allowed" && f[2] == "vlan":
-			var ids []int
-			if len(f) == 4 {
-				var err error
-				if ids, err = parseVLANList(f[3]); err != nil {
-					msg = c.invalid(cmd)
-					return
-				}
-			}
-			switch {
-			case no && len(ids) == 0:
-				p.Allowed = nil
-			case no:
-				p.Allowed = removeInts(p.Allowed, ids...)
-			case c.addAllowed:
-				p.Allowed = addInts(p.Allowed, ids...)
-			default:
-				p.Allowed = addInts(nil, ids...)
-			}
-		default:
-			msg = c.invalid(cmd)
 		}
 	})
 	if msg != "" {
 		return msg + "\n"
+	}
+	return ""
+}
+
+// switchportOne sets one port; it returns the switch's refusal or "".
+func (c *iosLike) switchportOne(vlans map[int]string, p *PortConfig, no bool, f []string, cmd string) string {
+	switch {
+	case len(f) == 0: // "switchport" (NX-OS: layer 2 port)
+	case len(f) == 2 && f[0] == "mode" && (f[1] == "access" || f[1] == "trunk") && !no:
+		p.Mode = f[1]
+	case len(f) == 2 && f[0] == "access" && f[1] == "vlan" && no:
+		p.Access = 1
+	case len(f) == 3 && f[0] == "access" && f[1] == "vlan" && !no:
+		id, err := strconv.Atoi(f[2])
+		if err != nil {
+			return c.invalid(cmd)
+		}
+		if _, ok := vlans[id]; !ok && c.needsVLAN {
+			return c.missing(f[2])
+		}
+		p.Access = id
+	case len(f) == 3 && f[0] == "trunk" && f[1] == "native" && f[2] == "vlan" && no:
+		p.Native = 1
+	case len(f) == 4 && f[0] == "trunk" && f[1] == "native" && f[2] == "vlan" && !no:
+		id, err := strconv.Atoi(f[3])
+		if err != nil {
+			return c.invalid(cmd)
+		}
+		p.Native = id
+	case len(f) >= 3 && f[0] == "trunk" && f[1] == "allowed" && f[2] == "vlan":
+		var ids []int
+		if len(f) == 4 {
+			var err error
+			if ids, err = parseVLANList(f[3]); err != nil {
+				return c.invalid(cmd)
+			}
+		}
+		switch {
+		case no && len(ids) == 0:
+			p.Allowed = nil
+		case no:
+			p.Allowed = removeInts(p.Allowed, ids...)
+		case c.addAllowed:
+			p.Allowed = addInts(p.Allowed, ids...)
+		default:
+			p.Allowed = addInts(nil, ids...)
+		}
+	default:
+		return c.invalid(cmd)
 	}
 	return ""
 }

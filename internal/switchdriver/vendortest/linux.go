@@ -220,40 +220,22 @@ func cumulusRun(s *Server, f []string) (string, int) {
 			}
 		})
 	case len(a) >= 5 && a[0] == "interface" && a[2] == "bridge" && a[3] == "domain":
+		// NVUE takes ranges and lists of interfaces: "swp1-4,swp7".
+		names, err := expandPorts(a[1])
+		if err != nil {
+			return fail("interface %s does not exist", a[1])
+		}
 		pending.edit(func(vlans map[int]string, ports map[string]*PortConfig) {
-			p, ok := ports[a[1]]
-			if !ok {
-				out = fmt.Sprintf("interface %s does not exist", a[1])
-				return
-			}
-			if !set && len(a) == 5 {
-				*p = PortConfig{}
-				return
-			}
-			if len(a) != 7 || !set {
-				out = fmt.Sprintf("Invalid config: %s", cmd)
-				return
-			}
-			ids, err := parseVLANList(a[6])
-			if err != nil {
-				out = fmt.Sprintf("%q is not a valid vlan", a[6])
-				return
-			}
-			for _, id := range ids {
-				if _, ok := vlans[id]; !ok {
-					out = fmt.Sprintf("vlan %d is not defined in bridge domain %s", id, a[4])
+			for _, n := range names {
+				if _, ok := ports[n]; !ok {
+					out = fmt.Sprintf("interface %s does not exist", n)
 					return
 				}
 			}
-			switch a[5] {
-			case "access":
-				p.Mode, p.Access = "access", ids[0]
-			case "vlan":
-				p.Mode, p.Allowed = "trunk", addInts(p.Allowed, ids...)
-			case "untagged":
-				p.Native = ids[0]
-			default:
-				out = fmt.Sprintf("Invalid config: %s", cmd)
+			for _, n := range names {
+				if out = cumulusPort(vlans, ports[n], set, a, cmd); out != "" {
+					return
+				}
 			}
 		})
 	default:
@@ -263,6 +245,38 @@ func cumulusRun(s *Server, f []string) (string, int) {
 		return fail("%s", out)
 	}
 	return "", 0
+}
+
+// cumulusPort sets one interface from "nv set/unset interface P bridge domain BR ..." (a); it
+// returns NVUE's refusal or "".
+func cumulusPort(vlans map[int]string, p *PortConfig, set bool, a []string, cmd string) string {
+	if !set && len(a) == 5 {
+		*p = PortConfig{}
+		return ""
+	}
+	if len(a) != 7 || !set {
+		return fmt.Sprintf("Invalid config: %s", cmd)
+	}
+	ids, err := parseVLANList(a[6])
+	if err != nil {
+		return fmt.Sprintf("%q is not a valid vlan", a[6])
+	}
+	for _, id := range ids {
+		if _, ok := vlans[id]; !ok {
+			return fmt.Sprintf("vlan %d is not defined in bridge domain %s", id, a[4])
+		}
+	}
+	switch a[5] {
+	case "access":
+		p.Mode, p.Access = "access", ids[0]
+	case "vlan":
+		p.Mode, p.Allowed = "trunk", addInts(p.Allowed, ids...)
+	case "untagged":
+		p.Native = ids[0]
+	default:
+		return fmt.Sprintf("Invalid config: %s", cmd)
+	}
+	return ""
 }
 
 // cumulusShow prints "nv config show -o json": a header and the "set" tree of the configuration.

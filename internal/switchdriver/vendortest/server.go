@@ -67,7 +67,8 @@ type personality interface {
 // shellState is one interactive session: the CLI mode and whether paging is off.
 type shellState struct {
 	mode     string
-	context  string // the interface or VLAN being configured
+	context  string   // the interface or VLAN being configured, as typed
+	ports    []string // the interfaces being configured (several for a range)
 	noPaging bool
 	// private is Junos' private candidate ("configure private"), gone with the session.
 	private *Config

@@ -43,6 +43,13 @@ type Config struct {
 	MetadataURL string
 }
 
+// TemplateAnnotation on a Metal3DataTemplate, "true", asks for the VLAN user-data: each machine
+// of the template boots with the bootstrap provider's cloud-config merged with the VLAN
+// sub-interfaces of its rendered network data, for hosts that configure their VLANs from
+// user-data (Equinix Metal's devices read no network_data.json). `metalwire migrate` sets it on
+// the templates it makes of PacketMachineTemplates.
+const TemplateAnnotation = "network.metalwire.io/vlan-user-data"
+
 // The files the cloud-config writes.
 const (
 	Dir            = "/var/lib/metalwire/network"
@@ -199,14 +206,22 @@ func firstLine(b []byte) string {
 
 // script configures the sub-interfaces on the host and reports the outcome, as the seed's
 // final_configuration.sh does, without installing packages (python3 reads the metadata).
+//
+// Unlike the seed's, a failing `modprobe 8021q` does not stop it: the module may be built into
+// the kernel (or already loaded), and whether the VLANs came up is what the address checks at
+// the end decide and report (1002). The interfaces are brought up one by one (netplan apply, or
+// ifup of each sub-interface) rather than by restarting networking, which would bounce the
+// host's layer 3 bond too.
 func script(c Config) string {
 	meta := c.MetadataURL
 	if meta == "" {
 		meta = DefaultMetadataURL
 	}
 	checks := make([]string, 0, len(c.Interfaces))
+	names := make([]string, 0, len(c.Interfaces))
 	for _, i := range c.Interfaces {
 		checks = append(checks, fmt.Sprintf("%s %s", i.Name(), i.Address.Addr()))
+		names = append(names, i.Name())
 	}
 	sort.Strings(checks)
 	//nolint:dupword // shell: two nested loops end with done, done
@@ -228,22 +243,33 @@ state() {
     -d "{\"state\": \"$1\", \"code\": $2, \"message\": \"$3\"}" "$url" >/dev/null || echo "metalwire: could not post the user state" >&2
 }
 state running 1000 "Configuring Network"
-modprobe 8021q || { state failed 1002 "Network configuration failed: the 8021q module does not load"; exit 1; }
+modprobe 8021q 2>/dev/null || echo "metalwire: modprobe 8021q failed (built into the kernel, or missing: the checks below tell)" >&2
+checks='%s'
+names='%s'
 # The seed's port names are the metadata's; find this host's interface of each by its MAC.
+rename=""
 for name in eth0 eth1; do
   mac="$(field "print(next((i.get('mac','') for i in d.get('network',{}).get('interfaces',[]) if i.get('name')=='$name'),''))")"
   [ -n "$mac" ] || continue
   for dev in "$ROOT"/sys/class/net/*; do
     if [ "$(cat "$dev/address" 2>/dev/null)" = "$mac" ] && [ "${dev##*/}" != "$name" ]; then
-      sed -i "s/\b$name\b/${dev##*/}/g" "$ROOT%s" "$ROOT%s"
+      rename="$rename s/\b$name\b/${dev##*/}/g;"
       echo "metalwire: $name is ${dev##*/} on this host"
     fi
   done
 done
+if [ -n "$rename" ]; then
+  sed -i "$rename" "$ROOT%s" "$ROOT%s"
+  checks="$(printf '%%s\n' "$checks" | sed "$rename")"
+  names="$(printf '%%s\n' "$names" | sed "$rename")"
+fi
 if command -v netplan >/dev/null 2>&1 && [ -d "$ROOT/etc/netplan" ]; then
   cp "$ROOT%s" "$ROOT/etc/netplan/" && netplan apply
 else
-  mkdir -p "$ROOT/etc/network/interfaces.d" && cp "$ROOT%s" "$ROOT/etc/network/interfaces.d/metalwire-vlans" && systemctl restart networking
+  # The seed appends its stanzas to /etc/network/interfaces; once, so a second run adds nothing.
+  first="${names%%%% *}"
+  grep -q "^iface $first " "$ROOT/etc/network/interfaces" 2>/dev/null || { echo; cat "$ROOT%s"; } >>"$ROOT/etc/network/interfaces"
+  for dev in $names; do ifup "$dev" || echo "metalwire: ifup $dev failed" >&2; done
 fi
 failed=""
 while read -r dev addr; do
@@ -255,12 +281,12 @@ while read -r dev addr; do
     failed="$failed $dev"
   fi
 done <<CHECKS
-%s
+$checks
 CHECKS
 if [ -n "$failed" ]; then
   state failed 1002 "Network configuration failed:$failed"
   exit 1
 fi
 state succeeded 1001 "Network configuration successful"
-`, meta, InterfacesFile, NetplanFile, NetplanFile, InterfacesFile, strings.Join(checks, "\n"))
+`, meta, strings.Join(checks, "\n"), strings.Join(names, " "), InterfacesFile, NetplanFile, NetplanFile, InterfacesFile)
 }

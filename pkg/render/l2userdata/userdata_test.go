@@ -1,6 +1,7 @@
 package l2userdata_test
 
 import (
+	"fmt"
 	"net/netip"
 	"os"
 	"os/exec"
@@ -64,7 +65,7 @@ func TestUserDataKeepsTheBootstrapAndPassesCloudInitSchema(t *testing.T) {
 	g.Expect(files[l2userdata.InterfacesFile]).To(ContainSubstring(
 		"auto bond0.1000\niface bond0.1000 inet static\n    pre-up sleep 5\n    address 10.60.10.2\n    netmask 255.255.255.0\n    vlan-raw-device bond0\n    up ip route add 10.60.0.0/16 via 10.60.10.1 dev bond0.1000\n"))
 	g.Expect(files[l2userdata.ScriptFile]).To(And(ContainSubstring("state running 1000"), ContainSubstring("state succeeded 1001"),
-		ContainSubstring("state failed 1002"), ContainSubstring("user_state_url"), ContainSubstring("bond0.1000 10.60.10.2\neth1.1001 10.60.20.7\n")))
+		ContainSubstring("state failed 1002"), ContainSubstring("user_state_url"), ContainSubstring("checks='bond0.1000 10.60.10.2\neth1.1001 10.60.20.7'")))
 
 	if _, err := exec.LookPath("cloud-init"); err != nil {
 		testneeds.Missing(t, "cloud-init is not installed (make test installs the Debian package cloud-init)")
@@ -110,4 +111,40 @@ func TestUserDataRefusals(t *testing.T) {
 	_, err = l2userdata.UserData([]byte(bootstrap), bad)
 	g.Expect(err).To(MatchError(ContainSubstring("port bond0: VLAN 5000 is outside 1-4094")))
 	g.Expect(strings.Contains(l2userdata.Interfaces(seedConfig()), "gateway")).To(BeFalse(), "no default gateway unless given")
+}
+
+// cloud-init's own renderers read the netplan variant (cloud-init's "yaml" network config) and
+// write it for ifupdown and for systemd-networkd: the VLAN interfaces, their ids, parents,
+// addresses and the seed's route come out as the user-data configures them.
+func TestCloudInitRenderersReadTheNetplanVariant(t *testing.T) {
+	g := NewWithT(t)
+	if _, err := exec.LookPath("cloud-init"); err != nil {
+		testneeds.Missing(t, "cloud-init is not installed (make test installs the Debian package cloud-init)")
+	}
+	plan, err := l2userdata.Netplan(seedConfig())
+	g.Expect(err).NotTo(HaveOccurred())
+	in := filepath.Join(t.TempDir(), "netplan.yaml")
+	g.Expect(os.WriteFile(in, plan, 0o600)).To(Succeed())
+	convert := func(kind string) string {
+		out := t.TempDir()
+		res, err := exec.Command("cloud-init", "devel", "net-convert", "-p", in, "-k", "yaml", "-D", "debian", "-O", kind, "-d", out).CombinedOutput()
+		g.Expect(err).NotTo(HaveOccurred(), "cloud-init devel net-convert -O %s: %s", kind, res)
+		var all strings.Builder
+		g.Expect(filepath.WalkDir(out, func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				b, rerr := os.ReadFile(p)
+				fmt.Fprintf(&all, "== %s\n%s", strings.TrimPrefix(p, out), b)
+				return rerr
+			}
+			return err
+		})).To(Succeed())
+		return all.String()
+	}
+	eni := convert("eni")
+	g.Expect(eni).To(ContainSubstring("auto bond0.1000\niface bond0.1000 inet static\n    address 10.60.10.2/24\n    vlan-raw-device bond0\n    vlan_id 1000\n    post-up route add -net 10.60.0.0/16 gw 10.60.10.1"), eni)
+	g.Expect(eni).To(ContainSubstring("auto eth1.1001\niface eth1.1001 inet static\n    address 10.60.20.7/24\n    vlan-raw-device eth1\n    vlan_id 1001\n"), eni)
+	networkd := convert("networkd")
+	g.Expect(networkd).To(MatchRegexp(`== /etc/systemd/network/10-cloud-init-bond0\.1000\.network\n\[Address\]\nAddress=10\.60\.10\.2/24\n`), networkd)
+	g.Expect(networkd).To(MatchRegexp(`Name=bond0\.1000\n(.*\n)*?\[Route\]\nDestination=10\.60\.0\.0/16\n\s*Gateway=10\.60\.10\.1`), networkd)
+	g.Expect(networkd).To(MatchRegexp(`== /etc/systemd/network/10-cloud-init-eth1\.1001\.network\n\[Address\]\nAddress=10\.60\.20\.7/24\n`), networkd)
 }

@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -120,7 +121,7 @@ func Validate(doc []byte) error {
 	if m, ok := v.(map[string]any); ok {
 		list, found := m["network_config"]
 		if !found {
-			return fmt.Errorf("os-net-config document has no network_config; os-net-config reads its interfaces from the top-level key network_config (keys found: %s)", strings.Join(sortedKeys(m), ", "))
+			return fmt.Errorf("os-net-config document has no network_config; os-net-config reads its interfaces from the top-level key network_config (keys found: %s)", strings.Join(slices.Sorted(maps.Keys(m)), ", "))
 		}
 		for k := range m {
 			if k != "network_config" {
@@ -336,13 +337,4 @@ func schemaPath(ve *jsonschema.ValidationError) string {
 		return frag
 	}
 	return strings.TrimSuffix(frag, "/") + "/" + kw
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

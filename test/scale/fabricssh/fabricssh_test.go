@@ -39,12 +39,13 @@ func TestFabricSSHScale(t *testing.T) {
 	switches := envInt(t, "FABRIC_SSH_BENCH_SWITCHES", 20)
 	login := time.Duration(envInt(t, "FABRIC_SSH_BENCH_LOGIN_MS", 1000)) * time.Millisecond
 	command := time.Duration(envInt(t, "FABRIC_SSH_BENCH_COMMAND_MS", 20)) * time.Millisecond
+	concurrency := envInt(t, "FABRIC_SSH_BENCH_CONCURRENCY", 4)
 	portsPerSwitch := (hosts*cardsPerHost + switches - 1) / switches
 	g := NewWithT(t)
 	ctx := context.Background()
 	ns := env.NewNamespace(t)
-	fmt.Printf("\nSSH fabric at scale: %d hosts x %d NICs on %d emulated EOS switches (%d ports each), login %s, each command %s\n",
-		hosts, cardsPerHost, switches, portsPerSwitch, login, command)
+	fmt.Printf("\nSSH fabric at scale: %d hosts x %d NICs on %d emulated EOS switches (%d ports each), login %s, each command %s; the manager works %d switches at once, the anchor all\n",
+		hosts, cardsPerHost, switches, portsPerSwitch, login, command, concurrency)
 
 	fleet := startFleet(t, switches, portsPerSwitch, login, command)
 	nd := &netv1.NetworkDevice{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "fabric"}}
@@ -79,13 +80,29 @@ func TestFabricSSHScale(t *testing.T) {
 	})).To(Succeed())
 
 	managertest.Start(t, env, ns, []controller.Group{controller.Fabric}, func(o *manager.Options) {
-		o.Concurrency, o.FabricConcurrency = 10, envInt(t, "FABRIC_SSH_BENCH_CONCURRENCY", 4)
+		o.Concurrency, o.FabricConcurrency = 10, concurrency
 		o.Logger = ctrl.Log // errors only (TestMain): a line per configured switch would bury the figures
 	})
 	g.Eventually(func(g Gomega) {
 		cn := getCN(g, ns)
 		g.Expect(cn.Status.Available).To(HaveLen(hosts), "every host available before the clock starts")
 		g.Expect(cn.Status.Networks).To(HaveLen(2))
+	}, 15*time.Minute, time.Second).Should(Succeed())
+	// The manager's first passes (a login to every switch to read it back, another for the NICs
+	// created meanwhile) end before the clock starts: the run measures hosts joining a running
+	// manager, not its start. Settled: every switch read, and no login for settle (longer than
+	// a round of logins).
+	settle := max(5*time.Second, 3*login)
+	g.Eventually(func(g Gomega) {
+		got := &netv1.NetworkDevice{}
+		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(nd), got)).To(Succeed())
+		g.Expect(got.Status.Switches).To(HaveLen(switches), "every switch read once before the clock starts")
+		for _, sw := range got.Status.Switches {
+			g.Expect(sw.Reachable).To(BeTrue(), "switch %s: %s", sw.Name, sw.LastError)
+		}
+		before := totalLogins(fleet)
+		time.Sleep(settle)
+		g.Expect(totalLogins(fleet)).To(Equal(before), "the manager still logging in to switches")
 	}, 15*time.Minute, time.Second).Should(Succeed())
 	logins0 := make([]int, switches)
 	for i, s := range fleet {
@@ -157,9 +174,10 @@ func TestFabricSSHScale(t *testing.T) {
 	}
 }
 
-// ngsAnchor drives the same port changes as networking-generic-switch does by default: every
-// port change is its own SSH session (login, enable, configure, the lines, save), and a switch
-// takes one session at a time (ngs_max_connections 1); switches work in parallel.
+// ngsAnchor drives the same port changes as networking-generic-switch does by default: its
+// add_network creates each network's VLAN on every switch in a session of its own, then every
+// port change is its own SSH session (login, enable, configure, the port's lines, save), and a
+// switch takes one session at a time (ngs_max_connections 1); switches work in parallel.
 func ngsAnchor(t *testing.T, hosts, switches, portsPerSwitch int, login, command time.Duration) time.Duration {
 	t.Helper()
 	fleet := startFleet(t, switches, portsPerSwitch, login, command)
@@ -175,20 +193,27 @@ func ngsAnchor(t *testing.T, hosts, switches, portsPerSwitch int, login, command
 			defer wg.Done()
 			ep := fabric.Endpoint{Switch: switchName(i), Address: s.Host, Port: s.Port, HostKey: s.HostKey,
 				Credentials: fabric.Credentials{Username: s.User, Password: s.Password}}
+			session := func(batch fabric.Batch) error {
+				sess, err := drv.Connect(context.Background(), ep)
+				if err != nil {
+					return err
+				}
+				defer func() { _ = sess.Close() }()
+				return sess.Apply(context.Background(), batch)
+			}
+			for c := range cardsPerHost {
+				if err := session(fabric.Batch{{Op: fabric.OpEnsureVLAN, VLAN: fabric.VLAN{ID: 1000 + c}}}); err != nil {
+					errs <- err
+					return
+				}
+			}
 			for j := range portsPerSwitch {
 				k := j*switches + i
 				if k >= hosts*cardsPerHost {
 					return
 				}
 				vlan := 1000 + k%cardsPerHost
-				batch := fabric.Batch{{Op: fabric.OpEnsureVLAN, VLAN: fabric.VLAN{ID: vlan}},
-					{Op: fabric.OpAccessPort, Port: fabric.Port{Name: portName(j), Mode: fabric.ModeAccess, VLAN: vlan}}}
-				sess, err := drv.Connect(context.Background(), ep)
-				if err == nil {
-					err = sess.Apply(context.Background(), batch)
-					_ = sess.Close()
-				}
-				if err != nil {
+				if err := session(fabric.Batch{{Op: fabric.OpAccessPort, Port: fabric.Port{Name: portName(j), Mode: fabric.ModeAccess, VLAN: vlan}}}); err != nil {
 					errs <- err
 					return
 				}
@@ -196,11 +221,21 @@ func ngsAnchor(t *testing.T, hosts, switches, portsPerSwitch int, login, command
 		}()
 	}
 	wg.Wait()
+	elapsed := time.Since(start)
 	close(errs)
 	for err := range errs {
 		t.Fatal(err)
 	}
-	return time.Since(start)
+	for i, s := range fleet {
+		for j := range portsPerSwitch {
+			if k := j*switches + i; k < hosts*cardsPerHost {
+				if p, _ := s.Config.Port(portName(j)); p.Mode != "access" || p.Access != 1000+k%cardsPerHost {
+					t.Fatalf("anchor: switch %s port %s is %s %d, want access %d", switchName(i), portName(j), p.Mode, p.Access, 1000+k%cardsPerHost)
+				}
+			}
+		}
+	}
+	return elapsed
 }
 
 func startFleet(t *testing.T, switches, ports int, login, command time.Duration) []*vendortest.Server {
@@ -215,6 +250,14 @@ func startFleet(t *testing.T, switches, ports int, login, command time.Duration)
 		fleet[i].SetDelays(login, command)
 	}
 	return fleet
+}
+
+func totalLogins(fleet []*vendortest.Server) int {
+	n := 0
+	for _, s := range fleet {
+		n += s.Logins()
+	}
+	return n
 }
 
 func getCN(g Gomega, ns string) *netv1.ClusterNetwork {

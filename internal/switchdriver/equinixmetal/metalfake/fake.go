@@ -4,8 +4,8 @@
 // validated against that description (kin-openapi). A request or response that does not match
 // fails the test.
 //
-// It serves the calls the equinix-metal driver makes (projects, virtual networks, devices,
-// ports: bond, disbond, convert, VLAN assignment batches) and enforces the API's rules: no bond
+// It serves the calls the equinix-metal driver makes (projects, virtual networks, devices and
+// their events, ports: bond, disbond, convert, VLAN assignment batches) and enforces the API's rules: no bond
 // while a member port carries VLANs, convert to layer 3 only once VLANs are unassigned, VLANs
 // only on a port that can carry them, batches that go queued -> in_progress -> completed (or
 // failed), a duplicate attach refused with 422, an unknown VXLAN refused with 422.
@@ -22,6 +22,7 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
@@ -99,6 +100,15 @@ type Device struct {
 	// Type is the device's network type.
 	Type  string
 	Ports map[string]*Port
+	// events, oldest first.
+	events []event
+	// eventReads counts the reads of the device's events.
+	eventReads int
+}
+
+type event struct {
+	id, typ, state, body string
+	at                   time.Time
 }
 
 // Port is a fake device port.
@@ -168,6 +178,23 @@ func (a *API) AddDevice(hostname, metro string) string {
 	}
 	a.devices[d.ID] = d
 	return d.ID
+}
+
+// AddEvent records an event of the device: typ as the API names it
+// ("network_configuration_success", or "user.<state>" for what a host posts to its
+// user_state_url), state and body (the message).
+func (a *API) AddEvent(device, typ, state, body string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	d := a.devices[device]
+	d.events = append(d.events, event{id: a.uuid(), typ: typ, state: state, body: body, at: time.Now().UTC()})
+}
+
+// EventReads counts the reads of the device's events so far.
+func (a *API) EventReads(device string) int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.devices[device].eventReads
 }
 
 // DeviceState is a copy of a device's network type and its ports' VLANs ("bond0" -> [1001]),

@@ -35,6 +35,26 @@ func (a *API) handle(rec *recorder, r *http.Request, path string, params map[str
 		}
 		rec.reply(http.StatusOK, map[string]any{"virtual_networks": list})
 		return
+	case path == "/devices/{id}/events" && r.Method == http.MethodGet:
+		d := a.devices[id]
+		if d == nil {
+			rec.refuse(http.StatusNotFound, "Not found")
+			return
+		}
+		d.eventReads++
+		perPage := len(d.events)
+		if n, err := strconv.Atoi(r.URL.Query().Get("per_page")); err == nil && n > 0 {
+			perPage = min(n, perPage)
+		}
+		list := []any{}
+		for i := len(d.events) - 1; i >= 0 && len(list) < perPage; i-- { // newest first
+			e := d.events[i]
+			list = append(list, map[string]any{"id": e.id, "type": e.typ, "state": e.state, "body": e.body, "interpolated": e.body,
+				"created_at": e.at.Format(time.RFC3339), "href": "/metal/v1/events/" + e.id,
+				"relationships": []any{map[string]any{"href": "/metal/v1/devices/" + d.ID}}})
+		}
+		rec.reply(http.StatusOK, map[string]any{"events": list, "meta": map[string]any{"total": len(d.events), "current_page": 1, "last_page": 1}})
+		return
 	case path == "/devices/{id}" && r.Method == http.MethodGet:
 		d := a.devices[id]
 		if d == nil {

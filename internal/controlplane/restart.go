@@ -1,4 +1,4 @@
-package testenv
+package controlplane
 
 import (
 	"errors"
@@ -28,7 +28,7 @@ func configureRestarts(env *envtest.Environment, opts Options) error {
 		etcdDir, certDir := filepath.Join(opts.StateDir, "etcd"), filepath.Join(opts.StateDir, "kube-apiserver")
 		for _, d := range []string{etcdDir, certDir} {
 			if err := os.MkdirAll(d, 0o700); err != nil {
-				return fmt.Errorf("testenv: StateDir: %w", err)
+				return fmt.Errorf("controlplane: StateDir: %w", err)
 			}
 		}
 		// Directories given by the caller are not removed on Stop (envtest removes only those
@@ -43,7 +43,7 @@ func configureRestarts(env *envtest.Environment, opts Options) error {
 	if opts.AuditLog != "" {
 		policy := opts.AuditLog + ".policy.yaml"
 		if err := os.WriteFile(policy, []byte(auditPolicy), 0o600); err != nil {
-			return fmt.Errorf("testenv: AuditLog: %w", err)
+			return fmt.Errorf("controlplane: AuditLog: %w", err)
 		}
 		args := env.ControlPlane.GetAPIServer().Configure()
 		args.Set("audit-policy-file", policy)
@@ -59,7 +59,7 @@ func configureRestarts(env *envtest.Environment, opts Options) error {
 // which etcd's data would be lost.
 func (e *Env) StopControlPlane() error {
 	if !e.restartable {
-		return errors.New("testenv: StopControlPlane needs Options.StateDir, or etcd's data is lost")
+		return errors.New("controlplane: StopControlPlane needs Options.StateDir, or etcd's data is lost")
 	}
 	cp := &e.env.ControlPlane
 	return errors.Join(cp.GetAPIServer().Stop(), cp.Etcd.Stop())
@@ -69,14 +69,14 @@ func (e *Env) StopControlPlane() error {
 // certificates they had: Config, Client and KubeConfig keep working.
 func (e *Env) StartControlPlane() error {
 	if !e.restartable {
-		return errors.New("testenv: StartControlPlane needs Options.StateDir")
+		return errors.New("controlplane: StartControlPlane needs Options.StateDir")
 	}
 	cp := &e.env.ControlPlane
 	if err := cp.Etcd.Start(); err != nil {
-		return fmt.Errorf("testenv: starting etcd again: %w", err)
+		return fmt.Errorf("controlplane: starting etcd again: %w", err)
 	}
 	if err := cp.GetAPIServer().Start(); err != nil {
-		return fmt.Errorf("testenv: starting kube-apiserver again: %w", err)
+		return fmt.Errorf("controlplane: starting kube-apiserver again: %w", err)
 	}
 	return nil
 }

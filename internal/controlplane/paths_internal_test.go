@@ -1,4 +1,4 @@
-package testenv
+package controlplane
 
 import (
 	"path/filepath"
@@ -12,7 +12,7 @@ func TestCheckoutAboveFindsTheRepositoryFromASubfolder(t *testing.T) {
 	g := NewWithT(t)
 	root, err := RepoRoot()
 	g.Expect(err).NotTo(HaveOccurred())
-	got, err := checkoutAbove(filepath.Join(root, "internal", "testenv"))
+	got, err := checkoutAbove(filepath.Join(root, "internal", "controlplane"))
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(got).To(Equal(root))
 

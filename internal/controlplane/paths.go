@@ -1,4 +1,4 @@
-package testenv
+package controlplane
 
 import (
 	"bytes"
@@ -15,17 +15,17 @@ import (
 func RepoRoot() (string, error) {
 	_, file, _, ok := runtime.Caller(0)
 	if !ok {
-		return "", errors.New("testenv: cannot tell where the source tree is")
+		return "", errors.New("controlplane: cannot tell where the source tree is")
 	}
 	if !filepath.IsAbs(file) {
 		// Built with -trimpath (make build): the source path is not recorded, so look for the
 		// checkout from the working directory up.
 		return checkoutAbove(".")
 	}
-	// file is <root>/internal/testenv/paths.go
+	// file is <root>/internal/controlplane/paths.go
 	root := filepath.Dir(filepath.Dir(filepath.Dir(file)))
 	if _, err := os.Stat(filepath.Join(root, "hack", "tools", "go.mod")); err != nil {
-		return "", fmt.Errorf("testenv: %s is not a metalwire checkout (no hack/tools/go.mod): %w", root, err)
+		return "", fmt.Errorf("controlplane: %s is not a metalwire checkout (no hack/tools/go.mod): %w", root, err)
 	}
 	return root, nil
 }
@@ -41,14 +41,14 @@ func checkoutAbove(dir string) (string, error) {
 			return d, nil
 		}
 		if filepath.Dir(d) == d {
-			return "", fmt.Errorf("testenv: %s is not inside a metalwire checkout (no hack/tools/go.mod above it); run from the repository", abs)
+			return "", fmt.Errorf("controlplane: %s is not inside a metalwire checkout (no hack/tools/go.mod above it); run from the repository", abs)
 		}
 	}
 }
 
-// ControlPlaneDir returns the directory that holds kube-apiserver and etcd: KUBEBUILDER_ASSETS if
+// BinDir returns the directory that holds kube-apiserver and etcd: KUBEBUILDER_ASSETS if
 // set, otherwise bin/control-plane/kube-<version>-etcd-<version> as `make tools` builds it.
-func ControlPlaneDir() (string, error) {
+func BinDir() (string, error) {
 	if dir := os.Getenv("KUBEBUILDER_ASSETS"); dir != "" {
 		return dir, nil
 	}
@@ -58,11 +58,11 @@ func ControlPlaneDir() (string, error) {
 	}
 	gomod, err := os.ReadFile(filepath.Join(root, "hack", "tools", "go.mod"))
 	if err != nil {
-		return "", fmt.Errorf("testenv: reading tool versions: %w", err)
+		return "", fmt.Errorf("controlplane: reading tool versions: %w", err)
 	}
 	kube, etcd := requiredVersion(gomod, "k8s.io/kubernetes"), requiredVersion(gomod, "go.etcd.io/etcd/server/v3")
 	if kube == "" || etcd == "" {
-		return "", errors.New("testenv: hack/tools/go.mod must require k8s.io/kubernetes and go.etcd.io/etcd/server/v3")
+		return "", errors.New("controlplane: hack/tools/go.mod must require k8s.io/kubernetes and go.etcd.io/etcd/server/v3")
 	}
 	return filepath.Join(root, "bin", "control-plane", "kube-"+kube+"-etcd-"+etcd), nil
 }
@@ -100,13 +100,13 @@ func ModuleDir(module string) (string, error) {
 	if err != nil {
 		var exitErr *exec.ExitError
 		if errors.As(err, &exitErr) {
-			return "", fmt.Errorf("testenv: go list -m %s: %s", module, bytes.TrimSpace(exitErr.Stderr))
+			return "", fmt.Errorf("controlplane: go list -m %s: %s", module, bytes.TrimSpace(exitErr.Stderr))
 		}
-		return "", fmt.Errorf("testenv: go list -m %s: %w", module, err)
+		return "", fmt.Errorf("controlplane: go list -m %s: %w", module, err)
 	}
 	dir := strings.TrimSpace(string(out))
 	if dir == "" {
-		return "", fmt.Errorf("testenv: module %s is not downloaded: run go mod download", module)
+		return "", fmt.Errorf("controlplane: module %s is not downloaded: run go mod download", module)
 	}
 	return dir, nil
 }
@@ -135,7 +135,7 @@ func CRDDirs() ([]string, error) {
 // CheckControlPlane returns the directory holding kube-apiserver and etcd, with an error saying
 // "run make tools" when they have not been built. Dev mode calls it to offer to build them.
 func CheckControlPlane() (string, error) {
-	dir, err := ControlPlaneDir()
+	dir, err := BinDir()
 	if err != nil {
 		return "", err
 	}

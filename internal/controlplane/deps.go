@@ -1,4 +1,4 @@
-package testenv
+package controlplane
 
 import (
 	// CRDDirs reads Cluster API's CRD manifests from the sigs.k8s.io/cluster-api module

@@ -1,4 +1,4 @@
-package testenv
+package controlplane
 
 import (
 	"context"
@@ -34,10 +34,10 @@ func (e *Env) serveConversion() error {
 		}),
 	})
 	if err != nil {
-		return fmt.Errorf("testenv: conversion webhook server: %w", err)
+		return fmt.Errorf("controlplane: conversion webhook server: %w", err)
 	}
 	if err := webhooks.SetupConversion(mgr); err != nil {
-		return fmt.Errorf("testenv: %w", err)
+		return fmt.Errorf("controlplane: %w", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -51,7 +51,7 @@ func (e *Env) serveConversion() error {
 		return check(nil) == nil, nil
 	})
 	if err != nil {
-		return errors.Join(errors.New("testenv: the conversion webhook server did not start within a minute"), e.stopConversion())
+		return errors.Join(errors.New("controlplane: the conversion webhook server did not start within a minute"), e.stopConversion())
 	}
 	return nil
 }

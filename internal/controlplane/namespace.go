@@ -1,11 +1,10 @@
-package testenv
+package controlplane
 
 import (
 	"context"
 	"fmt"
 	"strings"
 	"sync/atomic"
-	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -15,7 +14,7 @@ var namespaceCounter atomic.Int64
 
 // NewNamespace creates a namespace of the test's own, named after the test, so tests sharing one
 // API server never see each other's objects.
-func (e *Env) NewNamespace(t testing.TB) string {
+func (e *Env) NewNamespace(t TB) string {
 	t.Helper()
 	name := fmt.Sprintf("%s-%d", strings.ToLower(t.Name()), namespaceCounter.Add(1))
 	// A namespace name is a DNS label: anything else in a test name (/, _, ., spaces) becomes -.

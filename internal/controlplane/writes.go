@@ -1,10 +1,9 @@
-package testenv
+package controlplane
 
 import (
 	"context"
 	"maps"
 	"sync"
-	"testing"
 
 	"k8s.io/apimachinery/pkg/watch"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -13,7 +12,7 @@ import (
 // CountModified watches a kind (list) in namespace ns and returns a function giving, per
 // object name, how many times it was written after its creation: what a test of "written once"
 // counts. The watch ends with the test.
-func (e *Env) CountModified(t testing.TB, ns string, list client.ObjectList) func() map[string]int {
+func (e *Env) CountModified(t TB, ns string, list client.ObjectList) func() map[string]int {
 	t.Helper()
 	wc, err := client.NewWithWatch(e.Config, client.Options{Scheme: e.Scheme})
 	if err != nil {

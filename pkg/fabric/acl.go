@@ -1,0 +1,277 @@
+package fabric
+
+import (
+	"fmt"
+	"hash/fnv"
+	"net/netip"
+	"strconv"
+	"strings"
+)
+
+// Access lists on Open vSwitch. A switch port's ACL is a list of ordered rules and a default;
+// Open vSwitch has no ACL table, so each rule becomes OpenFlow flows above the bridge's NORMAL
+// flow. Every flow carries a cookie derived from the host and the network, so the flows of one
+// host's network are found, compared and removed exactly, and flows metalwire did not write
+// (other cookies) are never touched.
+
+// Direction is which way a rule's traffic crosses the switch port: ingress is what the host
+// sends into the switch, egress what the switch sends out to the host.
+const (
+	DirectionIngress = "ingress"
+	DirectionEgress  = "egress"
+)
+
+// Actions of a rule.
+const (
+	ActionAllow = "allow"
+	ActionDeny  = "deny"
+)
+
+// Protocol is an ACL rule's protocol, parsed: all traffic, ICMP, or TCP/UDP to a port range.
+type Protocol struct {
+	// Name is "all", "icmp", "tcp" or "udp".
+	Name string
+	// FirstPort and LastPort bound the destination ports of tcp and udp (both 0: any port).
+	FirstPort, LastPort uint16
+}
+
+// Named protocols: the service each stands for.
+var namedProtocols = map[string]Protocol{
+	"all":   {Name: "all"},
+	"icmp":  {Name: "icmp"},
+	"ssh":   {Name: "tcp", FirstPort: 22, LastPort: 22},
+	"http":  {Name: "tcp", FirstPort: 80, LastPort: 80},
+	"https": {Name: "tcp", FirstPort: 443, LastPort: 443},
+}
+
+// ParseProtocol reads a rule's protocol: all, icmp, ssh, http, https, tcp:N, udp:N, tcp:N-M or
+// udp:N-M (ports 1-65535, N <= M).
+func ParseProtocol(s string) (Protocol, error) {
+	if p, ok := namedProtocols[s]; ok {
+		return p, nil
+	}
+	name, ports, ok := strings.Cut(s, ":")
+	if !ok || (name != "tcp" && name != "udp") {
+		return Protocol{}, fmt.Errorf("protocol %q: use all, icmp, ssh, http, https, tcp:N, udp:N, tcp:N-M or udp:N-M", s)
+	}
+	first, last, isRange := strings.Cut(ports, "-")
+	if !isRange {
+		last = first
+	}
+	lo, errLo := strconv.ParseUint(first, 10, 16)
+	hi, errHi := strconv.ParseUint(last, 10, 16)
+	switch {
+	case errLo != nil || errHi != nil || lo == 0 || hi == 0:
+		return Protocol{}, fmt.Errorf("protocol %q: ports are numbers from 1 to 65535", s)
+	case lo > hi:
+		return Protocol{}, fmt.Errorf("protocol %q: the range starts after it ends; write the lower port first", s)
+	}
+	return Protocol{Name: name, FirstPort: uint16(lo), LastPort: uint16(hi)}, nil
+}
+
+// PortMask is one OpenFlow transport-port match: the ports p with p&Mask == Value.
+type PortMask struct{ Value, Mask uint16 }
+
+// PortMasks covers the ports first..last with the fewest value/mask matches (OpenFlow matches
+// ports by mask, not by range): 1024-65535 is six matches, a single port one.
+func PortMasks(first, last uint16) []PortMask {
+	var out []PortMask
+	lo, hi := uint32(first), uint32(last)
+	for lo <= hi {
+		// The largest aligned block starting at lo that does not pass hi.
+		size := uint32(1)
+		for lo%(size*2) == 0 && lo+size*2-1 <= hi && size*2 <= 1<<16 {
+			size *= 2
+		}
+		// lo <= hi <= 65535 and 1 <= size <= 65536: both fit 16 bits (a mask of 0 is "any").
+		out = append(out, PortMask{Value: uint16(lo), Mask: uint16(0x10000 - size)}) //nolint:gosec // bounded above
+		lo += size
+	}
+	return out
+}
+
+// CookiePrefix marks every flow metalwire writes: the cookie's top 16 bits ("mw").
+const (
+	CookiePrefix uint64 = 0x6d77 << 48
+	// CookiePrefixMask selects the prefix of a cookie.
+	CookiePrefixMask uint64 = 0xffff << 48
+)
+
+// ACLCookie is the cookie of the flows of one host's network: the prefix and 48 bits of a hash
+// of both names.
+func ACLCookie(host, network string) uint64 {
+	h := fnv.New64a()
+	_, _ = h.Write([]byte(host + "\x00" + network))
+	return CookiePrefix | h.Sum64()&^CookiePrefixMask
+}
+
+// Flow is one OpenFlow flow of an ACL, described as ovs-ofctl reads it (OfctlSpec) and as an
+// OpenFlow driver builds its match.
+type Flow struct {
+	Cookie   uint64
+	Priority int
+	// InPort matches frames the port's host sends (ingress); DLDst frames sent to the host's
+	// MAC (egress). Exactly one is set.
+	InPort string
+	DLDst  string
+	// Proto is "" (any frame), or ip, ipv6, icmp, icmp6, tcp, tcp6, udp, udp6.
+	Proto string
+	// NWSrc and NWDst are the remote CIDR (egress: source; ingress: destination); "" for any.
+	NWSrc, NWDst string
+	// TPDst is the destination port match of tcp and udp (nil: any).
+	TPDst *PortMask
+	// Drop is a deny; an allow hands the frame to NORMAL switching.
+	Drop bool
+}
+
+// OfctlSpec writes the flow as `ovs-ofctl add-flow` reads it.
+func (f Flow) OfctlSpec() string {
+	parts := []string{fmt.Sprintf("cookie=%#x", f.Cookie), fmt.Sprintf("priority=%d", f.Priority)}
+	if f.InPort != "" {
+		parts = append(parts, fmt.Sprintf("in_port=%q", f.InPort))
+	}
+	if f.DLDst != "" {
+		parts = append(parts, "dl_dst="+strings.ToLower(f.DLDst))
+	}
+	if f.Proto != "" {
+		parts = append(parts, f.Proto)
+	}
+	src, dst := "nw_src", "nw_dst"
+	if strings.HasSuffix(f.Proto, "6") {
+		src, dst = "ipv6_src", "ipv6_dst"
+	}
+	if f.NWSrc != "" {
+		parts = append(parts, src+"="+f.NWSrc)
+	}
+	if f.NWDst != "" {
+		parts = append(parts, dst+"="+f.NWDst)
+	}
+	if f.TPDst != nil {
+		parts = append(parts, fmt.Sprintf("tp_dst=%#x/%#x", f.TPDst.Value, f.TPDst.Mask))
+	}
+	action := "NORMAL"
+	if f.Drop {
+		action = "drop"
+	}
+	return strings.Join(parts, ",") + ",actions=" + action
+}
+
+// PortACL is what an access list needs to know of the port it is bound to.
+type PortACL struct {
+	// Port is the switch port's name; HostMACs the MACs the host's traffic is addressed to
+	// (its cards on the port).
+	Port     string
+	HostMACs []string
+	// Cookie marks the flows (ACLCookie of the host and network).
+	Cookie uint64
+	// Rules in order, then the default: deny all when DefaultDeny, else allow.
+	Rules       []ACLRule
+	DefaultDeny bool
+}
+
+// Priorities: rules from aclTopPriority down, one step each, the default last; all above the
+// bridge's NORMAL flow (priority 0).
+const aclTopPriority = 30000
+
+// ACLFlows turns a port's access list into flows, in priority order. An invalid rule is an
+// error naming it.
+func ACLFlows(a PortACL) ([]Flow, error) {
+	var out []Flow
+	prio := aclTopPriority
+	for i, r := range a.Rules {
+		flows, err := ruleFlows(a, r)
+		if err != nil {
+			return nil, fmt.Errorf("acl[%d]: %w", i, err)
+		}
+		for _, f := range flows {
+			f.Priority = prio
+			out = append(out, f)
+		}
+		prio--
+	}
+	for _, dir := range []string{DirectionIngress, DirectionEgress} {
+		for _, f := range directionFlows(a, dir) {
+			f.Priority, f.Drop = prio, a.DefaultDeny
+			out = append(out, f)
+		}
+	}
+	return out, nil
+}
+
+// directionFlows are the bare flows of one direction: the port's frames, or each host MAC's.
+func directionFlows(a PortACL, dir string) []Flow {
+	if dir == DirectionIngress {
+		return []Flow{{Cookie: a.Cookie, InPort: a.Port}}
+	}
+	out := make([]Flow, 0, len(a.HostMACs))
+	for _, mac := range a.HostMACs {
+		out = append(out, Flow{Cookie: a.Cookie, DLDst: mac})
+	}
+	return out
+}
+
+func ruleFlows(a PortACL, r ACLRule) ([]Flow, error) {
+	if r.Direction != DirectionIngress && r.Direction != DirectionEgress {
+		return nil, fmt.Errorf("direction %q: use ingress or egress", r.Direction)
+	}
+	if r.Action != ActionAllow && r.Action != ActionDeny {
+		return nil, fmt.Errorf("action %q: use allow or deny", r.Action)
+	}
+	proto, err := ParseProtocol(r.Protocol)
+	if err != nil {
+		return nil, err
+	}
+	families := []string{"4", "6"}
+	if r.Remote != "" {
+		prefix, err := netip.ParsePrefix(r.Remote)
+		if err != nil {
+			return nil, fmt.Errorf("remote %q: not a CIDR such as 10.0.0.0/8: %w", r.Remote, err)
+		}
+		families = families[:1]
+		if prefix.Addr().Is6() {
+			families = []string{"6"}
+		}
+	}
+	var out []Flow
+	for _, base := range directionFlows(a, r.Direction) {
+		base.Drop = r.Action == ActionDeny
+		if proto.Name == "all" && r.Remote == "" {
+			out = append(out, base)
+			continue
+		}
+		for _, fam := range families {
+			f := base
+			f.Proto = protoKeyword(proto.Name, fam)
+			if r.Remote != "" {
+				if r.Direction == DirectionIngress {
+					f.NWDst = r.Remote
+				} else {
+					f.NWSrc = r.Remote
+				}
+			}
+			if proto.FirstPort == 0 {
+				out = append(out, f)
+				continue
+			}
+			for _, pm := range PortMasks(proto.FirstPort, proto.LastPort) {
+				g := f
+				g.TPDst = &pm
+				out = append(out, g)
+			}
+		}
+	}
+	return out, nil
+}
+
+// protoKeyword is ovs-ofctl's keyword for a protocol of an address family.
+func protoKeyword(name, family string) string {
+	switch {
+	case name == "all" && family == "4":
+		return "ip"
+	case name == "all":
+		return "ipv6"
+	case family == "4":
+		return name
+	}
+	return name + "6"
+}
