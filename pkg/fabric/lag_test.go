@@ -2,6 +2,7 @@ package fabric
 
 import (
 	"reflect"
+	"slices"
 	"regexp"
 	"strings"
 	"testing"
@@ -168,5 +169,26 @@ func TestDriftOfABond(t *testing.T) {
 	have.LAGs["lagA"] = LAG{Name: "lagA", Port: access("lagA", 1001)}
 	if d := Drift(set, have); len(d) != 0 {
 		t.Fatalf("a bond as set is no drift: %v", d)
+	}
+}
+
+// Under driftPolicy report a bond retagged at the switch is left as found, while a bond whose
+// wanted VLAN changed still gets its change.
+func TestWithoutRepairsOfABond(t *testing.T) {
+	set := access("lagA", 1001)
+	bond := LAG{Name: "lagA", Members: []string{"eth1", "eth2"}, LACP: true, Port: set}
+	have := State{VLANs: vlans(7), LAGs: map[string]LAG{"lagA": {Name: "lagA", Members: []string{"eth1", "eth2"}, LACP: true, Port: access("lagA", 7)}}}
+	drifted := Drift([]Port{set}, have)
+	want := State{VLANs: vlans(1001), LAGs: map[string]LAG{"lagA": bond}}
+	b := Diff(want, have, Record{LAGs: []string{"lagA"}, VLANs: []int{1001}}, 1)
+	if got := WithoutRepairs(b, drifted, want, 1); len(got) != 1 || got[0].Op != OpEnsureVLAN {
+		t.Fatalf("a drifted bond under report: %v, want only the VLAN ensured", got)
+	}
+	moved := bond
+	moved.Port = access("lagA", 1002)
+	want = State{VLANs: vlans(1002), LAGs: map[string]LAG{"lagA": moved}}
+	b = Diff(want, have, Record{LAGs: []string{"lagA"}, VLANs: []int{1001}}, 1)
+	if got := WithoutRepairs(b, drifted, want, 1); !slices.ContainsFunc(got, func(c Change) bool { return c.Op == OpEnsureLAG }) {
+		t.Fatalf("a bond whose network moved: %v, want its ensure-lag kept", got)
 	}
 }
