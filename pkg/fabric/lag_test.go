@@ -2,8 +2,8 @@ package fabric
 
 import (
 	"reflect"
-	"slices"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
