@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/yaml"
 
+	netv1 "github.com/metalwire/metalwire/api/network/v1alpha1"
 	"github.com/metalwire/metalwire/pkg/render"
 )
 
@@ -18,7 +19,7 @@ var renderFormats = []string{"network-data", "metadata", "netplan", "nmstate", "
 
 type renderOptions struct {
 	template, host, pools  string
-	vlans                  string
+	vlans, nic             string
 	index                  int
 	format                 string
 	machine, metal3machine string
@@ -46,13 +47,18 @@ provisioning.
 
 A VLAN link that takes its id from a ClusterNetwork network (vlanIDFrom) gets it from --vlans,
 a YAML map from "clusterNetwork/network" to the VLAN id the fabric controller assigned
-(kubectl get clusternetwork NAME -o jsonpath='{.status.networks}').`,
+(kubectl get clusternetwork NAME -o jsonpath='{.status.networks}').
+
+A bond that takes its members from a ClusterNetwork network (bondFrom) gets them from --nic, the
+host's NIC object with the status the fabric controller wrote (kubectl get nic NAME -o yaml): the
+cards bonded for that network, by MAC, and the bond's mode.`,
 		Example: `  metalwire render --template template.yaml --host host.yaml --pools pools.yaml
   metalwire render --template template.yaml --host host.yaml --index 3 --format netplan
   metalwire render --template template.yaml --host host.yaml --pools pools.yaml --format os-net-config > config.yaml
   metalwire render --template template.yaml --host host.yaml --pools pools.yaml --format os-net-config-mapping > mapping.yaml
   metalwire render --template template.yaml --host host.yaml --metal3machine worker-0 --format metadata
-  metalwire render --template template.yaml --host host.yaml --vlans vlans.yaml   # vlans.yaml: {prod/storage: 1001}`,
+  metalwire render --template template.yaml --host host.yaml --vlans vlans.yaml   # vlans.yaml: {prod/storage: 1001}
+  metalwire render --template template.yaml --host host.yaml --nic nic.yaml       # kubectl get nic nic-bm0 -o yaml > nic.yaml`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if o.template == "" || o.host == "" {
@@ -77,6 +83,7 @@ a YAML map from "clusterNetwork/network" to the VLAN id the fabric controller as
 	f.StringVar(&o.host, "host", "", "BareMetalHost manifest of the host to render for (required)")
 	f.StringVar(&o.pools, "pools", "", "YAML map from pool name to the address it gave the host: {address, prefix, gateway, dnsServers}")
 	f.StringVar(&o.vlans, "vlans", "", `YAML map from "clusterNetwork/network" to its VLAN id, for VLAN links with vlanIDFrom`)
+	f.StringVar(&o.nic, "nic", "", "the host's NIC object (kubectl get nic NAME -o yaml), for bonds with bondFrom")
 	f.IntVar(&o.index, "index", 0, "Metal3Data index of the host (seed-era ipAddress ranges and metaData indexes use it)")
 	f.StringVar(&o.format, "format", "network-data", "output: "+strings.Join(renderFormats, ", "))
 	f.StringVar(&o.machine, "machine", "", "name of the CAPI Machine, for templates that read it")
@@ -113,6 +120,11 @@ func (o *renderOptions) run() ([]byte, error) {
 	}
 	if o.vlans != "" {
 		if facts.VLANs, err = readVLANs(o.vlans); err != nil {
+			return nil, err
+		}
+	}
+	if o.nic != "" {
+		if facts.Bonds, err = readBonds(o.nic, tmpl); err != nil {
 			return nil, err
 		}
 	}
@@ -198,6 +210,8 @@ func (o *renderOptions) explain(err error) error {
 		return fmt.Errorf("%w; or pass --%s NAME to render as for a provisioned host", err, e.Object)
 	case render.ReasonVLANUnresolved:
 		return fmt.Errorf("%w; give its VLAN id in --vlans (a YAML map: %s: 1001)", err, e.VLAN)
+	case render.ReasonBondUnresolved:
+		return fmt.Errorf("%w; give the host's NIC object, once the ClusterNetwork bonded its cards, in --nic (kubectl get nic NAME -o yaml)", err)
 	}
 	return err
 }
@@ -224,4 +238,31 @@ func readVLANs(path string) (map[render.VLANRef]int32, error) {
 		vlans[render.VLANRef{ClusterNetwork: cn, Network: network}] = id
 	}
 	return vlans, nil
+}
+
+// readBonds reads the --nic file, the host's NIC object, into the fabric bonds the template's
+// bondFrom bonds name.
+func readBonds(path string, tmpl *render.Template) (map[render.VLANRef]render.FabricBond, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	nic := &netv1.NIC{}
+	if err := yaml.Unmarshal(data, nic); err != nil {
+		return nil, fmt.Errorf("%s: not a NIC manifest (kubectl get nic NAME -o yaml): %w", path, err)
+	}
+	if nic.Kind != "NIC" {
+		return nil, fmt.Errorf("%s: kind is %q; give the host's NIC manifest (kubectl get nic NAME -o yaml)", path, nic.Kind)
+	}
+	bonds := map[render.VLANRef]render.FabricBond{}
+	for _, ref := range render.BondRefs(tmpl.NetworkData) {
+		bond, err := render.FabricBondOf(nic, ref.ClusterNetwork, ref.Network)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		if len(bond.MACs) > 0 {
+			bonds[ref] = bond
+		}
+	}
+	return bonds, nil
 }

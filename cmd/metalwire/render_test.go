@@ -199,3 +199,43 @@ func TestRenderTakesVLANIDsFromVLANsFile(t *testing.T) {
 	g.Expect(code).To(Equal(1), out)
 	g.Expect(out).To(ContainSubstring(`key "storage" is not clusterNetwork/network; write e.g. prod/storage: 1001`))
 }
+
+// TestRenderTakesBondFromNIC: a bond with bondFrom bonds the cards the host's NIC object says
+// the fabric bonded, by MAC, 802.3ad; without --nic the error names the bond and the flag.
+func TestRenderTakesBondFromNIC(t *testing.T) {
+	g := NewWithT(t)
+	tmpl := writeFile(t, "t.yaml", `apiVersion: infrastructure.cluster.x-k8s.io/v1beta2
+kind: Metal3DataTemplate
+metadata: {name: bonded, namespace: default}
+spec:
+  networkData:
+    links:
+      bonds:
+      - {id: bond0, bondFrom: {clusterNetwork: prod, network: control}}
+    networks:
+      ipv4DHCP: [{id: control-dhcp, link: bond0}]
+`)
+	args := []string{"render", "--template", tmpl, "--host", golden(t, "seed", "host.yaml")}
+	out, code := run(context.Background(), args...)
+	g.Expect(code).To(Equal(1), out)
+	g.Expect(out).To(ContainSubstring("networkData.links.bonds[0].bondFrom: ClusterNetwork prod has not bonded this host's cards for network control; the bond is rendered once the host is given the network; give the host's NIC object, once the ClusterNetwork bonded its cards, in --nic (kubectl get nic NAME -o yaml)"))
+
+	nic := writeFile(t, "nic.yaml", `apiVersion: network.metalwire.io/v1alpha1
+kind: NIC
+metadata: {name: nic-node-1, namespace: default}
+spec:
+  node: node-1
+  networkDeviceRef: nd1
+  nics:
+  - {mac: "52:54:00:aa:00:01", networkDevice: {switch: {name: leaf1, port: eth1}}}
+  - {mac: "52:54:00:aa:00:02", networkDevice: {switch: {name: leaf1, port: eth2}}}
+status:
+  clusterNetwork: prod
+  nics:
+  - {network: control, vlanID: 1001, lag: {name: lag0000000001, mode: lacp, lacpRate: slow}}
+  - {network: control, vlanID: 1001, lag: {name: lag0000000001, mode: lacp, lacpRate: slow}}
+`)
+	out, code = run(context.Background(), append(args, "--nic", nic, "--format", "netplan")...)
+	g.Expect(code).To(Equal(0), out)
+	g.Expect(out).To(And(ContainSubstring("mode: 802.3ad"), ContainSubstring("lacp-rate: slow"), ContainSubstring("52:54:00:aa:00:01"), ContainSubstring("52:54:00:aa:00:02")))
+}

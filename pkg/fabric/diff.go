@@ -15,10 +15,13 @@ type PortWant struct {
 	Native int
 	// MTU of the port (0: the switch's own).
 	MTU int
+	// LAG makes the port a member of a bond: the VLAN configuration is the bond's.
+	LAG *LAGWant
 }
 
 // Desired builds each switch's desired state from the ports hosts need. Ports named twice in
 // trunk mode carry every VLAN named; a VLAN is present on a switch when a port there carries it.
+// Ports wanted as members of a LAG make the LAG, which carries their VLANs as a port would.
 func Desired(wants []PortWant) map[string]State {
 	out := map[string]State{}
 	for _, w := range wants {
@@ -26,35 +29,39 @@ func Desired(wants []PortWant) map[string]State {
 		if !ok {
 			st = State{Ports: map[string]Port{}}
 		}
-		p, seen := st.Ports[w.Port]
-		switch {
-		case w.Mode == ModeTrunk:
-			if !seen || p.Mode != ModeTrunk {
-				p = Port{Name: w.Port, Mode: ModeTrunk}
+		if w.LAG != nil {
+			if st.LAGs == nil {
+				st.LAGs = map[string]LAG{}
 			}
-			if w.VLAN != 0 && !slices.Contains(p.Trunk, w.VLAN) {
-				p.Trunk = append(p.Trunk, w.VLAN)
-				sort.Ints(p.Trunk)
+			l, seen := st.LAGs[w.LAG.Name]
+			if !seen {
+				l = LAG{Name: w.LAG.Name, LACP: w.LAG.LACP, FastRate: w.LAG.FastRate, MLAG: w.LAG.MLAG}
 			}
-			if w.Native != 0 {
-				p.VLAN = w.Native
+			if !slices.Contains(l.Members, w.Port) {
+				l.Members = append(l.Members, w.Port)
+				sort.Strings(l.Members)
 			}
-			if w.MTU != 0 {
-				p.MTU = w.MTU
-			}
-		case !seen:
-			p = Port{Name: w.Port, Mode: ModeAccess, VLAN: w.VLAN, MTU: w.MTU}
+			l.Port = merge(l.Port, seen, w, w.LAG.Name)
+			st.LAGs[w.LAG.Name] = l
+		} else {
+			p, seen := st.Ports[w.Port]
+			st.Ports[w.Port] = merge(p, seen, w, w.Port)
 		}
-		st.Ports[w.Port] = p
 		out[w.Switch] = st
 	}
 	for name, st := range out {
-		for pn, p := range st.Ports {
-			st.Ports[pn] = normalTrunk(p)
-		}
 		ids := map[int]bool{}
-		for _, p := range st.Ports {
+		for pn, p := range st.Ports {
+			p = normalTrunk(p)
+			st.Ports[pn] = p
 			for _, v := range portVLANs(p) {
+				ids[v] = true
+			}
+		}
+		for ln, l := range st.LAGs {
+			l.Port = normalTrunk(l.Port)
+			st.LAGs[ln] = l
+			for _, v := range portVLANs(l.Port) {
 				ids[v] = true
 			}
 		}
@@ -64,6 +71,29 @@ func Desired(wants []PortWant) map[string]State {
 		out[name] = st
 	}
 	return out
+}
+
+// merge adds one want to the configuration of the port (or bond) it names.
+func merge(p Port, seen bool, w PortWant, name string) Port {
+	switch {
+	case w.Mode == ModeTrunk:
+		if !seen || p.Mode != ModeTrunk {
+			p = Port{Name: name, Mode: ModeTrunk}
+		}
+		if w.VLAN != 0 && !slices.Contains(p.Trunk, w.VLAN) {
+			p.Trunk = append(p.Trunk, w.VLAN)
+			sort.Ints(p.Trunk)
+		}
+		if w.Native != 0 {
+			p.VLAN = w.Native
+		}
+		if w.MTU != 0 {
+			p.MTU = w.MTU
+		}
+	case !seen:
+		p = Port{Name: name, Mode: ModeAccess, VLAN: w.VLAN, MTU: w.MTU}
+	}
+	return p
 }
 
 // normalTrunk writes a trunk one way, as every driver reads one back: its native (untagged)
@@ -80,10 +110,13 @@ func normalTrunk(p Port) Port {
 	return p
 }
 
-// Record is what the controller configured on a switch: the only ports and VLANs it may change.
+// Record is what the controller configured on a switch: the only ports, LAGs and VLANs it may
+// change.
 type Record struct {
 	Ports []string
 	VLANs []int
+	// LAGs are the bonds it made, by name.
+	LAGs []string
 }
 
 // Diff returns the changes that take a switch from have (as read back) to want, touching only
@@ -104,6 +137,32 @@ func Diff(want, have State, rec Record, idle int) Batch {
 			b = append(b, Change{Op: OpEnsureVLAN, VLAN: v})
 		}
 	}
+	// Bonds no longer wanted go first, their members back to idle access ports, so that a
+	// member wanted again as a port (or in another bond) is free; then the wanted bonds.
+	members := map[string]bool{}
+	for _, l := range want.LAGs {
+		for _, m := range l.Members {
+			members[m] = true
+		}
+	}
+	lagNames := slices.Clone(rec.LAGs)
+	sort.Strings(lagNames)
+	for _, name := range slices.Compact(lagNames) {
+		cur, exists := have.LAGs[name]
+		if _, wanted := want.LAGs[name]; wanted || !exists {
+			continue
+		}
+		cur.Port = Port{Name: name, Mode: ModeAccess, VLAN: idle}
+		cur.Members = sortedNames(cur.Members)
+		b = append(b, Change{Op: OpRemoveLAG, LAG: cur})
+	}
+	for _, name := range sortedKeysOf(want.LAGs) {
+		l := want.LAGs[name]
+		if cur, ok := have.LAGs[name]; ok && SameLAG(cur, l) {
+			continue
+		}
+		b = append(b, Change{Op: OpEnsureLAG, LAG: l})
+	}
 	for _, name := range sortedPortNames(want.Ports) {
 		p := want.Ports[name]
 		if cur, ok := have.Ports[name]; ok && samePort(cur, p) {
@@ -118,8 +177,8 @@ func Diff(want, have State, rec Record, idle int) Batch {
 	resets := slices.Clone(rec.Ports)
 	sort.Strings(resets)
 	for _, name := range slices.Compact(resets) {
-		if _, wanted := want.Ports[name]; wanted {
-			continue
+		if _, wanted := want.Ports[name]; wanted || members[name] {
+			continue // a member of a wanted bond is the bond's now
 		}
 		idlePort := Port{Name: name, Mode: ModeAccess, VLAN: idle}
 		if cur, ok := have.Ports[name]; ok && samePort(cur, idlePort) {
@@ -142,7 +201,7 @@ func Diff(want, have State, rec Record, idle int) Batch {
 
 // RecordOf is the record to keep after want was applied.
 func RecordOf(want State) Record {
-	rec := Record{Ports: sortedPortNames(want.Ports)}
+	rec := Record{Ports: sortedPortNames(want.Ports), LAGs: sortedKeysOf(want.LAGs)}
 	for _, v := range want.VLANs {
 		rec.VLANs = append(rec.VLANs, v.ID)
 	}
@@ -178,6 +237,15 @@ func sortedPortNames(m map[string]Port) []string {
 	return names
 }
 
+func sortedKeysOf[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
 func sortedKeys(m map[int]bool) []int {
 	out := make([]int, 0, len(m))
 	for k := range m {
@@ -205,6 +273,12 @@ func InPlace(c Change, st State) bool {
 	case OpTrunkPort:
 		want := slices.Compact(slices.Sorted(slices.Values(c.Port.Trunk)))
 		return exists && cur.Mode == ModeTrunk && cur.VLAN == c.Port.VLAN && slices.Equal(cur.Trunk, want) && cur.MTU == c.Port.MTU
+	case OpEnsureLAG:
+		cur, ok := st.LAGs[c.LAG.Name]
+		return ok && SameLAG(cur, c.LAG)
+	case OpRemoveLAG:
+		_, ok := st.LAGs[c.LAG.Name]
+		return !ok
 	case OpResetPort:
 		if c.Port.VLAN == 0 {
 			return exists && cur.Mode == "" && cur.VLAN == 0 && len(cur.Trunk) == 0 && cur.MTU == 0

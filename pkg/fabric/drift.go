@@ -43,6 +43,9 @@ func Drift(set []Port, have State) []DriftedPort {
 	var out []DriftedPort
 	for _, s := range set {
 		cur, ok := have.Ports[s.Name]
+		if l, bond := have.LAGs[s.Name]; bond && !ok {
+			cur, ok = l.Port, true // a bond's VLANs are those of its port
+		}
 		switch {
 		case !ok:
 			out = append(out, DriftedPort{Set: s})
@@ -62,6 +65,9 @@ func WithoutRepairs(b Batch, drifted []DriftedPort, want State, idle int) Batch 
 	repairOnly := map[string]bool{}
 	for _, d := range drifted {
 		w, wanted := want.Ports[d.Set.Name]
+		if l, bond := want.LAGs[d.Set.Name]; bond && !wanted {
+			w, wanted = l.Port, true // a bond's VLANs are those of its port
+		}
 		if !wanted {
 			w = Port{Name: d.Set.Name, Mode: ModeAccess, VLAN: idle}
 		}
@@ -73,6 +79,8 @@ func WithoutRepairs(b Batch, drifted []DriftedPort, want State, idle int) Batch 
 		switch c.Op {
 		case OpAccessPort, OpTrunkPort, OpResetPort:
 			return repairOnly[c.Port.Name]
+		case OpEnsureLAG:
+			return repairOnly[c.LAG.Name]
 		}
 		return false
 	})

@@ -51,6 +51,9 @@ type State struct {
 	VLANs []VLAN
 	// Ports by name. Read returns only the ports it was asked about that exist.
 	Ports map[string]Port
+	// LAGs by name: the bonds. Read returns those it was asked about (by the LAG's name) that
+	// exist; their members are not in Ports.
+	LAGs map[string]LAG
 }
 
 // Op names one kind of change in a Batch.
@@ -75,8 +78,16 @@ const (
 type LAG struct {
 	Name    string
 	Members []string
-	// LACP is true for an LACP (802.3ad) bond, false for a static one.
+	// LACP is true for an LACP (802.3ad) bond, false for a static one (Open vSwitch:
+	// active-backup, no LACP).
 	LACP bool
+	// FastRate asks LACP partners for a frame a second rather than every 30 seconds.
+	FastRate bool
+	// Port is the VLAN configuration of the bond, as of a port of the LAG's name. For
+	// remove-lag it is the idle port each member goes back to.
+	Port Port
+	// MLAG is set when the bond's other members are on the pair's other switch.
+	MLAG *MLAG
 }
 
 // ACLRule is one rule of an access list bound to a port.
@@ -114,8 +125,10 @@ func (c Change) String() string {
 		return fmt.Sprintf("%s %s vlan %d", c.Op, c.Port.Name, c.Port.VLAN)
 	case OpTrunkPort:
 		return fmt.Sprintf("%s %s vlans %v native %d", c.Op, c.Port.Name, c.Port.Trunk, c.Port.VLAN)
-	case OpEnsureLAG, OpRemoveLAG:
-		return fmt.Sprintf("%s %s %v", c.Op, c.LAG.Name, c.LAG.Members)
+	case OpEnsureLAG:
+		return fmt.Sprintf("%s %s %s", c.Op, c.LAG.Name, c.LAG.Describe())
+	case OpRemoveLAG:
+		return fmt.Sprintf("%s %s %v to vlan %d", c.Op, c.LAG.Name, sortedNames(c.LAG.Members), c.LAG.Port.VLAN)
 	case OpEnsureACL, OpRemoveACL:
 		return fmt.Sprintf("%s %s on %s", c.Op, c.ACL.Name, c.ACL.Port)
 	}

@@ -23,6 +23,9 @@ const (
 	// ReasonVLANUnresolved: a VLAN link takes its id from a ClusterNetwork network (vlanIDFrom)
 	// and the facts hold no id for it.
 	ReasonVLANUnresolved Reason = "VLANUnresolved"
+	// ReasonBondUnresolved: a bond takes its members from a ClusterNetwork network (bondFrom)
+	// and the facts hold no bond for it.
+	ReasonBondUnresolved Reason = "BondUnresolved"
 )
 
 // Error is a rendering failure: the template field at fault and what to do about it.
@@ -37,7 +40,8 @@ type Error struct {
 	Pool PoolRef
 	// Object is the object missing (machine, metal3machine), with ReasonObjectUnavailable.
 	Object string
-	// VLAN is the ClusterNetwork network whose id is missing, with ReasonVLANUnresolved.
+	// VLAN is the ClusterNetwork network whose id (or bond, with ReasonBondUnresolved) is
+	// missing, with ReasonVLANUnresolved.
 	VLAN VLANRef
 }
 

@@ -1,6 +1,8 @@
 package render
 
 import (
+	"slices"
+
 	"k8s.io/utils/ptr"
 
 	bmov1 "github.com/metalwire/metalwire/api/baremetal/v1alpha1"
@@ -37,6 +39,41 @@ type Facts struct {
 	// VLANs holds the VLAN id each ClusterNetwork network was assigned, for VLAN links with
 	// vlanIDFrom. A link whose network is missing here fails with ReasonVLANUnresolved.
 	VLANs map[VLANRef]int32
+
+	// Bonds holds, for bonds with bondFrom, how the fabric bonded the host's cards for each
+	// ClusterNetwork network. A bond whose network is missing here fails with
+	// ReasonBondUnresolved.
+	Bonds map[VLANRef]FabricBond
+}
+
+// FabricBond is how the fabric bonded a host's cards for one ClusterNetwork network.
+type FabricBond struct {
+	// Mode is the network_data.json bond_mode: 802.3ad (lag.mode lacp) or active-backup
+	// (static).
+	Mode string
+	// LACPRate is slow or fast for 802.3ad, empty otherwise.
+	LACPRate string
+	// MACs are the bonded cards' MAC addresses, in the order of the host's NIC object.
+	MACs []string
+}
+
+// BondRefs lists the ClusterNetwork networks the template's bonds take their members from
+// (bondFrom), each once, in template order: what the caller must resolve into Facts.Bonds.
+func BondRefs(nd *infrav1.NetworkData) []VLANRef {
+	if nd == nil {
+		return nil
+	}
+	var refs []VLANRef
+	for _, b := range ptr.Deref(nd.Links, infrav1.NetworkDataLinks{}).Bonds {
+		if b.BondFrom == nil {
+			continue
+		}
+		ref := VLANRef{ClusterNetwork: b.BondFrom.ClusterNetwork, Network: b.BondFrom.Network}
+		if !slices.Contains(refs, ref) {
+			refs = append(refs, ref)
+		}
+	}
+	return refs
 }
 
 // VLANRef names a network of a ClusterNetwork, whose VLAN id a VLAN link takes (vlanIDFrom).

@@ -34,7 +34,10 @@ func networking(root string, nd *infrav1.NetworkData, f *Facts) (*NetworkData, e
 	if nd == nil {
 		return out, nil
 	}
-	ndLinks := ptr.Deref(nd.Links, infrav1.NetworkDataLinks{})
+	ndLinks, err := bondsFromFabric(root, ptr.Deref(nd.Links, infrav1.NetworkDataLinks{}), f)
+	if err != nil {
+		return nil, err
+	}
 	links, err := newLinkSet(root, &ndLinks, f)
 	if err != nil {
 		return nil, err

@@ -32,7 +32,7 @@ type NetworkData struct {
 // (each list's own uniqueness is its list-map key), and bonds, bridges and VLANs name their
 // members and parents by those ids.
 // +kubebuilder:validation:XValidation:rule="(!has(self.ethernets) || !has(self.bonds) || self.ethernets.all(x, !self.bonds.exists(y, y.id == x.id))) && (!has(self.ethernets) || !has(self.bridges) || self.ethernets.all(x, !self.bridges.exists(y, y.id == x.id))) && (!has(self.ethernets) || !has(self.vlans) || self.ethernets.all(x, !self.vlans.exists(y, y.id == x.id))) && (!has(self.bonds) || !has(self.bridges) || self.bonds.all(x, !self.bridges.exists(y, y.id == x.id))) && (!has(self.bonds) || !has(self.vlans) || self.bonds.all(x, !self.vlans.exists(y, y.id == x.id))) && (!has(self.bridges) || !has(self.vlans) || self.bridges.all(x, !self.vlans.exists(y, y.id == x.id)))",message="link ids must be unique across ethernets, bonds, bridges and vlans; rename one of the links that share an id"
-// +kubebuilder:validation:XValidation:rule="!has(self.bonds) || self.bonds.all(b, b.bondLinks.all(m, has(self.ethernets) && self.ethernets.exists(k, k.id == m)))",message="every bondLinks entry must name an ethernet in networkData.links (bonds aggregate Ethernet interfaces); add the ethernet or fix the id",fieldPath=".bonds"
+// +kubebuilder:validation:XValidation:rule="!has(self.bonds) || self.bonds.all(b, !has(b.bondLinks) || b.bondLinks.all(m, has(self.ethernets) && self.ethernets.exists(k, k.id == m)))",message="every bondLinks entry must name an ethernet in networkData.links (bonds aggregate Ethernet interfaces); add the ethernet or fix the id",fieldPath=".bonds"
 // +kubebuilder:validation:XValidation:rule="!has(self.bridges) || self.bridges.all(b, !has(b.bridgeLinks) || b.bridgeLinks.all(m, ((has(self.ethernets) && self.ethernets.exists(k, k.id == m)) || (has(self.bonds) && self.bonds.exists(k, k.id == m)) || (has(self.vlans) && self.vlans.exists(k, k.id == m)))))",message="every bridgeLinks entry must name an ethernet, bond or vlan in networkData.links; add the link or fix the id",fieldPath=".bridges"
 // +kubebuilder:validation:XValidation:rule="!has(self.vlans) || self.vlans.all(v, v.vlanLink != v.id && ((has(self.ethernets) && self.ethernets.exists(k, k.id == v.vlanLink)) || (has(self.bonds) && self.bonds.exists(k, k.id == v.vlanLink)) || (has(self.bridges) && self.bridges.exists(k, k.id == v.vlanLink)) || (has(self.vlans) && self.vlans.exists(k, k.id == v.vlanLink))))",message="every vlanLink must name another link in networkData.links (the id of an ethernet, bond, bridge or vlan); add the link or fix the id",fieldPath=".vlans"
 type NetworkDataLinks struct {
@@ -138,10 +138,15 @@ type NetworkDataLinkEthernet struct {
 }
 
 // NetworkDataLinkBond is a bond of other links.
+// +kubebuilder:validation:XValidation:rule="has(self.bondLinks) != has(self.bondFrom)",message="give exactly one of bondLinks (the ids of the member links) and bondFrom (the cards a ClusterNetwork bonded on the switch)"
+// +kubebuilder:validation:XValidation:rule="has(self.bondFrom) || has(self.bondMode)",message="bondMode is required with bondLinks; give the bonding mode (802.3ad, active-backup, ...)",fieldPath=".bondMode"
+// +kubebuilder:validation:XValidation:rule="!has(self.bondFrom) || !has(self.bondMode)",message="bondFrom takes the bonding mode from the ClusterNetwork network's lag.mode (lacp: 802.3ad, static: active-backup); remove bondMode",fieldPath=".bondMode"
 type NetworkDataLinkBond struct {
-	// bondMode is the bonding mode.
+	// bondMode is the bonding mode. Required with bondLinks; with bondFrom it comes from the
+	// fabric and is not given.
 	// +kubebuilder:validation:Enum="balance-rr";"active-backup";"balance-xor";"broadcast";"balance-tlb";"balance-alb";"802.3ad"
-	BondMode string `json:"bondMode"`
+	// +optional
+	BondMode string `json:"bondMode,omitempty"`
 
 	// bondXmitHashPolicy selects the transmit hash policy of balance-xor and 802.3ad bonds.
 	// +kubebuilder:validation:Enum="layer2";"layer3+4";"layer2+3"
@@ -171,11 +176,34 @@ type NetworkDataLinkBond struct {
 	// +kubebuilder:validation:MaxItems=32
 	Parameters []NetworkDataLinkBondParam `json:"parameters,omitzero"`
 
-	// bondLinks are the ids of the member links.
+	// bondLinks are the ids of the member links. Exactly one of bondLinks and bondFrom is set.
 	// +kubebuilder:validation:MinItems=1
 	// +listType=set
 	// +kubebuilder:validation:MaxItems=16
-	BondLinks []LinkID `json:"bondLinks"`
+	// +optional
+	BondLinks []LinkID `json:"bondLinks,omitzero"`
+
+	// bondFrom takes the bond's members and mode from a ClusterNetwork (network.metalwire.io):
+	// the host's cards its controller bonded on the switch for the network (linkAggregation 2
+	// or more), by MAC, each rendered as a phy link of id <bond id>-<n>, and its lag.mode
+	// (lacp: 802.3ad with lacp_rate; static: active-backup). The Metal3Data waits until the
+	// host's cards are given the network.
+	// +optional
+	BondFrom *BondSource `json:"bondFrom,omitempty"`
+}
+
+// BondSource names a network of a ClusterNetwork whose bond a host-side bond follows.
+type BondSource struct {
+	// clusterNetwork is the name of a ClusterNetwork in the template's namespace.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	ClusterNetwork string `json:"clusterNetwork"`
+
+	// network is the name of one of the ClusterNetwork's spec.networks, with linkAggregation
+	// 2 or more.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	Network string `json:"network"`
 }
 
 // NetworkDataLinkBondParam is one extra bond setting, passed through as is.

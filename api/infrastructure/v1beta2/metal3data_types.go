@@ -75,6 +75,15 @@ const (
 	// does not exist (retried when the ClusterNetwork or the template changes).
 	DataVLANSourceNotFoundReason = "VLANSourceNotFound"
 
+	// DataWaitingForBondReason: a bond takes its members from a ClusterNetwork network
+	// (bondFrom) whose cards the fabric controller has not given this host yet (retried when
+	// the ClusterNetwork or the host's NIC changes).
+	DataWaitingForBondReason = "WaitingForBond"
+
+	// DataBondSourceNotFoundReason: bondFrom names a ClusterNetwork, or a network of it, that
+	// does not exist or is not bonded, or a bonded card has no MAC (retried when they change).
+	DataBondSourceNotFoundReason = "BondSourceNotFound"
+
 	// DataSecretWriteFailedReason: the API server refused a Secret (retried).
 	DataSecretWriteFailedReason = "SecretWriteFailed"
 

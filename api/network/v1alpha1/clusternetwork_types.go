@@ -48,7 +48,47 @@ type ACLRule struct {
 	Action string `json:"action,omitempty"`
 }
 
+// LAGMode is how a bond's member links are aggregated.
+// +kubebuilder:validation:Enum=lacp;static
+type LAGMode string
+
+const (
+	// LAGLACP negotiates the bond with LACP (802.3ad): on Open vSwitch lacp=active and
+	// bond_mode=balance-tcp; on the host an 802.3ad bond.
+	LAGLACP LAGMode = "lacp"
+	// LAGStatic bonds without negotiation: on Open vSwitch active-backup with lacp off; on the
+	// host an active-backup bond.
+	LAGStatic LAGMode = "static"
+)
+
+// LACPRate is how often LACP partners send their LACP frames.
+// +kubebuilder:validation:Enum=slow;fast
+type LACPRate string
+
+const (
+	// LACPSlow sends every 30 seconds (the 802.3ad default).
+	LACPSlow LACPRate = "slow"
+	// LACPFast sends every second: a failed member is noticed within 3 seconds.
+	LACPFast LACPRate = "fast"
+)
+
+// LAG says how a network's bond is made.
+//
+// +kubebuilder:validation:XValidation:rule="!(has(self.mode) && self.mode == 'static' && has(self.lacpRate) && self.lacpRate == 'fast')",message="lag.lacpRate fast needs lag.mode lacp: a static bond sends no LACP frames; remove lacpRate or set mode lacp",fieldPath=".lacpRate"
+type LAG struct {
+	// Mode is lacp (802.3ad, default) or static.
+	// +kubebuilder:default=lacp
+	// +optional
+	Mode LAGMode `json:"mode,omitempty"`
+	// LACPRate is slow (default) or fast; fast only with mode lacp.
+	// +kubebuilder:default=slow
+	// +optional
+	LACPRate LACPRate `json:"lacpRate,omitempty"`
+}
+
 // Network is one network of a ClusterNetwork.
+//
+// +kubebuilder:validation:XValidation:rule="!has(self.lag) || (has(self.linkAggregation) && self.linkAggregation >= 2)",message="lag needs linkAggregation 2 or more: a bond is made of several cards; set linkAggregation or remove lag",fieldPath=".lag"
 type Network struct {
 	// Name of the network, unique in the ClusterNetwork.
 	// +kubebuilder:validation:MinLength=1
@@ -70,13 +110,18 @@ type Network struct {
 	// +kubebuilder:default=switch
 	// +optional
 	NetworkDeviceType string `json:"networkDeviceType,omitempty"`
-	// LinkAggregation is how many network cards of each host carry the network. In this release
-	// each is configured as its own port (no bond on the switch).
+	// LinkAggregation is how many network cards of each host carry the network. With 2 or more
+	// the cards are one bond (a link aggregation group) on the switch, made as lag says (LACP by
+	// default), and a Metal3DataTemplate bond with bondFrom gets the same cards on the host.
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=8
 	// +kubebuilder:default=1
 	// +optional
 	LinkAggregation int32 `json:"linkAggregation,omitempty"`
+	// LAG is how the bond of a network with linkAggregation 2 or more is made: LACP (802.3ad,
+	// the default) or static. Only with linkAggregation 2 or more.
+	// +optional
+	LAG *LAG `json:"lag,omitempty"`
 	// NICHint is what the cards must offer.
 	// +optional
 	NICHint NICHint `json:"nicHint,omitempty"`

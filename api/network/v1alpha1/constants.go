@@ -29,13 +29,16 @@ const (
 
 // Condition types and reasons.
 const (
-	ConditionReady          = "Ready"
-	ConditionVLANsAssigned  = "VLANsAssigned"
-	ConditionNICsValid      = "NICsValid"
-	ConditionReachable      = "Reachable"
-	ConditionHostKeyTrusted = "HostKeyTrusted"
-	ConditionDrifted        = "Drifted"
-	ConditionDryRun         = "DryRun"
+	ConditionReady         = "Ready"
+	ConditionVLANsAssigned = "VLANsAssigned"
+	ConditionNICsValid     = "NICsValid"
+	// ConditionLinkAggregationValid says whether every host's bonded cards can be bonded: on one
+	// switch, or on a declared MLAG pair of switch OSes that have multi-chassis LAG.
+	ConditionLinkAggregationValid = "LinkAggregationValid"
+	ConditionReachable            = "Reachable"
+	ConditionHostKeyTrusted       = "HostKeyTrusted"
+	ConditionDrifted              = "Drifted"
+	ConditionDryRun               = "DryRun"
 	// ConditionAttachmentsApplied says whether the HostNetworkAttachments of claimed hosts are
 	// on their ports (set once any host names one).
 	ConditionAttachmentsApplied = "AttachmentsApplied"
@@ -45,6 +48,7 @@ const (
 	ReasonVLANTaken             = "VLANTaken"
 	ReasonNetworkDeviceNotFound = "NetworkDeviceNotFound"
 	ReasonNICMiscabled          = "NICMiscabled"
+	ReasonLAGRefused            = "LAGRefused"
 	ReasonValid                 = "Valid"
 	ReasonHostsConfiguring      = "HostsConfiguring"
 	ReasonHostsFailed           = "HostsFailed"

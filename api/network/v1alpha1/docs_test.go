@@ -32,3 +32,20 @@ func TestEquinixMetalPageObjectsAreAccepted(t *testing.T) {
 	}
 	g.Expect(kinds).To(Equal([]string{"Secret", "NetworkDevice", "NIC", "ClusterNetwork"}))
 }
+
+// The link aggregation example of docs/fabric.md is accepted as written: a reader copies it.
+func TestLinkAggregationExampleIsAccepted(t *testing.T) {
+	g := NewWithT(t)
+	text, err := os.ReadFile(filepath.Join("..", "..", "..", "docs", "fabric-lag-example.yaml"))
+	g.Expect(err).NotTo(HaveOccurred())
+	ns := env.NewNamespace(t)
+	kinds := []string{}
+	for _, doc := range strings.Split(string(text), "\n---\n") {
+		u := &unstructured.Unstructured{}
+		g.Expect(yaml.Unmarshal([]byte(doc), &u.Object)).To(Succeed(), doc)
+		u.SetNamespace(ns)
+		g.Expect(env.Client.Create(context.Background(), u, client.DryRunAll)).To(Succeed(), doc)
+		kinds = append(kinds, u.GetKind())
+	}
+	g.Expect(kinds).To(Equal([]string{"NetworkDevice", "NIC", "ClusterNetwork", "Metal3DataTemplate"}))
+}

@@ -158,14 +158,46 @@ type Switch struct {
 	Pwd string `json:"pwd,omitempty"`
 }
 
+// MLAGPair is two switches of a NetworkDevice that act as one for link aggregation.
+//
+// +kubebuilder:validation:XValidation:rule="self.switches[0] != self.switches[1]",message="an MLAG pair is two different switches; name the second switch of the pair",fieldPath=".switches"
+type MLAGPair struct {
+	// Name of the pair, unique in the NetworkDevice.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	Name string `json:"name"`
+	// Switches are the two switches of the pair, by their name in spec.switches.
+	// +kubebuilder:validation:MinItems=2
+	// +kubebuilder:validation:MaxItems=2
+	// +kubebuilder:validation:items:MaxLength=253
+	Switches []string `json:"switches"`
+	// Domain is the pair's MLAG domain id (EOS domain-id, NX-OS vPC domain, Cumulus CLAG id,
+	// SONiC MCLAG domain) as the switches know it.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=4095
+	Domain int32 `json:"domain"`
+}
+
 // NetworkDeviceSpec lists the switches of one network.
 //
+// +kubebuilder:validation:XValidation:rule="!has(self.mlagPairs) || self.mlagPairs.all(p, p.switches.all(n, self.switches.exists(s, s.name == n)))",message="mlagPairs[].switches names a switch that is not in spec.switches; name switches of this NetworkDevice",fieldPath=".mlagPairs"
+// +kubebuilder:validation:XValidation:rule="!has(self.mlagPairs) || self.mlagPairs.all(p, p.switches.all(n, self.mlagPairs.exists_one(q, n in q.switches)))",message="a switch is in two mlagPairs; a switch belongs to at most one pair",fieldPath=".mlagPairs"
 // +kubebuilder:validation:XValidation:rule="self.switches.all(s, self.switches.exists_one(t, t.name == s.name))",message="switch names must be unique within a NetworkDevice; rename the second switch of that name",fieldPath=".switches"
 type NetworkDeviceSpec struct {
 	// Switches are the switches hosts are cabled to. The seed's "switch".
 	// +kubebuilder:validation:MinItems=1
 	// +kubebuilder:validation:MaxItems=256
 	Switches []Switch `json:"switches"`
+
+	// MLAGPairs declares the pairs of switches that act as one for link aggregation
+	// (multi-chassis LAG: EOS MLAG, NX-OS vPC, Cumulus CLAG, SONiC MCLAG). A host's bond whose
+	// cards are cabled to two switches needs them declared a pair here, and switch OSes that
+	// can do it; otherwise the host is refused (ClusterNetwork condition LinkAggregationValid).
+	// +kubebuilder:validation:MaxItems=128
+	// +listType=map
+	// +listMapKey=name
+	// +optional
+	MLAGPairs []MLAGPair `json:"mlagPairs,omitempty"`
 
 	// DriftPolicy says what happens to a port the controller configured that a read-back finds
 	// changed at the switch: repair (the default) puts it back as it was set; report only
@@ -218,6 +250,21 @@ type ConfiguredPort struct {
 	// MTU the controller set on the port (a HostNetworkAttachment's mtu); 0: the switch's own.
 	// +optional
 	MTU int32 `json:"mtu,omitempty"`
+	// LAG is set when the port is a bond (link aggregation group) the controller made of
+	// member ports; its name is the bond's.
+	// +optional
+	LAG *ConfiguredLAG `json:"lag,omitempty"`
+}
+
+// ConfiguredLAG is a bond the fabric controller made.
+type ConfiguredLAG struct {
+	// Members are the switch ports in the bond.
+	Members []string `json:"members"`
+	// Mode is lacp or static.
+	Mode LAGMode `json:"mode"`
+	// LACPRate is slow or fast (lacp only).
+	// +optional
+	LACPRate LACPRate `json:"lacpRate,omitempty"`
 }
 
 // SwitchStatus is what the controller last saw of one switch, and what it set there.

@@ -84,6 +84,24 @@ type NICAssignment struct {
 	// name the first of them (the seed's shape).
 	// +optional
 	Networks []NetworkStatus `json:"networks,omitempty"`
+	// LAG is the bond this card is a member of on the switch (a network with linkAggregation 2
+	// or more); unset for a card on its own port.
+	// +optional
+	LAG *CardLAG `json:"lag,omitempty"`
+}
+
+// CardLAG is the bond a host's card is in.
+type CardLAG struct {
+	// Name of the bond on the switch (an Open vSwitch port name).
+	Name string `json:"name"`
+	// Mode is lacp or static.
+	Mode LAGMode `json:"mode"`
+	// LACPRate is slow or fast (lacp only).
+	// +optional
+	LACPRate LACPRate `json:"lacpRate,omitempty"`
+	// MLAGPair is the NetworkDevice's mlagPairs[].name when the bond spans two switches.
+	// +optional
+	MLAGPair string `json:"mlagPair,omitempty"`
 }
 
 // NICStatus says which ClusterNetwork uses the host and what each card carries.

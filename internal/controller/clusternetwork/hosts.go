@@ -1,6 +1,7 @@
 package clusternetwork
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"sort"
@@ -18,6 +19,10 @@ type hostView struct {
 	// placement is the networks each card carries (nil: none); nil when the host does not fit.
 	placement [][]string
 	misfit    string
+	// lags are the bonds the host's cards are in, by card (nil: on its own port).
+	lags []*netv1.CardLAG
+	// lagRefused says the host's cards cannot be bonded as a network asks (misfit says why).
+	lagRefused bool
 }
 
 // viewHost validates a NIC against its NetworkDevice and places the networks on its cards.
@@ -47,13 +52,76 @@ func viewHost(nic *netv1.NIC, nd *netv1.NetworkDevice, cn *netv1.ClusterNetwork)
 		v.misfit = err.Error()
 		return v
 	}
-	v.placement = p
+	lags, err := bondsOf(nic, nd, cn, p)
+	if err != nil {
+		v.misfit, v.lagRefused = err.Error(), true
+		return v
+	}
+	v.placement, v.lags = p, lags
 	return v
+}
+
+// bondsOf gives each card of a host the bond it is in: the cards of a network with
+// linkAggregation 2 or more are one bond (cards that trunk networks share are one bond, named
+// after the first network on them). A bond whose cards cannot be bonded (fabric.PlanLAG) fails
+// the host.
+func bondsOf(nic *netv1.NIC, nd *netv1.NetworkDevice, cn *netv1.ClusterNetwork, placement [][]string) ([]*netv1.CardLAG, error) {
+	var out []*netv1.CardLAG
+	pairs := make([]fabric.MLAGPair, 0, len(nd.Spec.MLAGPairs))
+	for _, p := range nd.Spec.MLAGPairs {
+		if len(p.Switches) == 2 {
+			pairs = append(pairs, fabric.MLAGPair{Name: p.Name, Switches: [2]string{p.Switches[0], p.Switches[1]}, Domain: int(p.Domain)})
+		}
+	}
+	osOf := func(sw string) string {
+		if s := nd.SwitchNamed(sw); s != nil {
+			return string(s.NetworkOS)
+		}
+		return ""
+	}
+	for _, n := range cn.Spec.Networks {
+		if n.LinkAggregation < 2 {
+			continue
+		}
+		var cards []int
+		var ports []fabric.BondCard
+		for i, networks := range placement {
+			if slices.Contains(networks, n.Name) {
+				cards = append(cards, i)
+				sp := nic.Spec.NICs[i].NetworkDevice.Switch
+				ports = append(ports, fabric.BondCard{Switch: sp.Name, Port: sp.Port.String()})
+			}
+		}
+		if out == nil {
+			out = make([]*netv1.CardLAG, len(placement))
+		}
+		if len(cards) == 0 || out[cards[0]] != nil {
+			continue // the cards are in the bond of an earlier network already
+		}
+		plan, err := fabric.PlanLAG(nic.Spec.Node, n.Name, ports, pairs, osOf)
+		if err != nil {
+			return nil, err
+		}
+		lag := &netv1.CardLAG{Name: plan.Name, Mode: netv1.LAGLACP, LACPRate: netv1.LACPSlow}
+		if n.LAG != nil {
+			lag.Mode, lag.LACPRate = cmp.Or(n.LAG.Mode, netv1.LAGLACP), cmp.Or(n.LAG.LACPRate, netv1.LACPSlow)
+		}
+		if lag.Mode == netv1.LAGStatic {
+			lag.LACPRate = ""
+		}
+		if plan.MLAG != nil {
+			lag.MLAGPair = plan.MLAG.Name
+		}
+		for _, i := range cards {
+			out[i] = lag
+		}
+	}
+	return out, nil
 }
 
 // wantStatus is the NIC status of a selected host: per card its network and VLAN (every network
 // of a trunk carrying several), or null.
-func wantStatus(cn *netv1.ClusterNetwork, placement [][]string, vlans map[string]int) netv1.NICStatus {
+func wantStatus(cn *netv1.ClusterNetwork, placement [][]string, lags []*netv1.CardLAG, vlans map[string]int) netv1.NICStatus {
 	st := netv1.NICStatus{ClusterNetwork: cn.Name, NICs: make([]*netv1.NICAssignment, len(placement))}
 	for i, networks := range placement {
 		if len(networks) == 0 {
@@ -70,6 +138,9 @@ func wantStatus(cn *netv1.ClusterNetwork, placement [][]string, vlans map[string
 			for _, n := range networks {
 				a.Networks = append(a.Networks, netv1.NetworkStatus{Name: n, VLANID: vlan32(vlans[n])})
 			}
+		}
+		if i < len(lags) && lags[i] != nil {
+			a.LAG = lags[i].DeepCopy()
 		}
 		st.NICs[i] = a
 	}
@@ -115,7 +186,13 @@ func hostState(nic *netv1.NIC, st netv1.NICStatus, ports switchPorts) netv1.Host
 		if ok && !rec.status.Reachable {
 			return netv1.HostNetworkState{NIC: nic.Name, State: netv1.HostError, Message: fmt.Sprintf("switch %s: %s", sp.Name, rec.status.LastError)}
 		}
-		if !ok || !carries(rec.ports[sp.Port.String()], a) {
+		switch {
+		case a.LAG != nil:
+			// A bonded card's VLANs are the bond's; it is ready when its bond has it as a member.
+			if !ok || !carries(rec.ports[a.LAG.Name], a) || !slices.Contains(rec.ports[a.LAG.Name].LAG.Members, sp.Port.String()) {
+				waiting = append(waiting, sp.Name+"/"+a.LAG.Name+"("+sp.Port.String()+")")
+			}
+		case !ok || !carries(rec.ports[sp.Port.String()], a):
 			waiting = append(waiting, sp.Name+"/"+sp.Port.String())
 		}
 	}
@@ -127,7 +204,7 @@ func hostState(nic *netv1.NIC, st netv1.NICStatus, ports switchPorts) netv1.Host
 
 // carries says whether a recorded port (nil: none) is configured as the card's assignment asks.
 func carries(p *netv1.ConfiguredPort, a *netv1.NICAssignment) bool {
-	if p == nil {
+	if p == nil || (a.LAG != nil) != (p.LAG != nil) {
 		return false
 	}
 	if a.PortMode == netv1.PortModeTrunk {

@@ -22,20 +22,20 @@ import (
 var realLeaves = []struct {
 	name string
 	// leaf returns the NetworkDevice's switch for the fabric, and its credentials Secret (or nil).
-	leaf func(t *testing.T, f *ovstest.Fabric, ns string) (netv1.Switch, *corev1.Secret)
+	leaf func(t *testing.T, sw *ovstest.Switch, bridge, ns string) (netv1.Switch, *corev1.Secret)
 }{
-	{"ovsdb", func(t *testing.T, f *ovstest.Fabric, _ string) (netv1.Switch, *corev1.Secret) {
-		host, port, err := net.SplitHostPort(f.Switch.TCPAddr)
+	{"ovsdb", func(t *testing.T, sw *ovstest.Switch, bridge, _ string) (netv1.Switch, *corev1.Secret) {
+		host, port, err := net.SplitHostPort(sw.TCPAddr)
 		if err != nil {
 			t.Fatal(err)
 		}
 		p, _ := strconv.Atoi(port)
-		return netv1.Switch{Name: "leaf1", Address: host, Port: int32(p), NetworkOS: netv1.NetworkOSOpenvSwitch, Bridge: f.Bridge}, nil
+		return netv1.Switch{Name: "leaf1", Address: host, Port: int32(p), NetworkOS: netv1.NetworkOSOpenvSwitch, Bridge: bridge}, nil
 	}},
-	{"ssh", func(t *testing.T, f *ovstest.Fabric, ns string) (netv1.Switch, *corev1.Secret) {
-		srv := ovstest.StartSSHD(t, map[string]string{"OVS_RUNDIR": f.Switch.Dir})
+	{"ssh", func(t *testing.T, sw *ovstest.Switch, bridge, ns string) (netv1.Switch, *corev1.Secret) {
+		srv := ovstest.StartSSHD(t, map[string]string{"OVS_RUNDIR": sw.Dir})
 		return netv1.Switch{Name: "leaf1", Address: srv.Host, Port: int32(srv.Port), NetworkOS: netv1.NetworkOSOpenvSwitchSSH,
-			Bridge: f.Bridge, HostKey: srv.HostKey, CredentialsRef: &netv1.SecretReference{Name: "leaf1-login"}}, sshAuthSecret(ns, "leaf1-login", srv.User, srv.ClientKey)
+			Bridge: bridge, HostKey: srv.HostKey, CredentialsRef: &netv1.SecretReference{Name: "leaf1-login"}}, sshAuthSecret(ns, "leaf1-login", srv.User, srv.ClientKey)
 	}},
 }
 
@@ -66,7 +66,7 @@ func TestControllersDriveARealOpenvSwitch(t *testing.T) {
 			// The image's manager with the image's drivers.
 			startFabricWith(t, ns, nil)
 
-			leaf, secret := tc.leaf(t, f, ns)
+			leaf, secret := tc.leaf(t, f.Switch, f.Bridge, ns)
 			nd := &netv1.NetworkDevice{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "nd1"}, Spec: netv1.NetworkDeviceSpec{Switches: []netv1.Switch{leaf}}}
 			create(t, nd)
 			if secret != nil { // after the NetworkDevice, as a user who applies a folder may

@@ -74,7 +74,7 @@ type Reconciler struct {
 // +kubebuilder:rbac:groups=network.metalwire.io,resources=networkdevices,verbs=get;list;watch
 // +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;list;watch;create;delete
 
-var owned = []string{netv1.ConditionReady, netv1.ConditionVLANsAssigned, netv1.ConditionNICsValid}
+var owned = []string{netv1.ConditionReady, netv1.ConditionVLANsAssigned, netv1.ConditionNICsValid, netv1.ConditionLinkAggregationValid}
 
 // Reconcile brings one ClusterNetwork in line.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
@@ -131,7 +131,8 @@ func (r *Reconciler) holdProgress(key string, before, after *netv1.ClusterNetwor
 	mayWait := slices.Equal(before.Finalizers, after.Finalizers) &&
 		equality.Semantic.DeepEqual(before.Status.Networks, after.Status.Networks) &&
 		sameCondition(before, after, netv1.ConditionVLANsAssigned) &&
-		sameCondition(before, after, netv1.ConditionNICsValid)
+		sameCondition(before, after, netv1.ConditionNICsValid) &&
+		sameCondition(before, after, netv1.ConditionLinkAggregationValid)
 	quiet := r.ProgressQuiet
 	if quiet == 0 {
 		quiet = DefaultProgressQuiet
@@ -186,7 +187,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, cn *netv1.ClusterNetwo
 	}
 	available := map[string]string{}
 	states := make(map[string]netv1.HostNetworkState, len(cn.Status.States))
-	var selected, miscabled []string
+	var selected, miscabled, unbondable []string
 	var writes []nicWrite
 	ports := configuredPortsOf(nd)
 	for i := range nics.Items {
@@ -194,6 +195,9 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, cn *netv1.ClusterNetwo
 		v := viewHost(nic, nd, cn)
 		if v.cabling != "" {
 			miscabled = append(miscabled, v.cabling)
+		}
+		if v.lagRefused {
+			unbondable = append(unbondable, v.misfit)
 		}
 		// What this manager wrote that the cache does not show yet is as good as shown.
 		status := nic.Status
@@ -234,6 +238,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, cn *netv1.ClusterNetwo
 	} else {
 		set(cn, netv1.ConditionNICsValid, true, netv1.ReasonValid, "every NIC of the NetworkDevice is cabled to one of its switches")
 	}
+	setLAGsValid(cn, unbondable)
 	setReady(cn, allVLANs)
 	return result, nil
 }
@@ -252,7 +257,7 @@ func selectedHost(cn *netv1.ClusterNetwork, ports switchPorts, v hostView, vlans
 	case nic.Status.ClusterNetwork != "" && nic.Status.ClusterNetwork != cn.Name:
 		return netv1.HostNetworkState{NIC: nic.Name, State: netv1.HostError, Message: fmt.Sprintf("NIC %s is used by ClusterNetwork %s", nic.Name, nic.Status.ClusterNetwork)}, nil
 	}
-	want := wantStatus(cn, v.placement, vlans)
+	want := wantStatus(cn, v.placement, v.lags, vlans)
 	return hostState(nic, want, ports), &want
 }
 
@@ -374,6 +379,17 @@ func set(cn *netv1.ClusterNetwork, typ string, ok bool, reason, msg string) {
 		status = metav1.ConditionTrue
 	}
 	conditions.Set(cn, metav1.Condition{Type: typ, Status: status, Reason: reason, Message: msg, ObservedGeneration: cn.Generation})
+}
+
+// setLAGsValid says which hosts are refused because their cards cannot be bonded as a network
+// asks; they are not offered (status.available), and a selected one is in error.
+func setLAGsValid(cn *netv1.ClusterNetwork, refused []string) {
+	if len(refused) > 0 {
+		sort.Strings(refused)
+		set(cn, netv1.ConditionLinkAggregationValid, false, netv1.ReasonLAGRefused, hostList(refused, "; "))
+		return
+	}
+	set(cn, netv1.ConditionLinkAggregationValid, true, netv1.ReasonValid, "every host's bonded cards can be bonded")
 }
 
 // setReady summarises: VLANs assigned and no selected host in error.

@@ -41,7 +41,7 @@ func TestATrunkCarriesItsNetworksAndNothingElse(t *testing.T) {
 			reg.Register(ovsdb)
 			reg.Register(openvswitchssh.New())
 			startFabricWith(t, ns, reg)
-			leaf, secret := tc.leaf(t, f, ns)
+			leaf, secret := tc.leaf(t, f.Switch, f.Bridge, ns)
 			if secret != nil {
 				create(t, secret)
 			}

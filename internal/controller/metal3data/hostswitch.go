@@ -134,6 +134,9 @@ func cardPorts(nics []networkv1.NIC) []fabric.CardPort {
 // assignPort fills in what the fabric configured on a card's port.
 func assignPort(p *fabric.CardPort, a *networkv1.NICAssignment) {
 	p.Assigned = true
+	if a.LAG != nil { // the card's port is a member of a bond on the switch
+		p.LAG, p.LACP = a.LAG.Name, a.LAG.Mode != networkv1.LAGStatic
+	}
 	if a.PortMode != networkv1.PortModeTrunk {
 		p.Mode, p.VLAN = fabric.ModeAccess, int(a.VLANID)
 		return

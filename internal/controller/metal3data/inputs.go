@@ -22,7 +22,8 @@ type inputs struct {
 	m3m      *infrav1.Metal3Machine
 	machine  *clusterv1.Machine // nil while the Metal3Machine has no Machine owner
 	host     *bmov1.BareMetalHost
-	vlans    map[render.VLANRef]int32 // the VLAN ids of the ClusterNetwork networks vlanIDFrom names
+	vlans    map[render.VLANRef]int32             // the VLAN ids of the ClusterNetwork networks vlanIDFrom names
+	bonds    map[render.VLANRef]render.FabricBond // the host's fabric bonds bondFrom names
 }
 
 // blocker says why a Metal3Data cannot be rendered yet: a condition reason, a message a person
@@ -101,6 +102,11 @@ func (r *Reconciler) gather(ctx context.Context, data *infrav1.Metal3Data) (*inp
 		return nil, block, err
 	}
 	in.vlans = vlans
+	bonds, block, err := r.resolveBonds(ctx, in.template, in.host)
+	if err != nil || block != nil {
+		return nil, block, err
+	}
+	in.bonds = bonds
 	return in, nil, nil
 }
 
@@ -127,6 +133,7 @@ func (in *inputs) facts(data *infrav1.Metal3Data) *render.Facts {
 	}
 	f.HostFacts(in.host)
 	f.VLANs = in.vlans
+	f.Bonds = in.bonds
 	return f
 }
 

@@ -205,6 +205,7 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, con
 	if err := dataindex.Setup(ctx, mgr.GetFieldIndexer()); err != nil {
 		return err
 	}
+	// A bond with bondFrom, and the HostSwitchMismatch check, read the host's NIC (by spec.node).
 	if err := fabricindex.Setup(ctx, mgr); err != nil {
 		return err
 	}
@@ -238,7 +239,8 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, con
 			func(o client.Object) string { return pause.ClusterName(o) })), pause.Transitions()).
 		// A VLAN link may wait for the VLAN id a ClusterNetwork assigns (vlanIDFrom).
 		Watches(&networkv1.ClusterNetwork{}, handler.EnqueueRequestsFromMapFunc(r.clusterNetworkToData)).
-		// The switch ports of a host changed: its rendered data is checked against them again.
+		// The switch ports of a host changed: its rendered data is checked against them again,
+		// and a bond that waits for the cards the fabric bonds (bondFrom) is rendered.
 		Watches(&networkv1.NIC{}, handler.EnqueueRequestsFromMapFunc(r.nicToData), builder.WithPredicates(predicate.Funcs{
 			UpdateFunc: func(e event.UpdateEvent) bool {
 				return !equality.Semantic.DeepEqual(e.ObjectOld.(*networkv1.NIC).Status, e.ObjectNew.(*networkv1.NIC).Status)

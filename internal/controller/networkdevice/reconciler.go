@@ -175,7 +175,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	desired := fabric.Desired(append(PortWants(nics.Items), fromAttachments...))
+	desired := fabric.Desired(append(PortWants(nd, nics.Items), fromAttachments...))
 	r.setAttachmentsApplied(nd, len(fromAttachments), overridden, notes)
 
 	// The switches of spec, then those removed from it that still carry what the controller
@@ -240,8 +240,8 @@ func removedSwitches(nd *netv1.NetworkDevice) []switchWork {
 }
 
 // PortWants lists the switch ports hosts need, from the NIC statuses the clusternetwork
-// controller writes.
-func PortWants(nics []netv1.NIC) []fabric.PortWant {
+// controller writes; a bonded card's port is a member of its bond (nd names the MLAG pairs).
+func PortWants(nd *netv1.NetworkDevice, nics []netv1.NIC) []fabric.PortWant {
 	var wants []fabric.PortWant
 	for _, nic := range nics {
 		if nic.Status.ClusterNetwork == "" {
@@ -256,9 +256,10 @@ func PortWants(nics []netv1.NIC) []fabric.PortWant {
 			if a.PortMode == netv1.PortModeTrunk {
 				mode = fabric.ModeTrunk
 			}
-			wants = append(wants, fabric.PortWant{Switch: sp.Name, Port: sp.Port.String(), Mode: mode, VLAN: int(a.VLANID)})
+			lag := lagWant(nd, sp.Name, a.LAG)
+			wants = append(wants, fabric.PortWant{Switch: sp.Name, Port: sp.Port.String(), Mode: mode, VLAN: int(a.VLANID), LAG: lag})
 			for _, n := range a.Networks { // a trunk of several networks: every VLAN tagged
-				wants = append(wants, fabric.PortWant{Switch: sp.Name, Port: sp.Port.String(), Mode: mode, VLAN: int(n.VLANID)})
+				wants = append(wants, fabric.PortWant{Switch: sp.Name, Port: sp.Port.String(), Mode: mode, VLAN: int(n.VLANID), LAG: lag})
 			}
 		}
 	}
@@ -375,8 +376,11 @@ func (r *Reconciler) apply(ctx context.Context, nd *netv1.NetworkDevice, sw netv
 		return pass{}, fmt.Errorf("reading the switch's version: %w", err)
 	}
 	rec := recordOf(prev)
-	names := append([]string{}, rec.Ports...)
+	names := append(append([]string{}, rec.Ports...), rec.LAGs...)
 	for n := range want.Ports {
+		names = append(names, n)
+	}
+	for n := range want.LAGs {
 		names = append(names, n)
 	}
 	have, err := sess.Read(ctx, names)
@@ -414,19 +418,6 @@ func (r *Reconciler) apply(ctx context.Context, nd *netv1.NetworkDevice, sw netv
 	return out, nil
 }
 
-// portsOf turns the record of configured ports into the driver's terms.
-func portsOf(ports []netv1.ConfiguredPort) []fabric.Port {
-	out := make([]fabric.Port, 0, len(ports))
-	for _, p := range ports {
-		fp := fabric.Port{Name: p.Name, Mode: fabric.PortMode(p.Mode), VLAN: int(p.VLAN), MTU: int(p.MTU)}
-		for _, v := range p.Trunk {
-			fp.Trunk = append(fp.Trunk, int(v))
-		}
-		out = append(out, fp)
-	}
-	return out
-}
-
 // endpoint builds how to reach a switch, with credentials read from its Secret.
 func (r *Reconciler) endpoint(ctx context.Context, nd *netv1.NetworkDevice, sw netv1.Switch, drv fabric.Driver) (fabric.Endpoint, error) {
 	ep := fabric.Endpoint{Switch: sw.Name, Address: sw.Address, Port: int(sw.Port), HostKey: sw.HostKey, Bridge: sw.Bridge, IdleVLAN: int(sw.IdleVLAN)}
@@ -452,31 +443,6 @@ func (r *Reconciler) endpoint(ctx context.Context, nd *netv1.NetworkDevice, sw n
 	}
 	ep.Credentials = c
 	return ep, nil
-}
-
-func recordOf(s netv1.SwitchStatus) fabric.Record {
-	rec := fabric.Record{}
-	for _, p := range s.Ports {
-		rec.Ports = append(rec.Ports, p.Name)
-	}
-	for _, v := range s.VLANs {
-		rec.VLANs = append(rec.VLANs, int(v))
-	}
-	return rec
-}
-
-func configuredPorts(want fabric.State) []netv1.ConfiguredPort {
-	rec := fabric.RecordOf(want)
-	out := make([]netv1.ConfiguredPort, 0, len(rec.Ports))
-	for _, name := range rec.Ports {
-		p := want.Ports[name]
-		cp := netv1.ConfiguredPort{Name: name, Mode: netv1.PortMode(p.Mode), VLAN: vlan32(p.VLAN), MTU: int32(p.MTU)} //nolint:gosec // MTUs are at most 9216
-		for _, v := range p.Trunk {
-			cp.Trunk = append(cp.Trunk, vlan32(v))
-		}
-		out = append(out, cp)
-	}
-	return out
 }
 
 // vlan32 narrows a VLAN id, which comes from the API's int32 fields and lies in 1-4094.

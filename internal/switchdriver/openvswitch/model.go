@@ -20,6 +20,11 @@ type portRow struct {
 	Tag      *int    `ovsdb:"tag"`
 	Trunks   []int   `ovsdb:"trunks"`
 	VLANMode *string `ovsdb:"vlan_mode"`
+	// Interfaces, bond_mode, lacp and other_config make a bond (a Port of several Interfaces).
+	Interfaces  []string          `ovsdb:"interfaces"`
+	BondMode    *string           `ovsdb:"bond_mode"`
+	LACP        *string           `ovsdb:"lacp"`
+	OtherConfig map[string]string `ovsdb:"other_config"`
 }
 
 // interfaceRow is a row of the Interface table: the MTU metalwire may ask of it. A port that

@@ -129,7 +129,25 @@ func check(i int, c fabric.Change) error {
 				return bad("trunk VLAN %d is outside 1-4094", v)
 			}
 		}
-	case fabric.OpEnsureLAG, fabric.OpRemoveLAG, fabric.OpEnsureACL, fabric.OpRemoveACL:
+	case fabric.OpEnsureLAG, fabric.OpRemoveLAG:
+		if c.LAG.MLAG != nil {
+			return fmt.Errorf("change %d (%s): %w (Open vSwitch has no multi-chassis LAG: bond cards on one switch)", i, c, fabric.ErrUnsupported)
+		}
+		if c.LAG.Name == "" {
+			return bad("the bond has no name")
+		}
+		if c.Op == fabric.OpEnsureLAG && len(c.LAG.Members) < 2 {
+			return bad("a bond needs at least two members")
+		}
+		if c.LAG.Port.VLAN < 0 || c.LAG.Port.VLAN > 4094 {
+			return bad("VLAN %d is outside 0-4094", c.LAG.Port.VLAN)
+		}
+		for _, v := range c.LAG.Port.Trunk {
+			if v < 1 || v > 4094 {
+				return bad("trunk VLAN %d is outside 1-4094", v)
+			}
+		}
+	case fabric.OpEnsureACL, fabric.OpRemoveACL:
 		return fmt.Errorf("change %d (%s): %w (networkOS openvswitch has no %s yet)", i, c, fabric.ErrUnsupported, c.Op)
 	default:
 		return bad("unknown operation %q", c.Op)

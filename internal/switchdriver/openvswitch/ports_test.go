@@ -65,7 +65,8 @@ func TestCheckRefusesBeforeSending(t *testing.T) {
 		{c: fabric.Change{Op: fabric.OpAccessPort, Port: fabric.Port{VLAN: 5}}},
 		{c: fabric.Change{Op: fabric.OpTrunkPort, Port: fabric.Port{Name: "p"}}},
 		{c: fabric.Change{Op: fabric.OpEnsureVLAN, VLAN: fabric.VLAN{ID: 0}}},
-		{c: fabric.Change{Op: fabric.OpEnsureLAG, LAG: fabric.LAG{Name: "bond0"}}, unsupported: true},
+		{c: fabric.Change{Op: fabric.OpEnsureLAG, LAG: fabric.LAG{Name: "bond0"}}},
+		{c: fabric.Change{Op: fabric.OpEnsureLAG, LAG: fabric.LAG{Name: "bond0", Members: []string{"p1", "p2"}, MLAG: &fabric.MLAG{Pair: "p", Domain: 1, Peer: "leaf2"}}}, unsupported: true},
 		{c: fabric.Change{Op: fabric.OpRemoveACL, ACL: fabric.ACL{Name: "a"}}, unsupported: true},
 	} {
 		err := check(0, tc.c)

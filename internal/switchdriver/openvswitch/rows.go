@@ -36,6 +36,21 @@ func portRowsOf(rows []ovsdb.Row) ([]portRow, error) {
 		if r.VLANMode, err = optionalString(row, "vlan_mode"); err != nil {
 			return nil, err
 		}
+		if r.Interfaces, err = uuidsColumn(row, "interfaces"); err != nil {
+			return nil, err
+		}
+		if len(r.Interfaces) == 0 {
+			r.Interfaces = nil
+		}
+		if r.BondMode, err = optionalString(row, "bond_mode"); err != nil {
+			return nil, err
+		}
+		if r.LACP, err = optionalString(row, "lacp"); err != nil {
+			return nil, err
+		}
+		if r.OtherConfig, err = stringMapColumn(row, "other_config"); err != nil {
+			return nil, err
+		}
 		out = append(out, r)
 	}
 	return out, nil
@@ -175,6 +190,35 @@ func uuidsColumn(row ovsdb.Row, col string) ([]string, error) {
 			return nil, badValue(col, row[col])
 		}
 		out = append(out, u.GoUUID)
+	}
+	return out, nil
+}
+
+func stringMapColumn(row ovsdb.Row, col string) (map[string]string, error) {
+	v, ok := row[col]
+	if !ok || v == nil {
+		return nil, nil
+	}
+	var m ovsdb.OvsMap
+	switch v := v.(type) {
+	case ovsdb.OvsMap:
+		m = v
+	case *ovsdb.OvsMap:
+		m = *v
+	default:
+		return nil, badValue(col, v)
+	}
+	if len(m.GoMap) == 0 {
+		return nil, nil
+	}
+	out := make(map[string]string, len(m.GoMap))
+	for k, val := range m.GoMap {
+		ks, ok1 := k.(string)
+		vs, ok2 := val.(string)
+		if !ok1 || !ok2 {
+			return nil, badValue(col, v)
+		}
+		out[ks] = vs
 	}
 	return out, nil
 }

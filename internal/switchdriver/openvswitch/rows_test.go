@@ -22,6 +22,8 @@ func TestPortRowsOf(t *testing.T) {
 			portRow{UUID: "u2", Name: "p2", Trunks: []int{20, 10}, VLANMode: ptr("trunk")}, ""},
 		{"a one-element set written bare", `{"_uuid":["uuid","u3"],"name":"p3","tag":["set",[]],"trunks":30,"vlan_mode":["set",[]]}`,
 			portRow{UUID: "u3", Name: "p3", Trunks: []int{30}}, ""},
+		{"a bond", `{"_uuid":["uuid","u5"],"name":"lag1","tag":7,"trunks":["set",[]],"vlan_mode":"access","interfaces":["set",[["uuid","i1"],["uuid","i2"]]],"bond_mode":"balance-tcp","lacp":"active","other_config":["map",[["lacp-time","fast"]]]}`,
+			portRow{UUID: "u5", Name: "lag1", Tag: ptr(7), VLANMode: ptr("access"), Interfaces: []string{"i1", "i2"}, BondMode: ptr("balance-tcp"), LACP: ptr("active"), OtherConfig: map[string]string{"lacp-time": "fast"}}, ""},
 		{"a tag of the wrong type", `{"_uuid":["uuid","u4"],"name":"p4","tag":"x"}`, portRow{}, "column tag holds x"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

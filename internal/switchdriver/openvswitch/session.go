@@ -88,7 +88,17 @@ func (s *Session) Read(ctx context.Context, names []string) (fabric.State, error
 	if err != nil {
 		return fabric.State{}, err
 	}
+	lags, err := s.readLAGs(ctx, ports, present)
+	if err != nil {
+		return fabric.State{}, err
+	}
+	if len(lags) > 0 {
+		st.LAGs = lags
+	}
 	for _, n := range present {
+		if _, bond := lags[n]; bond {
+			continue
+		}
 		p := observed(ports[n])
 		if r, ok := ifaces[n]; ok && r.MTURequest != nil {
 			p.MTU = *r.MTURequest
@@ -194,8 +204,13 @@ func (s *Session) Apply(ctx context.Context, batch fabric.Batch) error {
 			}
 		}
 	}
+	lagOps, err := s.lagOps(ctx, batch)
+	if err != nil {
+		return err
+	}
 	if len(want) == 0 {
-		return nil // VLANs exist only as port tags on Open vSwitch
+		// VLANs exist only as port tags on Open vSwitch: only bonds may have something to send.
+		return s.commitLAGs(ctx, lagOps)
 	}
 	ports, err := s.portsNamed(ctx, order)
 	if err != nil {
@@ -237,6 +252,9 @@ func (s *Session) Apply(ctx context.Context, batch fabric.Batch) error {
 	}
 	portUpdates := len(ops)
 	ops = append(ops, mtuUpdates...)
+	if len(ops) == 0 && len(lagOps) > 0 {
+		return s.commitLAGs(ctx, lagOps)
+	}
 	if len(ops) == 0 {
 		// Nothing to write; still refuse a batch naming a port of another bridge, as a write would.
 		return s.checkOnBridge(ctx, order, ports)
@@ -244,6 +262,8 @@ func (s *Session) Apply(ctx context.Context, batch fabric.Batch) error {
 	// The ports must still be on the bridge when the updates land: the wait fails the whole
 	// transaction otherwise, and nothing is changed.
 	guard := s.onBridgeOp(ports, ovsdb.OperationWait)
+	// Bonds first: a port they free is updated after.
+	ops = append(slices.Clone(lagOps), ops...)
 	if guard != nil {
 		ops = append([]ovsdb.Operation{*guard}, ops...)
 	}
@@ -260,7 +280,7 @@ func (s *Session) Apply(ctx context.Context, batch fabric.Batch) error {
 		}
 		return fmt.Errorf("switch %s: OVSDB refused the transaction (nothing was changed): %w", s.switchName, err)
 	}
-	updates := results[:len(ops)]
+	updates := results[len(lagOps):len(ops)]
 	if guard != nil {
 		updates = updates[1:]
 	}
@@ -274,7 +294,7 @@ func (s *Session) Apply(ctx context.Context, batch fabric.Batch) error {
 }
 
 // portColumns are the Port columns the driver reads: the row's id, its name and VLAN setting.
-var portColumns = []string{"_uuid", "name", "tag", "trunks", "vlan_mode"}
+var portColumns = []string{"_uuid", "name", "tag", "trunks", "vlan_mode", "interfaces", "bond_mode", "lacp", "other_config"}
 
 // portsNamed reads, in one transaction, only the Port rows of the given names (a select by the
 // table's unique name index each) and refuses names the switch lacks. Whether they are on the

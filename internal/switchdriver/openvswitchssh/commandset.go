@@ -59,7 +59,12 @@ func CommandSet() sshcli.CommandSet {
 //	         port's MTU, as read back in have, differs)
 //
 // VLANs exist on Open vSwitch only as port tags: ensure-vlan and remove-vlan render nothing.
-func render(_ fabric.Endpoint, have fabric.State, batch fabric.Batch) ([]string, error) {
+func render(ep fabric.Endpoint, have fabric.State, batch fabric.Batch) ([]string, error) {
+	for i, c := range batch {
+		if (c.Op == fabric.OpEnsureLAG || c.Op == fabric.OpRemoveLAG) && c.LAG.MLAG != nil {
+			return nil, fmt.Errorf("change %d (%s): %w (Open vSwitch has no multi-chassis LAG: bond cards on one switch)", i, c, fabric.ErrUnsupported)
+		}
+	}
 	var cmds [][]string
 	for i, c := range batch {
 		p := c.Port
@@ -100,6 +105,12 @@ func render(_ fabric.Endpoint, have fabric.State, batch fabric.Batch) ([]string,
 			} else {
 				cmds = append(cmds, []string{"clear", "port", p.Name, "tag", "trunks", "vlan_mode"})
 			}
+		case fabric.OpEnsureLAG, fabric.OpRemoveLAG:
+			lagCmds, err := renderLAG(ep, i, c)
+			if err != nil {
+				return nil, err
+			}
+			cmds = append(cmds, lagCmds...)
 		default:
 			return nil, fmt.Errorf("change %d (%s): %w (networkOS %s has no %s yet)", i, c, fabric.ErrUnsupported, NetworkOS, c.Op)
 		}
@@ -118,8 +129,8 @@ func render(_ fabric.Endpoint, have fabric.State, batch fabric.Batch) ([]string,
 }
 
 func readCommands(ep fabric.Endpoint, _ []string) []string {
-	list := vsctl + " --format=json --columns=name,tag,trunks,vlan_mode list Port"
-	mtus := vsctl + " --format=json --columns=name,mtu_request list Interface"
+	list := vsctl + " --format=json --columns=name,tag,trunks,vlan_mode,interfaces,bond_mode,lacp,other_config list Port"
+	mtus := vsctl + " --format=json --columns=name,mtu_request,_uuid list Interface"
 	if ep.Bridge == "" {
 		return []string{list, mtus}
 	}
@@ -134,7 +145,7 @@ func parseState(ep fabric.Endpoint, names []string, outs []string) (fabric.State
 	if err := json.Unmarshal([]byte(outs[0]), &table); err != nil {
 		return fabric.State{}, fmt.Errorf("ovs-vsctl list Port: %w", err)
 	}
-	mtus, err := parseMTUs(outs[1])
+	mtus, ifaceNames, err := parseInterfaces(outs[1])
 	if err != nil {
 		return fabric.State{}, err
 	}
@@ -146,10 +157,11 @@ func parseState(ep fabric.Endpoint, names []string, outs []string) (fabric.State
 		}
 	}
 	ports := map[string]fabric.Port{}
+	lags := map[string]fabric.LAG{}
 	all := []fabric.Port{}
 	for _, row := range table.Data {
-		if len(row) != 4 {
-			return fabric.State{}, fmt.Errorf("ovs-vsctl list Port: a row of %d columns, want 4", len(row))
+		if len(row) != 4 && len(row) != 8 {
+			return fabric.State{}, fmt.Errorf("ovs-vsctl list Port: a row of %d columns, want 8", len(row))
 		}
 		var name, mode string
 		if err := json.Unmarshal(row[0], &name); err != nil {
@@ -165,42 +177,59 @@ func parseState(ep fabric.Endpoint, names []string, outs []string) (fabric.State
 			tag = tags[0]
 		}
 		p := openvswitch.PortFromColumns(name, tag, ints(row[2]), mode)
+		all = append(all, p)
+		if len(row) == 8 {
+			if l, bond := bondOf(p, row[4:], ifaceNames); bond {
+				lags[name] = l
+				continue
+			}
+		}
 		p.MTU = mtus[name] // a port's interface of the same name
 		ports[name] = p
-		all = append(all, p)
 	}
 	st := fabric.State{VLANs: openvswitch.VLANsCarried(all), Ports: map[string]fabric.Port{}}
 	for _, n := range names {
 		if p, ok := ports[n]; ok {
 			st.Ports[n] = p
 		}
+		if l, ok := lags[n]; ok {
+			if st.LAGs == nil {
+				st.LAGs = map[string]fabric.LAG{}
+			}
+			st.LAGs[n] = l
+		}
 	}
 	return st, nil
 }
 
-// parseMTUs reads `ovs-vsctl --format=json --columns=name,mtu_request list Interface`: the
-// mtu_request of each interface that has one.
-func parseMTUs(out string) (map[string]int, error) {
+// parseInterfaces reads `ovs-vsctl --format=json --columns=name,mtu_request,_uuid list
+// Interface`: the mtu_request of each interface that has one, and each interface's name by UUID.
+func parseInterfaces(out string) (map[string]int, map[string]string, error) {
 	var table struct {
 		Data [][]json.RawMessage `json:"data"`
 	}
 	if err := json.Unmarshal([]byte(out), &table); err != nil {
-		return nil, fmt.Errorf("ovs-vsctl list Interface: %w", err)
+		return nil, nil, fmt.Errorf("ovs-vsctl list Interface: %w", err)
 	}
-	mtus := map[string]int{}
+	mtus, names := map[string]int{}, map[string]string{}
 	for _, row := range table.Data {
-		if len(row) != 2 {
-			return nil, fmt.Errorf("ovs-vsctl list Interface: a row of %d columns, want 2", len(row))
+		if len(row) != 2 && len(row) != 3 {
+			return nil, nil, fmt.Errorf("ovs-vsctl list Interface: a row of %d columns, want 3", len(row))
 		}
 		var name string
 		if err := json.Unmarshal(row[0], &name); err != nil {
-			return nil, fmt.Errorf("ovs-vsctl list Interface: interface name: %w", err)
+			return nil, nil, fmt.Errorf("ovs-vsctl list Interface: interface name: %w", err)
 		}
 		if v := ints(row[1]); len(v) > 0 {
 			mtus[name] = v[0]
 		}
+		if len(row) == 3 {
+			for _, u := range uuids(row[2]) {
+				names[u] = name
+			}
+		}
 	}
-	return mtus, nil
+	return mtus, names, nil
 }
 
 // ints reads an OVSDB integer or integer set as ovs-vsctl prints it in JSON: 5 or ["set",[1,2]].

@@ -3,6 +3,7 @@ package openvswitchssh
 import (
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/metalwire/metalwire/pkg/fabric"
@@ -47,8 +48,32 @@ func TestRenderOneInvocation(t *testing.T) {
 	if got, _ := render(fabric.Endpoint{}, fabric.State{}, fabric.Batch{{Op: fabric.OpRemoveVLAN, VLAN: fabric.VLAN{ID: 1001}}}); got != nil {
 		t.Fatalf("a VLAN-only batch renders %q, want nothing (VLANs are port tags)", got)
 	}
-	if _, err := render(fabric.Endpoint{}, fabric.State{}, fabric.Batch{{Op: fabric.OpEnsureLAG}}); !errors.Is(err, fabric.ErrUnsupported) {
-		t.Fatalf("ensure-lag: %v, want ErrUnsupported", err)
+	if _, err := render(fabric.Endpoint{Bridge: "br0"}, fabric.State{}, fabric.Batch{{Op: fabric.OpEnsureLAG, LAG: fabric.LAG{Name: "lag1", Members: []string{"eth1", "eth2"},
+		MLAG: &fabric.MLAG{Pair: "p1", Domain: 1, Peer: "leaf2"}}}}); !errors.Is(err, fabric.ErrUnsupported) {
+		t.Fatalf("ensure-lag of an MLAG: %v, want ErrUnsupported", err)
+	}
+}
+
+// A bond is made and undone in the batch's one invocation: the members' ports go, the bond
+// takes their interfaces; undone, each member is an idle access port again.
+func TestRenderBonds(t *testing.T) {
+	ep := fabric.Endpoint{Bridge: "br0"}
+	got, err := render(ep, fabric.State{}, fabric.Batch{
+		{Op: fabric.OpEnsureLAG, LAG: fabric.LAG{Name: "lag1", Members: []string{"eth1", "eth2"}, LACP: true, FastRate: true, Port: fabric.Port{Name: "lag1", Mode: fabric.ModeAccess, VLAN: 1001}}},
+		{Op: fabric.OpEnsureLAG, LAG: fabric.LAG{Name: "lag2", Members: []string{"eth3", "eth4"}, Port: fabric.Port{Name: "lag2", Mode: fabric.ModeTrunk, Trunk: []int{1001, 1002}}}},
+		{Op: fabric.OpRemoveLAG, LAG: fabric.LAG{Name: "lag3", Members: []string{"eth5", "eth6"}, Port: fabric.Port{Name: "lag3", Mode: fabric.ModeAccess, VLAN: 1}}},
+	})
+	want := []string{"ovs-vsctl --timeout=30" +
+		" -- --if-exists --with-iface del-port br0 eth1 -- --if-exists --with-iface del-port br0 eth2 -- --if-exists del-port br0 lag1" +
+		" -- add-bond br0 lag1 eth1 eth2 lacp=active bond_mode=balance-tcp other_config:lacp-time=fast tag=1001 vlan_mode=access" +
+		" -- --if-exists --with-iface del-port br0 eth3 -- --if-exists --with-iface del-port br0 eth4 -- --if-exists del-port br0 lag2" +
+		" -- add-bond br0 lag2 eth3 eth4 lacp=off bond_mode=active-backup other_config:lacp-time=slow vlan_mode=trunk trunks=1001,1002" +
+		" -- --if-exists del-port br0 lag3 -- add-port br0 eth5 tag=1 -- add-port br0 eth6 tag=1"}
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("render =\n%q, %v\nwant\n%q", got, err, want)
+	}
+	if _, err := render(fabric.Endpoint{}, fabric.State{}, fabric.Batch{{Op: fabric.OpEnsureLAG, LAG: fabric.LAG{Name: "lag1", Members: []string{"eth1", "eth2"}}}}); err == nil || !strings.Contains(err.Error(), "set the switch's bridge") {
+		t.Fatalf("a bond without a bridge: %v, want an error asking for the bridge", err)
 	}
 }
 

@@ -75,3 +75,12 @@ func TestKeyLoginAndErrors(t *testing.T) {
 		t.Fatalf("ensure-acl: %v, want ErrUnsupported", err)
 	}
 }
+
+// Two hosts bonded on their side negotiate LACP with the bonds ovs-vsctl makes over SSH.
+func TestLACPBondsOverSSH(t *testing.T) {
+	f := ovstest.NewLAGFabric(t, true)
+	srv := ovstest.StartSSHD(t, map[string]string{"OVS_RUNDIR": f.Switch.Dir})
+	ep := fabric.Endpoint{Switch: "leaf1", Address: srv.Host, Port: srv.Port, HostKey: srv.HostKey, Bridge: f.Bridge,
+		Credentials: fabric.Credentials{Username: srv.User, Password: srv.Password}}
+	ovstest.RunLAGScenario(t, f, openvswitchssh.New(), ep)
+}

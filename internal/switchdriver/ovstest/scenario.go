@@ -157,9 +157,11 @@ func RunScenario(t *testing.T, f *Fabric, drv fabric.Driver, ep fabric.Endpoint)
 	if err == nil || !strings.Contains(err.Error(), `"no-such-port"`) {
 		t.Fatalf("a batch with a missing port: %v, want an error naming the port", err)
 	}
-	err = sess.Apply(ctx, fabric.Batch{{Op: fabric.OpEnsureLAG, LAG: fabric.LAG{Name: "bond0", Members: []string{f.H1.Port, f.H2.Port}}}})
+	// Open vSwitch has no multi-chassis LAG.
+	err = sess.Apply(ctx, fabric.Batch{{Op: fabric.OpEnsureLAG, LAG: fabric.LAG{Name: "bond0", Members: []string{f.H1.Port, f.H2.Port},
+		MLAG: &fabric.MLAG{Pair: "p1", Domain: 1, Peer: "leaf2"}}}})
 	if !errors.Is(err, fabric.ErrUnsupported) {
-		t.Fatalf("ensure-lag: %v, want ErrUnsupported", err)
+		t.Fatalf("ensure-lag of an MLAG: %v, want ErrUnsupported", err)
 	}
 	if after := sw.PortVersions(t); !reflect.DeepEqual(after, versions) || sess.Changes() != 0 {
 		t.Fatalf("a refused batch changed the switch (%d changes sent)", sess.Changes())

@@ -151,3 +151,15 @@ func portsOf(batch fabric.Batch) []string {
 	}
 	return out
 }
+
+// lagsOf lists the bonds a batch makes or removes, in order, once each: read with the ports, so
+// a bond already as asked (or already gone) is not sent again.
+func lagsOf(batch fabric.Batch) []string {
+	var out []string
+	for _, c := range batch {
+		if (c.Op == fabric.OpEnsureLAG || c.Op == fabric.OpRemoveLAG) && !slices.Contains(out, c.LAG.Name) {
+			out = append(out, c.LAG.Name)
+		}
+	}
+	return out
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -89,7 +90,7 @@ func (s *Session) Apply(ctx context.Context, batch fabric.Batch) error {
 	var have fabric.State
 	if s.set.ReadCommands != nil {
 		names := portsOf(batch)
-		st, err := s.Read(ctx, names)
+		st, err := s.Read(ctx, append(slices.Clone(names), lagsOf(batch)...))
 		if err != nil {
 			return err
 		}

@@ -39,6 +39,7 @@ type Switch struct {
 	down    bool
 	vlans   map[int]bool
 	ports   map[string]fabric.Port
+	lags    map[string]fabric.LAG
 	applies int
 	changes int
 	log     []string
@@ -150,6 +151,13 @@ func (ss *session) Read(_ context.Context, ports []string) (fabric.State, error)
 			p.Trunk = slices.Clone(p.Trunk)
 			st.Ports[n] = p
 		}
+		if l, ok := s.lags[n]; ok {
+			if st.LAGs == nil {
+				st.LAGs = map[string]fabric.LAG{}
+			}
+			l.Members, l.Port.Trunk = slices.Clone(l.Members), slices.Clone(l.Port.Trunk)
+			st.LAGs[n] = l
+		}
 	}
 	ids := slices.Collect(maps.Keys(s.vlans))
 	sort.Ints(ids)
@@ -175,6 +183,13 @@ func (ss *session) Apply(_ context.Context, batch fabric.Batch) error {
 			if !vlansPresent(defined, c.Port) {
 				return fmt.Errorf("%s: a VLAN of the port is not defined on the switch", c)
 			}
+		case fabric.OpEnsureLAG, fabric.OpRemoveLAG:
+			if c.LAG.MLAG != nil {
+				return fmt.Errorf("%s: %w (the stand-in switch has no multi-chassis LAG)", c, fabric.ErrUnsupported)
+			}
+			if c.Op == fabric.OpEnsureLAG && !vlansPresent(defined, c.LAG.Port) {
+				return fmt.Errorf("%s: a VLAN of the bond is not defined on the switch", c)
+			}
 		case fabric.OpResetPort:
 		default:
 			return fmt.Errorf("%s: %w", c.Op, fabric.ErrUnsupported)
@@ -193,6 +208,23 @@ func (ss *session) Apply(_ context.Context, batch fabric.Batch) error {
 			p := c.Port
 			p.Trunk = slices.Clone(p.Trunk)
 			s.ports[p.Name] = p
+		case fabric.OpEnsureLAG: // the members' ports become the bond's
+			l := c.LAG
+			l.Members, l.Port.Trunk = slices.Clone(l.Members), slices.Clone(l.Port.Trunk)
+			for _, m := range l.Members {
+				delete(s.ports, m)
+			}
+			if s.lags == nil {
+				s.lags = map[string]fabric.LAG{}
+			}
+			s.lags[l.Name] = l
+		case fabric.OpRemoveLAG: // each member an idle access port again
+			if l, ok := s.lags[c.LAG.Name]; ok {
+				delete(s.lags, l.Name)
+				for _, m := range l.Members {
+					s.ports[m] = fabric.Port{Name: m, Mode: fabric.ModeAccess, VLAN: c.LAG.Port.VLAN}
+				}
+			}
 		}
 	}
 	return nil

@@ -36,8 +36,8 @@ func TestStandInBehavesLikeASwitch(t *testing.T) {
 	if err := s.Apply(ctx, good); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Apply(ctx, fabric.Batch{{Op: fabric.OpEnsureLAG}}); !errors.Is(err, fabric.ErrUnsupported) {
-		t.Errorf("LAG: %v, want ErrUnsupported", err)
+	if err := s.Apply(ctx, fabric.Batch{{Op: fabric.OpEnsureLAG, LAG: fabric.LAG{Name: "lag1", MLAG: &fabric.MLAG{Pair: "p", Domain: 1, Peer: "s2"}}}}); !errors.Is(err, fabric.ErrUnsupported) {
+		t.Errorf("MLAG: %v, want ErrUnsupported", err)
 	}
 	st, err := s.Read(ctx, []string{"p1", "absent"})
 	if err != nil || st.Ports["p1"].VLAN != 7 || len(st.Ports) != 1 {
@@ -50,5 +50,35 @@ func TestStandInBehavesLikeASwitch(t *testing.T) {
 	sw.SetDown(true)
 	if _, err := d.Connect(ctx, ep); !errors.Is(err, standin.ErrDown) {
 		t.Errorf("Connect to a down switch: %v", err)
+	}
+}
+
+// A bond takes its members' ports and gives them back idle when it goes, as on Open vSwitch.
+func TestStandInBonds(t *testing.T) {
+	ctx := context.Background()
+	d := standin.New("openvswitch")
+	sw := d.Switch("10.0.0.2")
+	sw.AddPorts(1, "p1", "p2")
+	s, err := d.Connect(ctx, fabric.Endpoint{Switch: "s1", Address: "10.0.0.2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = s.Close() }()
+	bond := fabric.LAG{Name: "lag1", Members: []string{"p1", "p2"}, LACP: true, Port: fabric.Port{Name: "lag1", Mode: fabric.ModeAccess, VLAN: 7}}
+	if err := s.Apply(ctx, fabric.Batch{{Op: fabric.OpEnsureVLAN, VLAN: fabric.VLAN{ID: 7}}, {Op: fabric.OpEnsureLAG, LAG: bond}}); err != nil {
+		t.Fatal(err)
+	}
+	st, err := s.Read(ctx, []string{"p1", "p2", "lag1"})
+	if err != nil || len(st.Ports) != 0 || !fabric.SameLAG(st.LAGs["lag1"], bond) {
+		t.Fatalf("after ensure-lag Read = %+v, %v; want the bond and no member ports", st, err)
+	}
+	undo := bond
+	undo.Port = fabric.Port{Name: "lag1", Mode: fabric.ModeAccess, VLAN: 1}
+	if err := s.Apply(ctx, fabric.Batch{{Op: fabric.OpRemoveLAG, LAG: undo}}); err != nil {
+		t.Fatal(err)
+	}
+	st, err = s.Read(ctx, []string{"p1", "p2", "lag1"})
+	if err != nil || len(st.LAGs) != 0 || st.Ports["p1"].VLAN != 1 || st.Ports["p2"].VLAN != 1 {
+		t.Fatalf("after remove-lag Read = %+v, %v; want p1 and p2 idle", st, err)
 	}
 }

@@ -46,13 +46,31 @@ func TestFabricScale(t *testing.T) {
 	switches := envInt(t, "FABRIC_BENCH_SWITCHES", 20)
 	fabricConcurrency := envInt(t, "FABRIC_BENCH_CONCURRENCY", 4) // the manager's --fabric-concurrency default
 	const cardsPerHost = 2
+	// FABRIC_BENCH_LAG=1: each host's two cards on one switch, bonded with LACP (one network of
+	// linkAggregation 2) rather than two networks of a card each.
+	bonded := os.Getenv("FABRIC_BENCH_LAG") == "1"
 	portsPerSwitch := (hosts*cardsPerHost + switches - 1) / switches
+	if bonded {
+		portsPerSwitch = (hosts + switches - 1) / switches * cardsPerHost
+	}
+	// cable says which switch and which of its ports card c of host h is cabled to.
+	cable := func(h, c int) (sw, port int) {
+		if bonded {
+			return h % switches, h/switches*cardsPerHost + c
+		}
+		k := h*cardsPerHost + c
+		return k % switches, k / switches
+	}
 	g := NewWithT(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 
-	fmt.Printf("\nfabric at scale: %d hosts x %d NICs on %d ovsdb-servers (%d ports each), one ClusterNetwork of two networks, --fabric-concurrency=%d\n",
-		hosts, cardsPerHost, switches, portsPerSwitch, fabricConcurrency)
+	shape := "one ClusterNetwork of two networks"
+	if bonded {
+		shape = "one ClusterNetwork of one network, each host's two cards one LACP bond"
+	}
+	fmt.Printf("\nfabric at scale: %d hosts x %d NICs on %d ovsdb-servers (%d ports each), %s, --fabric-concurrency=%d\n",
+		hosts, cardsPerHost, switches, portsPerSwitch, shape, fabricConcurrency)
 	setup := time.Now()
 	fleet := ovstest.StartFleet(t, switches, portsPerSwitch)
 	fmt.Printf("  %d ovsdb-servers started in %.1fs\n", switches, time.Since(setup).Seconds())
@@ -63,24 +81,29 @@ func TestFabricScale(t *testing.T) {
 		nd.Spec.Switches = append(nd.Spec.Switches, netv1.Switch{Name: switchName(i), Address: s.TCPRemote, NetworkOS: netv1.NetworkOSOpenvSwitch, Bridge: fleet.Bridges[i]})
 	}
 	g.Expect(env.Client.Create(ctx, nd)).To(Succeed())
-	// Card k of the fleet (host k/2, its card k%2) is cabled to switch k%switches, port k/switches.
+	// Card k of the fleet (host k/2, its card k%2) is cabled to switch k%switches, port
+	// k/switches; bonded, both cards of host h to switch h%switches.
 	measure.Parallel(t, writers, hosts, func(h int) error {
 		nic := &netv1.NIC{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: hostName(h)}, Spec: netv1.NICSpec{Node: hostName(h), NetworkDeviceRef: nd.Name}}
 		for c := 0; c < cardsPerHost; c++ {
-			k := h*cardsPerHost + c
+			sw, port := cable(h, c)
 			nic.Spec.NICs = append(nic.Spec.NICs, netv1.HostNIC{
-				NetworkDevice: netv1.NICNetworkDevice{Switch: netv1.SwitchPortRef{Name: switchName(k % switches), Port: intstr.FromString(fleet.Ports[k%switches][k/switches])}},
+				NetworkDevice: netv1.NICNetworkDevice{Switch: netv1.SwitchPortRef{Name: switchName(sw), Port: intstr.FromString(fleet.Ports[sw][port])}},
 				Capability:    netv1.NICCapability{Speed: 10000},
 			})
 		}
 		return env.Client.Create(ctx, nic)
 	})
+	networks := []netv1.Network{
+		{Name: "control", NICHint: netv1.NICHint{Speed: 1000}},
+		{Name: "data", NICHint: netv1.NICHint{Speed: 1000}},
+	}
+	if bonded {
+		networks = []netv1.Network{{Name: "control", NICHint: netv1.NICHint{Speed: 1000}, LinkAggregation: cardsPerHost, LAG: &netv1.LAG{Mode: netv1.LAGLACP, LACPRate: netv1.LACPSlow}}}
+	}
 	g.Expect(env.Client.Create(ctx, &netv1.ClusterNetwork{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "bench"},
-		Spec: netv1.ClusterNetworkSpec{NetworkDeviceRef: nd.Name, VLANRange: "1000-1999", Networks: []netv1.Network{
-			{Name: "control", NICHint: netv1.NICHint{Speed: 1000}},
-			{Name: "data", NICHint: netv1.NICHint{Speed: 1000}},
-		}},
+		Spec:       netv1.ClusterNetworkSpec{NetworkDeviceRef: nd.Name, VLANRange: "1000-1999", Networks: networks},
 	})).To(Succeed())
 
 	// The floor, on the same API server before any controller runs: the writes every host needs
@@ -91,6 +114,13 @@ func TestFabricScale(t *testing.T) {
 		{Network: "control", VLANID: 1000, PortMode: netv1.PortModeAccess},
 		{Network: "data", VLANID: 1001, PortMode: netv1.PortModeAccess},
 	}}
+	if bonded {
+		lag := &netv1.CardLAG{Name: "lag0000000000", Mode: netv1.LAGLACP, LACPRate: netv1.LACPSlow}
+		floorStatus.NICs = []*netv1.NICAssignment{
+			{Network: "control", VLANID: 1000, PortMode: netv1.PortModeAccess, LAG: lag},
+			{Network: "control", VLANID: 1000, PortMode: netv1.PortModeAccess, LAG: lag},
+		}
+	}
 	setStatus := func(h int, from, to netv1.NICStatus) error {
 		nic := &netv1.NIC{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: hostName(h)}, Status: from}
 		base := nic.DeepCopy()
@@ -125,7 +155,7 @@ func TestFabricScale(t *testing.T) {
 	g.Eventually(func(g Gomega) {
 		cn := getCN(g)
 		g.Expect(cn.Status.Available).To(HaveLen(hosts), "every host available before the clock starts")
-		g.Expect(cn.Status.Networks).To(HaveLen(2))
+		g.Expect(cn.Status.Networks).To(HaveLen(len(networks)))
 	}, 10*time.Minute, time.Second).Should(Succeed())
 	fmt.Printf("  setup done in %.1fs: %d NICs, every host available\n", time.Since(setup).Seconds(), hosts)
 	counter.reset()
@@ -164,6 +194,14 @@ func TestFabricScale(t *testing.T) {
 	}
 	for i, s := range fleet.Switches {
 		rows := s.Ports(t)
+		if bonded { // each host's bond, on its switch, in the network's VLAN
+			for h := i; h < hosts; h += switches {
+				if name := fabric.LAGName(hostName(h), "control"); rows[name].Tag != vlanOf["control"] {
+					t.Fatalf("switch %s bond %s (host %s) has tag %d, want %d", switchName(i), name, hostName(h), rows[name].Tag, vlanOf["control"])
+				}
+			}
+			continue
+		}
 		for j, p := range fleet.Ports[i] {
 			k := j*switches + i
 			if k >= hosts*cardsPerHost {

@@ -117,13 +117,15 @@ func TestEmptyPoolNameIsNoAddressSource(t *testing.T) {
 }
 
 // CAPM3 marks bondLinks optional and writes bondLinks: null when unset; metalwire refuses a
-// bond without members (it would carry no traffic), and says which field to fill.
+// bond without members (it would carry no traffic) unless bondFrom takes them from the fabric,
+// and says which field to fill.
 func TestBondWithoutMembersIsRefused(t *testing.T) {
 	ns := newNamespace(t)
-	cases := []struct{ name, bond, message string }{
-		{"bondLinks left out", `{id: bond0, bondMode: active-backup}`, "Required value"},
-		{"bondLinks: null, as CAPM3 writes an unset list", `{id: bond0, bondMode: active-backup, bondLinks: null}`, "Required value"},
-		{"bondLinks: []", `{id: bond0, bondMode: active-backup, bondLinks: []}`, "should have at least 1 items"},
+	oneOf := "give exactly one of bondLinks (the ids of the member links) and bondFrom"
+	cases := []struct{ name, bond, field, message string }{
+		{"bondLinks left out", `{id: bond0, bondMode: active-backup}`, "spec.networkData.links.bonds[0]", oneOf},
+		{"bondLinks: null, as CAPM3 writes an unset list", `{id: bond0, bondMode: active-backup, bondLinks: null}`, "spec.networkData.links.bonds[0]", oneOf},
+		{"bondLinks: []", `{id: bond0, bondMode: active-backup, bondLinks: []}`, "spec.networkData.links.bonds[0].bondLinks", "should have at least 1 items"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -141,7 +143,7 @@ spec:
       bonds:
       - ` + tc.bond + `
 `
-			expectRefused(g, createFromYAML(g, ns, manifest), "spec.networkData.links.bonds[0].bondLinks", tc.message)
+			expectRefused(g, createFromYAML(g, ns, manifest), tc.field, tc.message)
 		})
 	}
 }

@@ -184,6 +184,48 @@ var linkRefusals = []templateCase{
 		field: "spec.networkData.links.bonds[0].bondLinks", message: "should have at least 1 items",
 	},
 	{
+		name: "bond with neither bondLinks nor bondFrom",
+		given: withLinks(infrav1.NetworkDataLinks{
+			Ethernets: []infrav1.NetworkDataLinkEthernet{ethernet("eno1")},
+			Bonds:     []infrav1.NetworkDataLinkBond{{ID: "bond0", BondMode: "active-backup"}},
+		}),
+		field: "spec.networkData.links.bonds[0]", message: "give exactly one of bondLinks (the ids of the member links) and bondFrom (the cards a ClusterNetwork bonded on the switch)",
+	},
+	{
+		name: "bond with both bondLinks and bondFrom",
+		given: withLinks(infrav1.NetworkDataLinks{
+			Ethernets: []infrav1.NetworkDataLinkEthernet{ethernet("eno1"), ethernet("eno2")},
+			Bonds: []infrav1.NetworkDataLinkBond{{ID: "bond0", BondLinks: []infrav1.LinkID{"eno2"},
+				BondFrom: &infrav1.BondSource{ClusterNetwork: "prod", Network: "control"}}},
+		}),
+		field: "spec.networkData.links.bonds[0]", message: "give exactly one of bondLinks (the ids of the member links) and bondFrom",
+	},
+	{
+		name: "bondFrom with a bondMode",
+		given: withLinks(infrav1.NetworkDataLinks{
+			Ethernets: []infrav1.NetworkDataLinkEthernet{ethernet("eno1")},
+			Bonds: []infrav1.NetworkDataLinkBond{{ID: "bond0", BondMode: "active-backup",
+				BondFrom: &infrav1.BondSource{ClusterNetwork: "prod", Network: "control"}}},
+		}),
+		field: "spec.networkData.links.bonds[0].bondMode", message: "bondFrom takes the bonding mode from the ClusterNetwork network's lag.mode (lacp: 802.3ad, static: active-backup); remove bondMode",
+	},
+	{
+		name: "bondLinks without a bondMode",
+		given: withLinks(infrav1.NetworkDataLinks{
+			Ethernets: []infrav1.NetworkDataLinkEthernet{ethernet("eno1"), ethernet("eno2")},
+			Bonds:     []infrav1.NetworkDataLinkBond{{ID: "bond0", BondLinks: []infrav1.LinkID{"eno2"}}},
+		}),
+		field: "spec.networkData.links.bonds[0].bondMode", message: "bondMode is required with bondLinks",
+	},
+	{
+		name: "bondFrom without a network",
+		given: withLinks(infrav1.NetworkDataLinks{
+			Ethernets: []infrav1.NetworkDataLinkEthernet{ethernet("eno1")},
+			Bonds:     []infrav1.NetworkDataLinkBond{{ID: "bond0", BondFrom: &infrav1.BondSource{ClusterNetwork: "prod"}}},
+		}),
+		field: "spec.networkData.links.bonds[0].bondFrom.network", message: "should be at least 1 chars long",
+	},
+	{
 		name: "bond member that is not a link",
 		given: withLinks(infrav1.NetworkDataLinks{
 			Ethernets: []infrav1.NetworkDataLinkEthernet{ethernet("eno1")},
@@ -500,6 +542,11 @@ func TestDataTemplateAcceptsValidVariants(t *testing.T) {
 			Bonds:     []infrav1.NetworkDataLinkBond{{ID: "bond0", BondMode: "802.3ad", BondLinks: []infrav1.LinkID{"eno2", "eno3"}}},
 			Vlans:     []infrav1.NetworkDataLinkVlan{{ID: "bond0.100", VlanID: ptr.To[int32](100), VlanLink: "bond0"}},
 			Bridges:   []infrav1.NetworkDataLinkBridge{{ID: "br100", BridgeLinks: []infrav1.LinkID{"bond0.100"}}},
+		})},
+		{name: "a bond whose members the fabric gives (bondFrom), VLAN on it", given: withLinks(infrav1.NetworkDataLinks{
+			Ethernets: []infrav1.NetworkDataLinkEthernet{ethernet("eno1")},
+			Bonds:     []infrav1.NetworkDataLinkBond{{ID: "bond0", BondFrom: &infrav1.BondSource{ClusterNetwork: "prod", Network: "control"}}},
+			Vlans:     []infrav1.NetworkDataLinkVlan{{ID: "bond0.100", VlanID: ptr.To[int32](100), VlanLink: "bond0"}},
 		})},
 		{name: "fromPoolAnnotation next to the pool it overrides", given: func(m *infrav1.Metal3DataTemplate) {
 			m.Spec.NetworkData.Networks.IPv4[0].FromPoolAnnotation = &infrav1.FromPoolAnnotation{Object: infrav1.ObjectMachine, Annotation: "example.com/pool"}

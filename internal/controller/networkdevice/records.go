@@ -1,0 +1,84 @@
+package networkdevice
+
+import (
+	"slices"
+	"strings"
+
+	netv1 "github.com/metalwire/metalwire/api/network/v1alpha1"
+	"github.com/metalwire/metalwire/pkg/fabric"
+)
+
+// The record of what the controller configured on a switch (status.switches[].ports) and the
+// wants it is made from, in the API's terms and the driver's.
+
+// lagWant is the bond a card's port is a member of on switch sw (nil: none).
+func lagWant(nd *netv1.NetworkDevice, sw string, l *netv1.CardLAG) *fabric.LAGWant {
+	if l == nil {
+		return nil
+	}
+	w := &fabric.LAGWant{Name: l.Name, LACP: l.Mode != netv1.LAGStatic, FastRate: l.LACPRate == netv1.LACPFast}
+	for _, p := range nd.Spec.MLAGPairs {
+		if p.Name == l.MLAGPair && len(p.Switches) == 2 {
+			w.MLAG = fabric.MLAGFor(&fabric.MLAGPair{Name: p.Name, Switches: [2]string{p.Switches[0], p.Switches[1]}, Domain: int(p.Domain)}, sw)
+		}
+	}
+	return w
+}
+
+func recordOf(s netv1.SwitchStatus) fabric.Record {
+	rec := fabric.Record{}
+	for _, p := range s.Ports {
+		if p.LAG != nil {
+			rec.LAGs = append(rec.LAGs, p.Name)
+			continue
+		}
+		rec.Ports = append(rec.Ports, p.Name)
+	}
+	for _, v := range s.VLANs {
+		rec.VLANs = append(rec.VLANs, int(v))
+	}
+	return rec
+}
+
+func configuredPorts(want fabric.State) []netv1.ConfiguredPort {
+	rec := fabric.RecordOf(want)
+	out := make([]netv1.ConfiguredPort, 0, len(rec.Ports))
+	for _, name := range rec.Ports {
+		out = append(out, configuredPort(want.Ports[name]))
+	}
+	for _, name := range rec.LAGs {
+		l := want.LAGs[name]
+		cp := configuredPort(l.Port)
+		cp.LAG = &netv1.ConfiguredLAG{Members: l.Members, Mode: netv1.LAGStatic}
+		if l.LACP {
+			cp.LAG.Mode, cp.LAG.LACPRate = netv1.LAGLACP, netv1.LACPSlow
+			if l.FastRate {
+				cp.LAG.LACPRate = netv1.LACPFast
+			}
+		}
+		out = append(out, cp)
+	}
+	slices.SortFunc(out, func(a, b netv1.ConfiguredPort) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+func configuredPort(p fabric.Port) netv1.ConfiguredPort {
+	cp := netv1.ConfiguredPort{Name: p.Name, Mode: netv1.PortMode(p.Mode), VLAN: vlan32(p.VLAN), MTU: int32(p.MTU)} //nolint:gosec // MTUs are at most 9216
+	for _, v := range p.Trunk {
+		cp.Trunk = append(cp.Trunk, vlan32(v))
+	}
+	return cp
+}
+
+// portsOf turns the record of configured ports into the driver's terms.
+func portsOf(ports []netv1.ConfiguredPort) []fabric.Port {
+	out := make([]fabric.Port, 0, len(ports))
+	for _, p := range ports {
+		fp := fabric.Port{Name: p.Name, Mode: fabric.PortMode(p.Mode), VLAN: int(p.VLAN), MTU: int(p.MTU)}
+		for _, v := range p.Trunk {
+			fp.Trunk = append(fp.Trunk, int(v))
+		}
+		out = append(out, fp)
+	}
+	return out
+}
