@@ -130,7 +130,7 @@ func TestRenderErrors(t *testing.T) {
 func TestRenderOSNetConfig(t *testing.T) {
 	seed := []string{"render", "--template", golden(t, "seed", "template.yaml"), "--host", golden(t, "seed", "host.yaml"), "--index", "3"}
 	example := []string{"render", "--template", "../../examples/cluster/03-datatemplate.yaml",
-		"--host", "testdata/examples-cluster/host.yaml", "--pools", "testdata/examples-cluster/pools.yaml", "--vlans", "testdata/examples-cluster/vlans.yaml"}
+		"--host", "testdata/examples-cluster/host.yaml", "--pools", "testdata/examples-cluster/pools.yaml", "--vlans", "testdata/examples-cluster/vlans.yaml", "--nic", "testdata/examples-cluster/nic.yaml"}
 	tests := []struct {
 		name       string
 		args       []string
@@ -143,7 +143,7 @@ func TestRenderOSNetConfig(t *testing.T) {
 			wantConfig: []string{"type: linux_bond", "bonding_options: mode=802.3ad", "vlan_id: 1", "ip_netmask: 192.168.0.13/24", "next_hop: 192.168.0.1"}},
 		{name: "examples/cluster/03-datatemplate.yaml", args: example,
 			config: "testdata/examples-cluster/os-net-config.yaml", mapping: "testdata/examples-cluster/os-net-config-mapping.yaml",
-			wantConfig: []string{"bonding_options: mode=active-backup miimon=100", "device: bond0", "vlan_id: 1000", "vlan_id: 1050", "ip_netmask: fd00:200::20/64", "ip_netmask: 192.168.111.20/24", "default: true"}},
+			wantConfig: []string{"bonding_options: mode=802.3ad lacp_rate=slow miimon=100", "device: bond0", "vlan_id: 1000", "vlan_id: 1050", "ip_netmask: fd00:200::20/64", "ip_netmask: 192.168.111.20/24", "default: true"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

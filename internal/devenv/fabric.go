@@ -96,27 +96,16 @@ type FabricRow struct {
 }
 
 // FabricTable reads each host's NIC object, the ClusterNetworks and what the NetworkDevices'
-// switches report of their ports, beside the addresses of the host table.
+// switches report of their ports (the view `metalwire fabric show` draws), beside the addresses
+// of the host table.
 func FabricTable(ctx context.Context, c client.Client, ns string, hosts []HostRow) ([]FabricRow, error) {
-	nics := &networkv1.NICList{}
-	if err := c.List(ctx, nics, client.InNamespace(ns)); err != nil {
-		return nil, fmt.Errorf("listing NICs: %w", err)
-	}
-	devices := &networkv1.NetworkDeviceList{}
-	if err := c.List(ctx, devices, client.InNamespace(ns)); err != nil {
-		return nil, fmt.Errorf("listing NetworkDevices: %w", err)
+	v, err := ReadFabric(ctx, c, ns)
+	if err != nil {
+		return nil, err
 	}
 	networks := &networkv1.ClusterNetworkList{}
 	if err := c.List(ctx, networks, client.InNamespace(ns)); err != nil {
 		return nil, fmt.Errorf("listing ClusterNetworks: %w", err)
-	}
-	ports := map[string]networkv1.ConfiguredPort{} // device/switch/port
-	for _, d := range devices.Items {
-		for _, sw := range d.Status.Switches {
-			for _, p := range sw.Ports {
-				ports[d.Name+"/"+sw.Name+"/"+p.Name] = p
-			}
-		}
 	}
 	rows := make([]FabricRow, 0, len(hosts))
 	for _, h := range hosts {
@@ -128,33 +117,14 @@ func FabricTable(ctx context.Context, c client.Client, ns string, hosts []HostRo
 				row.State = "available in " + cn.Name
 			}
 		}
-		for _, n := range nics.Items {
-			if n.Spec.Node != h.Host {
-				continue
-			}
-			for _, card := range n.Spec.NICs {
-				sw := card.NetworkDevice.Switch
-				vlan := "idle"
-				if p, ok := ports[n.Spec.NetworkDeviceRef+"/"+sw.Name+"/"+sw.Port.String()]; ok {
-					vlan = portVLANs(p)
-				}
-				row.Ports = append(row.Ports, fmt.Sprintf("%s=%s/%s %s", card.Name, sw.Name, sw.Port.String(), vlan))
+		for _, l := range v.Links {
+			if l.Host == h.Host {
+				row.Ports = append(row.Ports, fmt.Sprintf("%s=%s/%s %s", l.Card, l.Switch, l.Port, l.VLANs))
 			}
 		}
 		rows = append(rows, row)
 	}
 	return rows, nil
-}
-
-func portVLANs(p networkv1.ConfiguredPort) string {
-	if p.Mode == networkv1.PortModeTrunk {
-		ids := make([]string, len(p.Trunk))
-		for i, id := range p.Trunk {
-			ids[i] = fmt.Sprint(id)
-		}
-		return "trunk:" + strings.Join(ids, ",")
-	}
-	return fmt.Sprintf("vlan %d", p.VLAN)
 }
 
 // PrintFabricTable writes rows as an aligned table.

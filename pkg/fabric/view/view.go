@@ -68,6 +68,12 @@ func Build(devices []netv1.NetworkDevice, nics []netv1.NIC, clusters []netv1.Clu
 				s.Reachable, s.LastError = st.Reachable, st.LastError
 				for _, p := range st.Ports {
 					ports[key(d.Name, sw.Name, p.Name)] = p
+					if p.LAG != nil {
+						// A bond: its member ports, which the cards are cabled to, carry what it does.
+						for _, m := range p.LAG.Members {
+							ports[key(d.Name, sw.Name, m)] = p
+						}
+					}
 				}
 				for _, dp := range st.Drifted {
 					drifted[key(d.Name, sw.Name, dp.Port)] = dp
@@ -136,6 +142,13 @@ func Build(devices []netv1.NetworkDevice, nics []netv1.NIC, clusters []netv1.Clu
 func key(device, sw, port string) string { return device + "/" + sw + "/" + port }
 
 func portVLANs(p netv1.ConfiguredPort) string {
+	if p.LAG != nil {
+		lacp := ""
+		if p.LAG.Mode != netv1.LAGStatic {
+			lacp = " lacp"
+		}
+		return fmt.Sprintf("bond %s%s, %s", p.Name, lacp, portVLANs(netv1.ConfiguredPort{Mode: p.Mode, VLAN: p.VLAN, Trunk: p.Trunk}))
+	}
 	if p.Mode == netv1.PortModeTrunk {
 		ids := make([]string, 0, len(p.Trunk))
 		for _, t := range p.Trunk {

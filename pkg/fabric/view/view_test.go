@@ -114,3 +114,26 @@ func TestSVGNamesEveryHost(t *testing.T) {
 		}
 	}
 }
+
+// A bond's member ports are the ports the cards are cabled to: each card shows the bond and
+// what it carries, not idle.
+func TestBondMembersShowTheirBond(t *testing.T) {
+	devices := []netv1.NetworkDevice{{
+		ObjectMeta: metav1.ObjectMeta{Name: "rack1"},
+		Spec:       netv1.NetworkDeviceSpec{Switches: []netv1.Switch{{Name: "leaf1", NetworkOS: netv1.NetworkOSOpenvSwitch}}},
+		Status: netv1.NetworkDeviceStatus{Switches: []netv1.SwitchStatus{{Name: "leaf1", Reachable: true, Ports: []netv1.ConfiguredPort{
+			{Name: "lag0123456789", Mode: netv1.PortModeTrunk, Trunk: []int32{1000, 1050},
+				LAG: &netv1.ConfiguredLAG{Members: []string{"p1", "p2"}, Mode: netv1.LAGLACP}},
+		}}}},
+	}}
+	card := func(name, port string) netv1.HostNIC {
+		return netv1.HostNIC{Name: name, NetworkDevice: netv1.NICNetworkDevice{Switch: netv1.SwitchPortRef{Name: "leaf1", Port: intstr.FromString(port)}}}
+	}
+	nics := []netv1.NIC{{Spec: netv1.NICSpec{Node: "h1", NetworkDeviceRef: "rack1", NICs: []netv1.HostNIC{card("eno1", "p1"), card("eno2", "p2")}}}}
+	v := Build(devices, nics, nil)
+	for _, l := range v.Links {
+		if l.VLANs != "bond lag0123456789 lacp, tagged 1000,1050" || l.State != "ok" {
+			t.Errorf("card %s: %q (%s), want the bond and its VLANs", l.Card, l.VLANs, l.State)
+		}
+	}
+}
