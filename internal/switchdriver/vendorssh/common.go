@@ -58,12 +58,12 @@ func idleOf(os string, i int, c fabric.Change) (int, error) {
 }
 
 // joinInts writes "1001,1002".
-func joinInts(ids []int, sep string) string {
+func joinInts(ids []int) string {
 	s := make([]string, len(ids))
 	for i, v := range ids {
 		s[i] = strconv.Itoa(v)
 	}
-	return strings.Join(s, sep)
+	return strings.Join(s, ",")
 }
 
 // parseVLANList reads the CLIs' lists: "1001,1003-1005", "ALL", "1-4094", "none".

@@ -80,7 +80,7 @@ func renderCumulus(ep fabric.Endpoint, _ fabric.State, batch fabric.Batch) ([]st
 		case fabric.OpAccessPort:
 			it.tails = []string{fmt.Sprintf("access %d", p.VLAN)}
 		case fabric.OpTrunkPort:
-			it.tails = []string{"vlan " + joinInts(trunkVLANs(p), ",")}
+			it.tails = []string{"vlan " + joinInts(trunkVLANs(p))}
 			if p.VLAN > 0 {
 				it.tails = append(it.tails, fmt.Sprintf("untagged %d", p.VLAN))
 			}

@@ -83,7 +83,7 @@ func renderOS10(_ fabric.Endpoint, have fabric.State, batch fabric.Batch) ([]str
 		case fabric.OpTrunkPort:
 			lines = append(lines, "interface "+p.Name, "switchport mode trunk")
 			drop(p.Name, p.Trunk)
-			lines = append(lines, "switchport trunk allowed vlan "+joinInts(p.Trunk, ","))
+			lines = append(lines, "switchport trunk allowed vlan "+joinInts(p.Trunk))
 			if p.VLAN > 0 {
 				lines = append(lines, fmt.Sprintf("switchport access vlan %d", p.VLAN))
 			} else {

@@ -25,6 +25,15 @@ type PortConfig struct {
 	// Native is the trunk's native VLAN; Allowed its allowed VLANs, ascending.
 	Native  int
 	Allowed []int
+	// Description is the interface's description line.
+	Description string
+	// Channel is the port-channel a member port belongs to (0: none), ChannelMode its
+	// "channel-group N mode" (active, passive, on), LACPFast its "lacp timer fast".
+	Channel     int
+	ChannelMode string
+	LACPFast    bool
+	// MLAG is a port-channel's "mlag N" (0: none).
+	MLAG int
 }
 
 // Config is a switch's configuration: its VLANs and its ports.

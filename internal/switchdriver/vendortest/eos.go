@@ -10,7 +10,7 @@ import (
 func init() {
 	personalities["eos"] = &iosLike{
 		hostname: "leaf1", startMode: "exec",
-		ifPrompt: "(config-if-%s)", vlanPrompt: "(config-vlan-%s)", ranges: true,
+		ifPrompt: "(config-if-%s)", vlanPrompt: "(config-vlan-%s)", ranges: true, lagPrefix: "Port-Channel",
 		invalid: func(cmd string) string {
 			return fmt.Sprintf("%% Invalid input (at token 0: '%s')", firstWord(cmd))
 		},
@@ -76,6 +76,8 @@ func eosShow(s *Server, cmd string) (string, bool) {
 		return mustJSON(map[string]any{"switchports": ports}), true
 	case "show running-config":
 		return runningConfig(s), true
+	case "show running-config | json":
+		return eosRunningConfigJSON(s), true
 	}
 	return "", false
 }
