@@ -25,7 +25,7 @@ func EOS() sshcli.CommandSet {
 		Errors:    []*regexp.Regexp{regexp.MustCompile(`^% `)},
 		Render: func(ep fabric.Endpoint, have fabric.State, b fabric.Batch) ([]string, error) {
 			return renderIOS("eos", false, b, func(i int, c fabric.Change) ([]string, error) {
-				return renderEOSLAG(ep, have, i, c)
+				return eosLAG.renderLAG(ep, have, i, c)
 			})
 		},
 		ReadCommands: func(fabric.Endpoint, []string) []string {
@@ -45,11 +45,13 @@ func NXOS() sshcli.CommandSet {
 		Platform:  "cisco_nxos",
 		Save:      []string{"copy running-config startup-config"},
 		Errors:    []*regexp.Regexp{regexp.MustCompile(`^% `), regexp.MustCompile(`^ERROR:`)},
-		Render: func(_ fabric.Endpoint, _ fabric.State, b fabric.Batch) ([]string, error) {
-			return renderIOS("nxos", true, b, nil)
+		Render: func(ep fabric.Endpoint, have fabric.State, b fabric.Batch) ([]string, error) {
+			return renderIOS("nxos", true, b, func(i int, c fabric.Change) ([]string, error) {
+				return nxosLAG.renderLAG(ep, have, i, c)
+			})
 		},
 		ReadCommands: func(fabric.Endpoint, []string) []string {
-			return []string{"show vlan brief | json", "show interface switchport | json"}
+			return []string{"show vlan brief | json", "show interface switchport | json", "show running-config interface"}
 		},
 		ParseState:     parseNXOS,
 		VersionCommand: "show version | json",
@@ -274,10 +276,11 @@ func parseEOS(_ fabric.Endpoint, names []string, outs []string) (fabric.State, e
 		}
 		all[name] = p
 	}
-	lags, members, err := parseEOSLAGs(outs[2], all, names)
+	secs, err := eosSections(outs[2])
 	if err != nil {
 		return fabric.State{}, fmt.Errorf("show running-config | json: %w", err)
 	}
+	lags, members := eosLAG.parseLAGs(secs, all, names)
 	for m := range members {
 		delete(all, m)
 	}
@@ -331,7 +334,11 @@ func parseNXOS(_ fabric.Endpoint, names []string, outs []string) (fabric.State, 
 		}
 		all[r.Interface] = p
 	}
-	return fabric.State{VLANs: vlansOf(ids), Ports: wantPorts(all, names)}, nil
+	lags, members := nxosLAG.parseLAGs(nxosSections(outs[2]), all, names)
+	for m := range members {
+		delete(all, m)
+	}
+	return fabric.State{VLANs: vlansOf(ids), Ports: wantPorts(all, names), LAGs: lags}, nil
 }
 
 // nxosRows reads a ROW_ value: one object or a list of them.

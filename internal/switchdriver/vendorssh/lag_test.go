@@ -15,7 +15,10 @@ import (
 )
 
 // lagOSes render bonds; the others refuse them (TestLAGRefused).
-var lagOSes = []string{"eos"}
+var lagOSes = []string{"eos", "nxos"}
+
+// lagExtra are two more front-panel ports of each OS that renders bonds.
+var lagExtra = map[string][2]string{"eos": {"Ethernet7", "Ethernet8"}, "nxos": {"Ethernet1/7", "Ethernet1/8"}}
 
 // bonds: an LACP bond (fast rate) of two ports in an access VLAN, and a static one on a trunk.
 func bonds(v vendor, extra [2]string) map[string]fabric.LAG {
@@ -53,7 +56,7 @@ func TestLAGEndToEnd(t *testing.T) {
 	for _, name := range lagOSes {
 		t.Run(name, func(t *testing.T) {
 			v := vendors()[name]
-			extra := [2]string{"Ethernet7", "Ethernet8"}
+			extra := lagExtra[name]
 			srv := vendortest.Start(t, name, v.ports[0], v.ports[1], v.ports[2], extra[0], extra[1])
 			want := fabric.State{VLANs: []fabric.VLAN{{ID: 1001}, {ID: 1002}}, LAGs: bonds(v, extra),
 				Ports: map[string]fabric.Port{v.ports[2]: {Name: v.ports[2], Mode: fabric.ModeAccess, VLAN: 1002}}}
@@ -92,7 +95,7 @@ func TestLAGEndToEnd(t *testing.T) {
 				t.Fatalf("leaving: %v", err)
 			}
 			for _, n := range srv.Config.PortNames() {
-				if strings.HasPrefix(n, "Port-Channel") {
+				if strings.HasPrefix(strings.ToLower(n), "port-channel") {
 					t.Errorf("%s is still on the switch after its bond left", n)
 				}
 			}

@@ -26,12 +26,16 @@ type iosLike struct {
 	ranges bool
 	// lagPrefix names the port-channel interfaces ("Port-Channel"): "interface Port-ChannelN"
 	// creates one, "no interface" removes it, and members take "channel-group N mode M" (EOS).
-	// Empty: the OS's emulation has no LAG commands.
-	lagPrefix string
-	invalid   func(cmd string) string
-	missing   func(what string) string
-	show      func(s *Server, cmd string) (string, bool)
-	save      map[string]string
+	// Empty: the OS's emulation has no LAG commands. lagMax is the highest port-channel number
+	// and multi-chassis id; mlagWord the port-channel's multi-chassis line ("mlag", NX-OS
+	// "vpc"); rateWord the member's LACP rate line's second word ("timer", NX-OS "rate").
+	lagPrefix          string
+	lagMax             int
+	mlagWord, rateWord string
+	invalid            func(cmd string) string
+	missing            func(what string) string
+	show               func(s *Server, cmd string) (string, bool)
+	save               map[string]string
 }
 
 func (c *iosLike) newShell() shellState { return shellState{mode: c.startMode} }
