@@ -49,7 +49,7 @@ var (
 func (d lagDialect) mlagID(lag string) int {
 	h := fnv.New32a()
 	_, _ = h.Write([]byte(lag))
-	return 1 + int(h.Sum32()%uint32(d.max))
+	return 1 + int(int64(h.Sum32())%int64(d.max))
 }
 
 // mlagLabel matches the pair and peer names written into a description (Kubernetes names).
@@ -88,12 +88,12 @@ func (d lagDialect) channel(members []string) (int, error) {
 
 // idleLines put a port back as an idle access port of vlan, out of any channel.
 func (d lagDialect) idleLines(vlan int) []string {
-	var sw []string
+	lines := []string{"no channel-group"}
 	if d.l2 {
-		sw = []string{"switchport"}
+		lines = append(lines, "switchport")
 	}
-	return append([]string{"no channel-group"}, append(sw, "switchport mode access", fmt.Sprintf("switchport access vlan %d", vlan),
-		"no switchport trunk allowed vlan", "no switchport trunk native vlan")...)
+	return append(lines, "switchport mode access", fmt.Sprintf("switchport access vlan %d", vlan),
+		"no switchport trunk allowed vlan", "no switchport trunk native vlan")
 }
 
 // renderLAG writes one bond change (NX-OS: "switchport" before the switchport lines, "vpc ID",
