@@ -15,10 +15,23 @@ import (
 )
 
 // lagOSes render bonds; the others refuse them (TestLAGRefused).
-var lagOSes = []string{"eos", "nxos"}
+var lagOSes = []string{"eos", "nxos", "cumulus"}
 
-// lagExtra are two more front-panel ports of each OS that renders bonds.
-var lagExtra = map[string][2]string{"eos": {"Ethernet7", "Ethernet8"}, "nxos": {"Ethernet1/7", "Ethernet1/8"}}
+// lagExtra are two more front-panel ports of each OS that renders bonds; lagFail a line of the
+// first bond's that the switch is made to refuse.
+var (
+	lagExtra = map[string][2]string{"eos": {"Ethernet7", "Ethernet8"}, "nxos": {"Ethernet1/7", "Ethernet1/8"}, "cumulus": {"swp7", "swp8"}}
+	lagFail  = map[string]string{"eos": "channel-group 1 mode active", "nxos": "channel-group 1 mode active",
+		"cumulus": "nv set interface " + fabric.LAGName("host-a", "control") + " bond lacp-rate fast"}
+)
+
+// inBond says whether the switch has a port in a bond (a port-channel, an NVUE bond).
+func inBond(p vendortest.PortConfig) bool { return p.Channel != 0 || p.Bond != "" }
+
+// isBond says whether an interface of the switch is a bond.
+func isBond(name string) bool {
+	return strings.HasPrefix(strings.ToLower(name), "port-channel") || strings.HasPrefix(name, "lag")
+}
 
 // bonds: an LACP bond (fast rate) of two ports in an access VLAN, and a static one on a trunk.
 func bonds(v vendor, extra [2]string) map[string]fabric.LAG {
@@ -61,10 +74,10 @@ func TestLAGEndToEnd(t *testing.T) {
 			want := fabric.State{VLANs: []fabric.VLAN{{ID: 1001}, {ID: 1002}}, LAGs: bonds(v, extra),
 				Ports: map[string]fabric.Port{v.ports[2]: {Name: v.ports[2], Mode: fabric.ModeAccess, VLAN: 1002}}}
 
-			srv.FailOn("channel-group 1 mode active")
+			srv.FailOn(lagFail[name])
 			_, err := lagPass(t, v.set, srv, want, fabric.Record{})
 			var cmdErr *sshcli.CommandError
-			if !errors.As(err, &cmdErr) || cmdErr.Command != "channel-group 1 mode active" {
+			if !errors.As(err, &cmdErr) || cmdErr.Command != lagFail[name] {
 				t.Fatalf("refused line: %v, want a CommandError naming it", err)
 			}
 			t.Logf("as a user sees it: %v", err)
@@ -85,8 +98,8 @@ func TestLAGEndToEnd(t *testing.T) {
 					t.Errorf("bond %s reads back as %s, want %s", n, have.LAGs[n].Describe(), l.Describe())
 				}
 				for _, m := range l.Members {
-					if p, _ := srv.Config.Port(m); p.Channel == 0 {
-						t.Errorf("member %s is in no port-channel on the switch", m)
+					if p, _ := srv.Config.Port(m); !inBond(p) {
+						t.Errorf("member %s is in no bond on the switch", m)
 					}
 				}
 			}
@@ -95,14 +108,14 @@ func TestLAGEndToEnd(t *testing.T) {
 				t.Fatalf("leaving: %v", err)
 			}
 			for _, n := range srv.Config.PortNames() {
-				if strings.HasPrefix(strings.ToLower(n), "port-channel") {
+				if isBond(n) {
 					t.Errorf("%s is still on the switch after its bond left", n)
 				}
 			}
 			checkSwitch(t, v, srv, fabric.State{}, []string{v.ports[0], v.ports[1], v.ports[2], extra[0], extra[1]})
 			for _, n := range []string{v.ports[0], v.ports[1], extra[0], extra[1]} {
-				if p, _ := srv.Config.Port(n); p.Channel != 0 {
-					t.Errorf("%s still in port-channel %d after its bond left", n, p.Channel)
+				if p, _ := srv.Config.Port(n); inBond(p) {
+					t.Errorf("%s still in a bond after its bond left: %+v", n, p)
 				}
 			}
 			srv.Commands()

@@ -32,8 +32,11 @@ type PortConfig struct {
 	Channel     int
 	ChannelMode string
 	LACPFast    bool
-	// MLAG is a port-channel's "mlag N" (0: none).
+	// MLAG is a port-channel's "mlag N" (0: none); NVUE: a bond's "bond mlag id".
 	MLAG int
+	// Bond is the NVUE bond a member port belongs to (""); BondMode is a bond's "bond mode"
+	// (lacp, static; "" for a port that is no bond). LACPFast is its "bond lacp-rate fast".
+	Bond, BondMode string
 }
 
 // Config is a switch's configuration: its VLANs and its ports.

@@ -221,8 +221,8 @@ func expandPorts(arg string) ([]string, error) {
 		} else if prefix == "" {
 			return nil, fmt.Errorf("%q: no interface name", part)
 		}
-		if i == len(part) {
-			out = append(out, part) // a name without a number
+		if i == len(part) || (part[i] == '0' && !strings.Contains(part[i:], "-")) {
+			out = append(out, part) // a name without a number, or whose number is not one (lag0012)
 			continue
 		}
 		a, b, isRange := strings.Cut(part[i:], "-")
