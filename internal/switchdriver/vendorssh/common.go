@@ -18,8 +18,14 @@ func Drivers() []sshcli.Driver {
 	}
 }
 
+// mlagTerms are the vendors' names of a multi-chassis LAG, for the OSes that refuse one.
+var mlagTerms = map[string]string{"junos": "MC-LAG", "dellos10": "VLT", "sonic": "MCLAG"}
+
 // unsupported is the error for a change the command set has no rendering for yet.
 func unsupported(os string, i int, c fabric.Change) error {
+	if c.Op == fabric.OpEnsureLAG && c.LAG.MLAG != nil {
+		return fmt.Errorf("change %d (%s): %w (networkOS %s renders no multi-chassis LAG (%s))", i, c, fabric.ErrUnsupported, os, mlagTerms[os])
+	}
 	return fmt.Errorf("change %d (%s): %w (networkOS %s has no %s yet)", i, c, fabric.ErrUnsupported, os, c.Op)
 }
 

@@ -218,7 +218,15 @@ func TestLAGRefused(t *testing.T) {
 			if !errors.Is(err, fabric.ErrUnsupported) || !strings.Contains(err.Error(), "networkOS "+name) {
 				t.Fatalf("ensure-lag on %s: %v, want ErrUnsupported naming networkOS %s", name, err, name)
 			}
+			if want := map[string]string{"junos": "MC-LAG", "dellos10": "VLT", "sonic": "MCLAG"}[name]; !strings.Contains(err.Error(), "("+want+")") {
+				t.Errorf("an MLAG half on %s: %v, want the refusal to name %s", name, err, want)
+			}
 			t.Logf("as a user sees it: %v", err)
+			// Without the MLAG half, a plain bond is refused as well.
+			l.MLAG = nil
+			if err := sess.Apply(ctx, fabric.Batch{{Op: fabric.OpEnsureLAG, LAG: l}}); !errors.Is(err, fabric.ErrUnsupported) || !strings.Contains(err.Error(), "networkOS "+name) {
+				t.Errorf("plain ensure-lag on %s: %v, want ErrUnsupported naming the OS", name, err)
+			}
 			if got := srv.Commands(); len(got) != 0 {
 				t.Errorf("a refused batch sent %q", got)
 			}
