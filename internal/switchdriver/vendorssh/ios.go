@@ -334,7 +334,7 @@ func parseNXOS(_ fabric.Endpoint, names []string, outs []string) (fabric.State, 
 		}
 		all[r.Interface] = p
 	}
-	lags, members := nxosLAG.parseLAGs(nxosSections(outs[2]), all, names)
+	lags, members := nxosLAG.parseLAGs(textSections(outs[2]), all, names)
 	for m := range members {
 		delete(all, m)
 	}

@@ -36,11 +36,16 @@ type lagDialect struct {
 	slot bool
 	// l2 adds "switchport" first (NX-OS).
 	l2 bool
+	// os10: OS10's VLAN lines (a trunk's untagged VLAN is its access VLAN; "switchport trunk
+	// allowed vlan" adds, so what the bond had and should not is taken away first). mlag is
+	// empty: OS10's VLT is not rendered, an MLAG half is refused.
+	os10 bool
 }
 
 var (
 	eosLAG  = lagDialect{os: "eos", prefix: "Port-Channel", max: 2000, mlag: "mlag", rate: "lacp timer"}
 	nxosLAG = lagDialect{os: "nxos", prefix: "port-channel", max: 4096, mlag: "vpc", rate: "lacp rate", slot: true, l2: true}
+	os10LAG = lagDialect{os: "dellos10", prefix: "port-channel", max: 128, rate: "lacp rate", slot: true, os10: true}
 )
 
 // mlagID is a bond's multi-chassis id: 1 + the FNV-1a 32-bit hash of the LAG name, modulo the
@@ -72,6 +77,9 @@ func (d lagDialect) channel(members []string) (int, error) {
 		if d.slot && len(nums) > 1 {
 			nums = nums[1:]
 		}
+		if d.os10 && len(nums) > 1 {
+			nums = nums[1:] // ethernet1/1/5: unit, slot, port
+		}
 		n := 0
 		if len(nums) > 0 {
 			n, _ = strconv.Atoi(nums[0])
@@ -88,6 +96,9 @@ func (d lagDialect) channel(members []string) (int, error) {
 
 // idleLines put a port back as an idle access port of vlan, out of any channel.
 func (d lagDialect) idleLines(vlan int) []string {
+	if d.os10 {
+		return []string{"no channel-group", "switchport mode access", fmt.Sprintf("switchport access vlan %d", vlan)}
+	}
 	lines := []string{"no channel-group"}
 	if d.l2 {
 		lines = append(lines, "switchport")
@@ -102,7 +113,7 @@ func (d lagDialect) idleLines(vlan int) []string {
 //	ensure-lag: interface Port-ChannelN / description metalwire L [mlag P domain D peer S] /
 //	            the bond's VLAN lines (as an access or trunk port) / mlag ID (or no mlag) / exit,
 //	            interface MEMBERS / channel-group N mode active (static: mode on) /
-//	            lacp timer fast (or normal) / exit, and each member the bond no longer has back
+//	            lacp timer fast (or normal; static: none) / exit, and each member the bond no longer has back
 //	            to the idle VLAN
 //	remove-lag: interface MEMBERS / no channel-group / switchport mode access /
 //	            switchport access vlan IDLE / no switchport trunk allowed vlan /
@@ -115,7 +126,7 @@ func (d lagDialect) renderLAG(ep fabric.Endpoint, have fabric.State, i int, c fa
 			return nil, fmt.Errorf("change %d (%s): networkOS %s puts a bond's members back in an access VLAN; set the NetworkDevice's idleVLAN", i, c, d.os)
 		}
 		members := slices.Compact(slices.Sorted(slices.Values(append(slices.Clone(l.Members), cur.Members...))))
-		lines := portLines(members, d.idleLines(l.Port.VLAN))
+		lines := d.portLines(members, d.idleLines(l.Port.VLAN))
 		if exists {
 			lines = append(lines, "no interface "+cur.Port.Name)
 		}
@@ -138,7 +149,12 @@ func (d lagDialect) renderLAG(ep fabric.Endpoint, have fabric.State, i int, c fa
 	num := strings.TrimPrefix(iface, d.prefix)
 	lines := []string{"interface " + iface, "description " + lagDescription(l)}
 	p := l.Port
-	if p.Mode == fabric.ModeTrunk {
+	switch {
+	case p.Mode != fabric.ModeTrunk && p.VLAN < 1:
+		return nil, fmt.Errorf("change %d (%s): an access bond needs a VLAN", i, c)
+	case d.os10:
+		lines = append(lines, os10VLANLines(cur.Port, p)...)
+	case p.Mode == fabric.ModeTrunk:
 		if d.l2 {
 			lines = append(lines, "switchport")
 		}
@@ -147,15 +163,15 @@ func (d lagDialect) renderLAG(ep fabric.Endpoint, have fabric.State, i int, c fa
 			native = fmt.Sprintf("switchport trunk native vlan %d", p.VLAN)
 		}
 		lines = append(lines, "switchport mode trunk", "switchport trunk allowed vlan "+joinInts(trunkVLANs(p)), native)
-	} else {
-		if p.VLAN < 1 {
-			return nil, fmt.Errorf("change %d (%s): an access bond needs a VLAN", i, c)
-		}
+	default:
 		lines = append(lines, d.idleLines(p.VLAN)[1:]...)
 	}
-	if l.MLAG != nil {
+	switch {
+	case l.MLAG != nil && d.mlag == "":
+		return nil, unsupported(d.os, i, c)
+	case l.MLAG != nil:
 		lines = append(lines, fmt.Sprintf("%s %d", d.mlag, d.mlagID(l.Name)))
-	} else {
+	case d.mlag != "":
 		lines = append(lines, "no "+d.mlag)
 	}
 	lines = append(lines, "exit")
@@ -166,7 +182,11 @@ func (d lagDialect) renderLAG(ep fabric.Endpoint, have fabric.State, i int, c fa
 			timer = "fast"
 		}
 	}
-	lines = append(lines, portLines(l.Members, []string{fmt.Sprintf("channel-group %s mode %s", num, mode), d.rate + " " + timer})...)
+	member := []string{fmt.Sprintf("channel-group %s mode %s", num, mode)}
+	if l.LACP {
+		member = append(member, d.rate+" "+timer)
+	}
+	lines = append(lines, d.portLines(l.Members, member)...)
 	var gone []string
 	for _, m := range cur.Members {
 		if !slices.Contains(l.Members, m) {
@@ -175,15 +195,47 @@ func (d lagDialect) renderLAG(ep fabric.Endpoint, have fabric.State, i int, c fa
 	}
 	if len(gone) > 0 {
 		idle := max(ep.IdleVLAN, 1)
-		lines = append(lines, portLines(gone, d.idleLines(idle))...)
+		lines = append(lines, d.portLines(gone, d.idleLines(idle))...)
 	}
 	return lines, nil
 }
 
-// portLines configures ports (named in ranges where they run on) with the same body.
-func portLines(ports, body []string) []string {
+// os10VLANLines are a bond's VLAN lines on OS10, as renderOS10 writes a port's; cur is what the
+// bond carries now.
+func os10VLANLines(cur, p fabric.Port) []string {
 	var lines []string
-	for _, r := range portRanges(ports) {
+	drop := func(keep []int) {
+		if cur.Mode != fabric.ModeTrunk {
+			return
+		}
+		for _, v := range cur.Trunk {
+			if !slices.Contains(keep, v) {
+				lines = append(lines, fmt.Sprintf("no switchport trunk allowed vlan %d", v))
+			}
+		}
+	}
+	if p.Mode != fabric.ModeTrunk {
+		drop(nil)
+		return append(lines, "switchport mode access", fmt.Sprintf("switchport access vlan %d", p.VLAN))
+	}
+	lines = append(lines, "switchport mode trunk")
+	drop(p.Trunk)
+	lines = append(lines, "switchport trunk allowed vlan "+joinInts(p.Trunk))
+	if p.VLAN > 0 {
+		return append(lines, fmt.Sprintf("switchport access vlan %d", p.VLAN))
+	}
+	return append(lines, "no switchport access vlan")
+}
+
+// portLines configures ports (named in ranges where they run on; OS10, whose ranges are another
+// command, one by one) with the same body.
+func (d lagDialect) portLines(ports, body []string) []string {
+	names := slices.Sorted(slices.Values(ports))
+	if !d.os10 {
+		names = portRanges(ports)
+	}
+	var lines []string
+	for _, r := range names {
 		lines = append(append(append(lines, "interface "+r), body...), "exit")
 	}
 	return lines
@@ -210,9 +262,10 @@ func eosSections(out string) (map[string][]string, error) {
 	return secs, nil
 }
 
-// nxosSections reads NX-OS's "show running-config interface" (text: NX-OS prints its running
-// configuration in no JSON form) as each interface's configuration lines.
-func nxosSections(out string) map[string][]string {
+// textSections reads a running configuration printed as text (NX-OS "show running-config
+// interface", OS10 "show running-configuration": neither has a JSON form) as each interface's
+// configuration lines (the indented lines under "interface X").
+func textSections(out string) map[string][]string {
 	secs := map[string][]string{}
 	iface := ""
 	for _, line := range strings.Split(out, "\n") {
@@ -248,7 +301,7 @@ func (d lagDialect) parseLAGs(secs map[string][]string, ports map[string]fabric.
 		var desc []string
 		id := 0
 		for _, line := range lines {
-			if rest, ok := strings.CutPrefix(line, "description metalwire "); ok {
+			if rest, ok := strings.CutPrefix(strings.ReplaceAll(line, `"`, ""), "description metalwire "); ok {
 				desc = strings.Fields(rest)
 			}
 			if rest, ok := strings.CutPrefix(line, d.mlag+" "); ok {

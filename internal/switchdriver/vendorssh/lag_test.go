@@ -15,13 +15,16 @@ import (
 )
 
 // lagOSes render bonds; the others refuse them (TestLAGRefused).
-var lagOSes = []string{"eos", "nxos", "cumulus"}
+var lagOSes = []string{"eos", "nxos", "cumulus", "dellos10"}
+
+// lagMLAG are the lagOSes that render an MLAG half.
+var lagMLAG = []string{"eos", "nxos", "cumulus"}
 
 // lagExtra are two more front-panel ports of each OS that renders bonds; lagFail a line of the
 // first bond's that the switch is made to refuse.
 var (
-	lagExtra = map[string][2]string{"eos": {"Ethernet7", "Ethernet8"}, "nxos": {"Ethernet1/7", "Ethernet1/8"}, "cumulus": {"swp7", "swp8"}}
-	lagFail  = map[string]string{"eos": "channel-group 1 mode active", "nxos": "channel-group 1 mode active",
+	lagExtra = map[string][2]string{"eos": {"Ethernet7", "Ethernet8"}, "nxos": {"Ethernet1/7", "Ethernet1/8"}, "cumulus": {"swp7", "swp8"}, "dellos10": {"ethernet1/1/7", "ethernet1/1/8"}}
+	lagFail  = map[string]string{"eos": "channel-group 1 mode active", "nxos": "channel-group 1 mode active", "dellos10": "channel-group 1 mode active",
 		"cumulus": "nv set interface " + fabric.LAGName("host-a", "control") + " bond lacp-rate fast"}
 )
 
@@ -166,6 +169,17 @@ func TestLAGCommands(t *testing.T) {
 				}
 				apply(t, v.set, srv, b)
 				srv.Commands()
+				if c.change.LAG.MLAG != nil && !slices.Contains(lagMLAG, name) {
+					// OS10: a bond, but no VLT; refused before anything is sent.
+					err := applyErr(v.set, srv, fabric.Batch{c.change})
+					if !errors.Is(err, fabric.ErrUnsupported) || !strings.Contains(err.Error(), "networkOS "+name) {
+						t.Errorf("an MLAG half on %s: %v, want ErrUnsupported naming the OS", name, err)
+					}
+					if got := srv.Commands(); len(got) != 0 {
+						t.Errorf("a refused MLAG half sent %q", got)
+					}
+					continue
+				}
 				apply(t, v.set, srv, fabric.Batch{c.change})
 				golden(t, name+"/"+c.op+".golden", srv.Commands())
 				if c.change.Op == fabric.OpEnsureLAG {
@@ -177,6 +191,16 @@ func TestLAGCommands(t *testing.T) {
 			}
 		})
 	}
+}
+
+func applyErr(set sshcli.CommandSet, srv *vendortest.Server, b fabric.Batch) error {
+	ctx := context.Background()
+	sess, err := sshcli.Driver{Set: set, CommandTimeout: 10 * time.Second}.Connect(ctx, endpoint(srv))
+	if err != nil {
+		return err
+	}
+	defer func() { _ = sess.Close() }()
+	return sess.Apply(ctx, b)
 }
 
 func read(t *testing.T, set sshcli.CommandSet, srv *vendortest.Server, names []string) fabric.State {
