@@ -15,7 +15,7 @@ import (
 )
 
 // lagOSes render bonds; the others refuse them (TestLAGRefused).
-var lagOSes = []string{"eos", "nxos", "cumulus", "dellos10"}
+var lagOSes = []string{"eos", "nxos", "cumulus", "dellos10", "junos"}
 
 // lagMLAG are the lagOSes that render an MLAG half.
 var lagMLAG = []string{"eos", "nxos", "cumulus"}
@@ -23,8 +23,9 @@ var lagMLAG = []string{"eos", "nxos", "cumulus"}
 // lagExtra are two more front-panel ports of each OS that renders bonds; lagFail a line of the
 // first bond's that the switch is made to refuse.
 var (
-	lagExtra = map[string][2]string{"eos": {"Ethernet7", "Ethernet8"}, "nxos": {"Ethernet1/7", "Ethernet1/8"}, "cumulus": {"swp7", "swp8"}, "dellos10": {"ethernet1/1/7", "ethernet1/1/8"}}
+	lagExtra = map[string][2]string{"eos": {"Ethernet7", "Ethernet8"}, "nxos": {"Ethernet1/7", "Ethernet1/8"}, "cumulus": {"swp7", "swp8"}, "dellos10": {"ethernet1/1/7", "ethernet1/1/8"}, "junos": {"ge-0/0/7", "ge-0/0/8"}}
 	lagFail  = map[string]string{"eos": "channel-group 1 mode active", "nxos": "channel-group 1 mode active", "dellos10": "channel-group 1 mode active",
+		"junos":   "set interfaces ge-0/0/0 ether-options 802.3ad ae0",
 		"cumulus": "nv set interface " + fabric.LAGName("host-a", "control") + " bond lacp-rate fast"}
 )
 
@@ -170,11 +171,13 @@ func TestLAGCommands(t *testing.T) {
 				apply(t, v.set, srv, b)
 				srv.Commands()
 				if c.change.LAG.MLAG != nil && !slices.Contains(lagMLAG, name) {
-					// OS10: a bond, but no VLT; refused before anything is sent.
+					// OS10, Junos: a bond, but no VLT, no MC-LAG; refused before anything is sent.
 					err := applyErr(v.set, srv, fabric.Batch{c.change})
-					if !errors.Is(err, fabric.ErrUnsupported) || !strings.Contains(err.Error(), "networkOS "+name) {
-						t.Errorf("an MLAG half on %s: %v, want ErrUnsupported naming the OS", name, err)
+					term := map[string]string{"junos": "MC-LAG", "dellos10": "VLT"}[name]
+					if !errors.Is(err, fabric.ErrUnsupported) || !strings.Contains(err.Error(), "networkOS "+name) || !strings.Contains(err.Error(), "("+term+")") {
+						t.Errorf("an MLAG half on %s: %v, want ErrUnsupported naming the OS and %s", name, err, term)
 					}
+					t.Logf("as a user sees it: %v", err)
 					if got := srv.Commands(); len(got) != 0 {
 						t.Errorf("a refused MLAG half sent %q", got)
 					}
