@@ -37,14 +37,19 @@ func isBond(name string) bool {
 	return strings.HasPrefix(strings.ToLower(name), "port-channel") || strings.HasPrefix(name, "lag")
 }
 
-// bonds: an LACP bond (fast rate) of two ports in an access VLAN, and a static one on a trunk.
-func bonds(v vendor, extra [2]string) map[string]fabric.LAG {
+// bonds: an LACP bond (fast rate) of two ports in an access VLAN, and a static one on a trunk,
+// an MLAG half where the OS renders one.
+func bonds(os string, v vendor, extra [2]string) map[string]fabric.LAG {
 	lacp := fabric.LAGName("host-a", "control")
 	static := fabric.LAGName("host-b", "storage")
+	var mlag *fabric.MLAG
+	if slices.Contains(lagMLAG, os) {
+		mlag = &fabric.MLAG{Pair: "leaves", Domain: 7, Peer: "leaf2"}
+	}
 	return map[string]fabric.LAG{
 		lacp: {Name: lacp, Members: []string{v.ports[0], v.ports[1]}, LACP: true, FastRate: true,
 			Port: fabric.Port{Name: lacp, Mode: fabric.ModeAccess, VLAN: 1001}},
-		static: {Name: static, Members: []string{extra[0], extra[1]},
+		static: {Name: static, Members: []string{extra[0], extra[1]}, MLAG: mlag,
 			Port: fabric.Port{Name: static, Mode: fabric.ModeTrunk, VLAN: 1001, Trunk: []int{1002}}},
 	}
 }
@@ -66,7 +71,8 @@ func lagPass(t *testing.T, set sshcli.CommandSet, srv *vendortest.Server, want f
 	return have, sess.Apply(ctx, fabric.Diff(want, have, rec, 1))
 }
 
-// Bonds end to end against the emulated switch: applied, read back as asked, a second pass
+// Bonds end to end against the emulated switch (an MLAG half among them where the OS has one):
+// applied, read back as asked, a second pass
 // sends nothing, a refused line fails the batch with the switch's words, and leaving puts the
 // members back as idle access ports with the port-channel gone.
 func TestLAGEndToEnd(t *testing.T) {
@@ -75,7 +81,7 @@ func TestLAGEndToEnd(t *testing.T) {
 			v := vendors()[name]
 			extra := lagExtra[name]
 			srv := vendortest.Start(t, name, v.ports[0], v.ports[1], v.ports[2], extra[0], extra[1])
-			want := fabric.State{VLANs: []fabric.VLAN{{ID: 1001}, {ID: 1002}}, LAGs: bonds(v, extra),
+			want := fabric.State{VLANs: []fabric.VLAN{{ID: 1001}, {ID: 1002}}, LAGs: bonds(name, v, extra),
 				Ports: map[string]fabric.Port{v.ports[2]: {Name: v.ports[2], Mode: fabric.ModeAccess, VLAN: 1002}}}
 
 			srv.FailOn(lagFail[name])
