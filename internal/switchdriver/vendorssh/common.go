@@ -18,8 +18,14 @@ func Drivers() []sshcli.Driver {
 	}
 }
 
+// mlagTerms are the vendors' names of a multi-chassis LAG, for the OSes that refuse one.
+var mlagTerms = map[string]string{"junos": "MC-LAG", "dellos10": "VLT", "sonic": "MCLAG"}
+
 // unsupported is the error for a change the command set has no rendering for yet.
 func unsupported(os string, i int, c fabric.Change) error {
+	if c.Op == fabric.OpEnsureLAG && c.LAG.MLAG != nil {
+		return fmt.Errorf("change %d (%s): %w (networkOS %s renders no multi-chassis LAG (%s))", i, c, fabric.ErrUnsupported, os, mlagTerms[os])
+	}
 	return fmt.Errorf("change %d (%s): %w (networkOS %s has no %s yet)", i, c, fabric.ErrUnsupported, os, c.Op)
 }
 
@@ -58,12 +64,12 @@ func idleOf(os string, i int, c fabric.Change) (int, error) {
 }
 
 // joinInts writes "1001,1002".
-func joinInts(ids []int, sep string) string {
+func joinInts(ids []int) string {
 	s := make([]string, len(ids))
 	for i, v := range ids {
 		s[i] = strconv.Itoa(v)
 	}
-	return strings.Join(s, sep)
+	return strings.Join(s, ",")
 }
 
 // parseVLANList reads the CLIs' lists: "1001,1003-1005", "ALL", "1-4094", "none".

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/metalwire/metalwire/internal/switchdriver/sshcli"
@@ -62,7 +63,9 @@ func cumulusBridge(ep fabric.Endpoint) string {
 // NVUE takes ranges and lists, so the VLANs of consecutive ensure (or remove) changes go in one
 // line ("vlan 1001-1003,1005"), and the ports of consecutive port changes that get the same
 // lines in one interface list ("interface swp1-4,swp7").
-func renderCumulus(ep fabric.Endpoint, _ fabric.State, batch fabric.Batch) ([]string, error) {
+//
+// Bonds: see renderCumulusLAG.
+func renderCumulus(ep fabric.Endpoint, have fabric.State, batch fabric.Batch) ([]string, error) {
 	br := cumulusBridge(ep)
 	type item struct {
 		op   fabric.Op
@@ -70,6 +73,8 @@ func renderCumulus(ep fabric.Endpoint, _ fabric.State, batch fabric.Batch) ([]st
 		port string
 		// tails are the port's lines after "nv set interface P bridge domain BR".
 		tails []string
+		// lines are a bond change's, sent as they are.
+		lines []string
 	}
 	items := make([]item, 0, len(batch))
 	for i, c := range batch {
@@ -80,7 +85,7 @@ func renderCumulus(ep fabric.Endpoint, _ fabric.State, batch fabric.Batch) ([]st
 		case fabric.OpAccessPort:
 			it.tails = []string{fmt.Sprintf("access %d", p.VLAN)}
 		case fabric.OpTrunkPort:
-			it.tails = []string{"vlan " + joinInts(trunkVLANs(p), ",")}
+			it.tails = []string{"vlan " + joinInts(trunkVLANs(p))}
 			if p.VLAN > 0 {
 				it.tails = append(it.tails, fmt.Sprintf("untagged %d", p.VLAN))
 			}
@@ -90,6 +95,13 @@ func renderCumulus(ep fabric.Endpoint, _ fabric.State, batch fabric.Batch) ([]st
 				return nil, err
 			}
 			it.tails = []string{fmt.Sprintf("access %d", idle)}
+		case fabric.OpEnsureLAG, fabric.OpRemoveLAG:
+			lines, err := renderCumulusLAG(ep, have, i, c)
+			if err != nil {
+				return nil, err
+			}
+			items = append(items, item{op: c.Op, lines: lines})
+			continue
 		default:
 			return nil, unsupported("cumulus", i, c)
 		}
@@ -98,8 +110,13 @@ func renderCumulus(ep fabric.Endpoint, _ fabric.State, batch fabric.Batch) ([]st
 	isPort := func(it item) bool { return it.tails != nil }
 	lines := []string{"nv config detach"}
 	for i := 0; i < len(items); {
+		if items[i].lines != nil {
+			lines = append(lines, items[i].lines...)
+			i++
+			continue
+		}
 		j := i + 1
-		for j < len(items) && isPort(items[j]) == isPort(items[i]) && (isPort(items[i]) || items[j].op == items[i].op) {
+		for j < len(items) && items[j].lines == nil && isPort(items[j]) == isPort(items[i]) && (isPort(items[i]) || items[j].op == items[i].op) {
 			j++
 		}
 		run := items[i:j]
@@ -152,6 +169,8 @@ func parseCumulus(ep fabric.Endpoint, names []string, outs []string) (fabric.Sta
 				Bridge struct {
 					Domain map[string]domain `json:"domain"`
 				} `json:"bridge"`
+				Description string    `json:"description"`
+				Bond        *nvueBond `json:"bond"`
 			} `json:"interface"`
 		} `json:"set"`
 	}
@@ -195,6 +214,17 @@ func parseCumulus(ep fabric.Endpoint, names []string, outs []string) (fabric.Sta
 			default:
 				all[name] = fabric.Port{Name: name, Mode: fabric.ModeAccess, VLAN: int(d.Access)}
 			}
+		}
+		st.LAGs = map[string]fabric.LAG{}
+		for name, iface := range item.Set.Interface {
+			if iface.Bond == nil || !slices.Contains(names, name) {
+				continue
+			}
+			l := iface.Bond.lag(name, iface.Description, all[name])
+			for _, m := range l.Members {
+				delete(all, m)
+			}
+			st.LAGs[name] = l
 		}
 		st.Ports = wantPorts(all, names)
 	}

@@ -53,7 +53,9 @@ func DellOS10() sshcli.CommandSet {
 //	             switchport trunk allowed vlan L / switchport access vlan NATIVE
 //	             (no native: no switchport access vlan) / exit
 //	reset:       access in the idle VLAN
-func renderOS10(_ fabric.Endpoint, have fabric.State, batch fabric.Batch) ([]string, error) {
+//
+// Bonds: port-channels, as on EOS (lagDialect.renderLAG); no VLT.
+func renderOS10(ep fabric.Endpoint, have fabric.State, batch fabric.Batch) ([]string, error) {
 	var lines []string
 	drop := func(name string, keep []int) {
 		cur := have.Ports[name]
@@ -83,7 +85,7 @@ func renderOS10(_ fabric.Endpoint, have fabric.State, batch fabric.Batch) ([]str
 		case fabric.OpTrunkPort:
 			lines = append(lines, "interface "+p.Name, "switchport mode trunk")
 			drop(p.Name, p.Trunk)
-			lines = append(lines, "switchport trunk allowed vlan "+joinInts(p.Trunk, ","))
+			lines = append(lines, "switchport trunk allowed vlan "+joinInts(p.Trunk))
 			if p.VLAN > 0 {
 				lines = append(lines, fmt.Sprintf("switchport access vlan %d", p.VLAN))
 			} else {
@@ -96,6 +98,12 @@ func renderOS10(_ fabric.Endpoint, have fabric.State, batch fabric.Batch) ([]str
 				return nil, err
 			}
 			access(p.Name, idle)
+		case fabric.OpEnsureLAG, fabric.OpRemoveLAG:
+			l, err := os10LAG.renderLAG(ep, have, i, c)
+			if err != nil {
+				return nil, err
+			}
+			lines = append(lines, l...)
 		default:
 			return nil, unsupported("dellos10", i, c)
 		}
@@ -174,5 +182,9 @@ func parseOS10(_ fabric.Endpoint, names []string, outs []string) (fabric.State, 
 		}
 	}
 	flush()
-	return fabric.State{VLANs: vlansOf(ids), Ports: wantPorts(all, names)}, nil
+	lags, members := os10LAG.parseLAGs(textSections(outs[0]), all, names)
+	for m := range members {
+		delete(all, m)
+	}
+	return fabric.State{VLANs: vlansOf(ids), Ports: wantPorts(all, names), LAGs: lags}, nil
 }

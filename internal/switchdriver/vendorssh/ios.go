@@ -23,11 +23,13 @@ func EOS() sshcli.CommandSet {
 		Platform:  "arista_eos",
 		Save:      []string{"write memory"},
 		Errors:    []*regexp.Regexp{regexp.MustCompile(`^% `)},
-		Render: func(_ fabric.Endpoint, _ fabric.State, b fabric.Batch) ([]string, error) {
-			return renderIOS("eos", false, b)
+		Render: func(ep fabric.Endpoint, have fabric.State, b fabric.Batch) ([]string, error) {
+			return renderIOS("eos", false, b, func(i int, c fabric.Change) ([]string, error) {
+				return eosLAG.renderLAG(ep, have, i, c)
+			})
 		},
 		ReadCommands: func(fabric.Endpoint, []string) []string {
-			return []string{"show vlan | json", "show interfaces switchport | json"}
+			return []string{"show vlan | json", "show interfaces switchport | json", "show running-config | json"}
 		},
 		ParseState:     parseEOS,
 		VersionCommand: "show version | json",
@@ -43,11 +45,13 @@ func NXOS() sshcli.CommandSet {
 		Platform:  "cisco_nxos",
 		Save:      []string{"copy running-config startup-config"},
 		Errors:    []*regexp.Regexp{regexp.MustCompile(`^% `), regexp.MustCompile(`^ERROR:`)},
-		Render: func(_ fabric.Endpoint, _ fabric.State, b fabric.Batch) ([]string, error) {
-			return renderIOS("nxos", true, b)
+		Render: func(ep fabric.Endpoint, have fabric.State, b fabric.Batch) ([]string, error) {
+			return renderIOS("nxos", true, b, func(i int, c fabric.Change) ([]string, error) {
+				return nxosLAG.renderLAG(ep, have, i, c)
+			})
 		},
 		ReadCommands: func(fabric.Endpoint, []string) []string {
-			return []string{"show vlan brief | json", "show interface switchport | json"}
+			return []string{"show vlan brief | json", "show interface switchport | json", "show running-config interface"}
 		},
 		ParseState:     parseNXOS,
 		VersionCommand: "show version | json",
@@ -72,12 +76,17 @@ func NXOS() sshcli.CommandSet {
 // (VLANs ensured before the ports that use them, removed after). A range never holds a comma:
 // the prompt EOS then shows ("config-if-Et1,3") is not one scrapligo's arista_eos platform
 // recognizes.
-func renderIOS(os string, l2 bool, batch fabric.Batch) ([]string, error) {
+//
+// lag renders a bond change (ensure-lag, remove-lag) as lines of their own, sent where the change
+// comes in the batch; nil when the OS's bonds are not rendered yet (refused: ErrUnsupported).
+func renderIOS(os string, l2 bool, batch fabric.Batch, lag func(i int, c fabric.Change) ([]string, error)) ([]string, error) {
 	type item struct {
 		op   fabric.Op
 		vlan int
 		port string
 		body []string
+		// lines are a bond change's, sent as they are.
+		lines []string
 	}
 	items := make([]item, 0, len(batch))
 	for i, c := range batch {
@@ -85,6 +94,16 @@ func renderIOS(os string, l2 bool, batch fabric.Batch) ([]string, error) {
 		it := item{op: c.Op, vlan: c.VLAN.ID, port: p.Name}
 		switch c.Op {
 		case fabric.OpEnsureVLAN, fabric.OpRemoveVLAN:
+		case fabric.OpEnsureLAG, fabric.OpRemoveLAG:
+			if lag == nil {
+				return nil, unsupported(os, i, c)
+			}
+			lines, err := lag(i, c)
+			if err != nil {
+				return nil, err
+			}
+			items = append(items, item{op: c.Op, lines: lines})
+			continue
 		case fabric.OpAccessPort:
 			it.body = []string{"switchport mode access", fmt.Sprintf("switchport access vlan %d", p.VLAN)}
 		case fabric.OpTrunkPort:
@@ -92,7 +111,7 @@ func renderIOS(os string, l2 bool, batch fabric.Batch) ([]string, error) {
 			if p.VLAN > 0 {
 				native = fmt.Sprintf("switchport trunk native vlan %d", p.VLAN)
 			}
-			it.body = []string{"switchport mode trunk", "switchport trunk allowed vlan " + joinInts(trunkVLANs(p), ","), native}
+			it.body = []string{"switchport mode trunk", "switchport trunk allowed vlan " + joinInts(trunkVLANs(p)), native}
 		case fabric.OpResetPort:
 			idle, err := idleOf(os, i, c)
 			if err != nil {
@@ -111,9 +130,14 @@ func renderIOS(os string, l2 bool, batch fabric.Batch) ([]string, error) {
 	isPort := func(it item) bool { return it.body != nil }
 	var lines []string
 	for i := 0; i < len(items); {
+		if items[i].lines != nil {
+			lines = append(lines, items[i].lines...)
+			i++
+			continue
+		}
 		// The run: the change and every following one of the same kind.
 		j := i + 1
-		for j < len(items) && isPort(items[j]) == isPort(items[i]) && (isPort(items[i]) || items[j].op == items[i].op) {
+		for j < len(items) && items[j].lines == nil && isPort(items[j]) == isPort(items[i]) && (isPort(items[i]) || items[j].op == items[i].op) {
 			j++
 		}
 		run := items[i:j]
@@ -252,7 +276,15 @@ func parseEOS(_ fabric.Endpoint, names []string, outs []string) (fabric.State, e
 		}
 		all[name] = p
 	}
-	return fabric.State{VLANs: vlansOf(ids), Ports: wantPorts(all, names)}, nil
+	secs, err := eosSections(outs[2])
+	if err != nil {
+		return fabric.State{}, fmt.Errorf("show running-config | json: %w", err)
+	}
+	lags, members := eosLAG.parseLAGs(secs, all, names)
+	for m := range members {
+		delete(all, m)
+	}
+	return fabric.State{VLANs: vlansOf(ids), Ports: wantPorts(all, names), LAGs: lags}, nil
 }
 
 // parseNXOS reads "show vlan brief | json" and "show interface switchport | json". NX-OS prints a
@@ -302,7 +334,11 @@ func parseNXOS(_ fabric.Endpoint, names []string, outs []string) (fabric.State, 
 		}
 		all[r.Interface] = p
 	}
-	return fabric.State{VLANs: vlansOf(ids), Ports: wantPorts(all, names)}, nil
+	lags, members := nxosLAG.parseLAGs(textSections(outs[2]), all, names)
+	for m := range members {
+		delete(all, m)
+	}
+	return fabric.State{VLANs: vlansOf(ids), Ports: wantPorts(all, names), LAGs: lags}, nil
 }
 
 // nxosRows reads a ROW_ value: one object or a list of them.

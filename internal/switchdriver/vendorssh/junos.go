@@ -63,7 +63,9 @@ func junosVLANName(id int) string { return fmt.Sprintf("vlan%d", id) }
 //	             set interfaces P ES interface-mode trunk / set interfaces P ES vlan members V (each) /
 //	             set interfaces P native-vlan-id NATIVE (with a native VLAN)
 //	reset:       access in the idle VLAN
-func renderJunos(_ fabric.Endpoint, have fabric.State, batch fabric.Batch) ([]string, error) {
+//
+// Bonds: ae interfaces (renderJunosLAG).
+func renderJunos(ep fabric.Endpoint, have fabric.State, batch fabric.Batch) ([]string, error) {
 	names := map[int]string{}
 	for _, v := range have.VLANs {
 		names[v.ID] = v.Name
@@ -77,9 +79,38 @@ func renderJunos(_ fabric.Endpoint, have fabric.State, batch fabric.Batch) ([]st
 		unset(port)
 		lines = append(lines, "set "+es(port)+" interface-mode access", fmt.Sprintf("set %s vlan members %d", es(port), vlan))
 	}
+	trunk := func(port string, p fabric.Port) {
+		unset(port)
+		lines = append(lines, "set "+es(port)+" interface-mode trunk")
+		for _, v := range trunkVLANs(p) {
+			lines = append(lines, fmt.Sprintf("set %s vlan members %d", es(port), v))
+		}
+		if p.VLAN > 0 {
+			lines = append(lines, fmt.Sprintf("set interfaces %s native-vlan-id %d", port, p.VLAN))
+		}
+	}
+	// portLines are a port's lines on their own, for a bond's.
+	portLines := func(port string, p fabric.Port) []string {
+		saved := lines
+		lines = nil
+		if p.Mode == fabric.ModeTrunk {
+			trunk(port, p)
+		} else {
+			access(port, p.VLAN)
+		}
+		out := lines
+		lines = saved
+		return out
+	}
 	for i, c := range batch {
 		p := c.Port
 		switch c.Op {
+		case fabric.OpEnsureLAG, fabric.OpRemoveLAG:
+			l, err := renderJunosLAG(ep, have, i, c, portLines)
+			if err != nil {
+				return nil, err
+			}
+			lines = append(lines, l...)
 		case fabric.OpEnsureVLAN:
 			lines = append(lines, fmt.Sprintf("set vlans %s vlan-id %d", junosVLANName(c.VLAN.ID), c.VLAN.ID))
 		case fabric.OpRemoveVLAN:
@@ -91,14 +122,7 @@ func renderJunos(_ fabric.Endpoint, have fabric.State, batch fabric.Batch) ([]st
 		case fabric.OpAccessPort:
 			access(p.Name, p.VLAN)
 		case fabric.OpTrunkPort:
-			unset(p.Name)
-			lines = append(lines, "set "+es(p.Name)+" interface-mode trunk")
-			for _, v := range trunkVLANs(p) {
-				lines = append(lines, fmt.Sprintf("set %s vlan members %d", es(p.Name), v))
-			}
-			if p.VLAN > 0 {
-				lines = append(lines, fmt.Sprintf("set interfaces %s native-vlan-id %d", p.Name, p.VLAN))
-			}
+			trunk(p.Name, p)
 		case fabric.OpResetPort:
 			idle, err := idleOf("junos", i, c)
 			if err != nil {
@@ -141,6 +165,7 @@ func parseJunos(_ fabric.Endpoint, names []string, outs []string) (fabric.State,
 		Configuration struct {
 			Interfaces struct {
 				Interface []struct {
+					junosIface
 					Name   string  `json:"name"`
 					Native flexInt `json:"native-vlan-id"`
 					Unit   []struct {
@@ -162,7 +187,9 @@ func parseJunos(_ fabric.Endpoint, names []string, outs []string) (fabric.State,
 		return fabric.State{}, fmt.Errorf("show configuration interfaces | display json: %w", err)
 	}
 	all := map[string]fabric.Port{}
+	bonds := map[string]junosIface{}
 	for _, iface := range ifs.Configuration.Interfaces.Interface {
+		bonds[iface.Name] = iface.junosIface
 		p := fabric.Port{Name: iface.Name}
 		for _, u := range iface.Unit {
 			if string(u.Name) != `"0"` && string(u.Name) != "0" || u.Family.ES == nil {
@@ -188,6 +215,10 @@ func parseJunos(_ fabric.Endpoint, names []string, outs []string) (fabric.State,
 		}
 		all[iface.Name] = p
 	}
-	st.Ports = wantPorts(all, names)
+	lags, members := junosLAGs(bonds, all, names)
+	for m := range members {
+		delete(all, m)
+	}
+	st.Ports, st.LAGs = wantPorts(all, names), lags
 	return st, nil
 }

@@ -25,6 +25,18 @@ type PortConfig struct {
 	// Native is the trunk's native VLAN; Allowed its allowed VLANs, ascending.
 	Native  int
 	Allowed []int
+	// Description is the interface's description line.
+	Description string
+	// Channel is the port-channel a member port belongs to (0: none), ChannelMode its
+	// "channel-group N mode" (active, passive, on), LACPFast its "lacp timer fast".
+	Channel     int
+	ChannelMode string
+	LACPFast    bool
+	// MLAG is a port-channel's "mlag N" (0: none); NVUE: a bond's "bond mlag id".
+	MLAG int
+	// Bond is the NVUE bond a member port belongs to (""); BondMode is a bond's "bond mode"
+	// (lacp, static; "" for a port that is no bond). LACPFast is its "bond lacp-rate fast".
+	Bond, BondMode string
 }
 
 // Config is a switch's configuration: its VLANs and its ports.

@@ -11,6 +11,7 @@ func init() {
 	personalities["eos"] = &iosLike{
 		hostname: "leaf1", startMode: "exec",
 		ifPrompt: "(config-if-%s)", vlanPrompt: "(config-vlan-%s)", ranges: true,
+		lagPrefix: "Port-Channel", lagMax: 2000, mlagWord: "mlag", rateWord: "timer",
 		invalid: func(cmd string) string {
 			return fmt.Sprintf("%% Invalid input (at token 0: '%s')", firstWord(cmd))
 		},
@@ -22,6 +23,7 @@ func init() {
 		hostname: "leaf1", startMode: "enable",
 		ifPrompt: "(config-if)", vlanPrompt: "(config-vlan)", ifRangePrompt: "(config-if-range)",
 		needsVLAN: true, ranges: true,
+		lagPrefix: "port-channel", lagMax: 4096, mlagWord: "vpc", rateWord: "rate",
 		invalid: func(cmd string) string {
 			return strings.Repeat(" ", len(cmd)/2) + "^\n% Invalid command at '^' marker."
 		},
@@ -76,6 +78,8 @@ func eosShow(s *Server, cmd string) (string, bool) {
 		return mustJSON(map[string]any{"switchports": ports}), true
 	case "show running-config":
 		return runningConfig(s), true
+	case "show running-config | json":
+		return eosRunningConfigJSON(s), true
 	}
 	return "", false
 }
@@ -101,6 +105,8 @@ func nxosShow(s *Server, cmd string) (string, bool) {
 			}
 		})
 		return mustJSON(map[string]any{"TABLE_vlanbriefxbrief": map[string]any{"ROW_vlanbriefxbrief": rows(r)}}), true
+	case "show running-config interface":
+		return nxosRunningConfigInterface(s), true
 	case "show interface switchport | json":
 		var r []map[string]any
 		for _, n := range cfg.PortNames() {

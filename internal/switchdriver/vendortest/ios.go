@@ -23,11 +23,19 @@ type iosLike struct {
 	needsVLAN bool
 	// ranges: "interface" and "vlan" take ranges and lists ("interface Ethernet1-4,7",
 	// "vlan 1001-1003"), and what follows applies to every port or VLAN named (EOS, NX-OS).
-	ranges  bool
-	invalid func(cmd string) string
-	missing func(what string) string
-	show    func(s *Server, cmd string) (string, bool)
-	save    map[string]string
+	ranges bool
+	// lagPrefix names the port-channel interfaces ("Port-Channel"): "interface Port-ChannelN"
+	// creates one, "no interface" removes it, and members take "channel-group N mode M" (EOS).
+	// Empty: the OS's emulation has no LAG commands. lagMax is the highest port-channel number
+	// and multi-chassis id; mlagWord the port-channel's multi-chassis line ("mlag", NX-OS
+	// "vpc"); rateWord the member's LACP rate line's second word ("timer", NX-OS "rate").
+	lagPrefix          string
+	lagMax             int
+	mlagWord, rateWord string
+	invalid            func(cmd string) string
+	missing            func(what string) string
+	show               func(s *Server, cmd string) (string, bool)
+	save               map[string]string
 }
 
 func (c *iosLike) newShell() shellState { return shellState{mode: c.startMode} }
@@ -149,6 +157,9 @@ func (c *iosLike) configLine(s *Server, st *shellState, cmd string) string {
 		}
 		return ""
 	}
+	if c.lagPrefix != "" && f[0] == "interface" && len(f) == 2 && strings.HasPrefix(f[1], c.lagPrefix) {
+		return c.portChannel(s, st, no, f[1], cmd)
+	}
 	if f[0] == "interface" && len(f) == 2 && !no {
 		ports := []string{f[1]}
 		if c.ranges {
@@ -167,6 +178,9 @@ func (c *iosLike) configLine(s *Server, st *shellState, cmd string) string {
 	}
 	if st.mode == "config-vlan" && f[0] == "name" {
 		return ""
+	}
+	if st.mode == "config-if" && c.lagPrefix != "" && lagCommands[f[0]] {
+		return c.lagLine(cfg, st.ports, no, f, cmd)
 	}
 	if st.mode != "config-if" || f[0] != "switchport" {
 		return c.invalid(cmd) + "\n"
@@ -207,8 +221,8 @@ func expandPorts(arg string) ([]string, error) {
 		} else if prefix == "" {
 			return nil, fmt.Errorf("%q: no interface name", part)
 		}
-		if i == len(part) {
-			out = append(out, part) // a name without a number
+		if i == len(part) || (part[i] == '0' && !strings.Contains(part[i:], "-")) {
+			out = append(out, part) // a name without a number, or whose number is not one (lag0012)
 			continue
 		}
 		a, b, isRange := strings.Cut(part[i:], "-")

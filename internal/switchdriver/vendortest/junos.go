@@ -137,6 +137,13 @@ func junosEdit(c *Config, set bool, f []string) string {
 				}
 			}
 			msg = "warning: statement not found\n"
+		case f[0] == "interfaces" && len(f) == 2 && !set:
+			// The whole interface: an ae goes, a port keeps no configuration.
+			if p, ok := ports[f[1]]; ok && strings.HasPrefix(f[1], "ae") {
+				delete(ports, f[1])
+			} else if ok {
+				*p = PortConfig{}
+			}
 		case f[0] == "interfaces" && len(f) >= 3:
 			p, ok := ports[f[1]]
 			if !ok {
@@ -187,7 +194,7 @@ func junosInterface(p *PortConfig, vlans map[int]string, set bool, f []string) s
 			p.Access = id
 		}
 	default:
-		return "syntax"
+		return junosBondStatement(p, set, f)
 	}
 	return ""
 }
@@ -205,6 +212,9 @@ func junosCheck(c *Config) string {
 			}
 		}) {
 			p := ports[name]
+			if msg = junosBondCheck(ports, name, p); msg != "" {
+				return
+			}
 			where := fmt.Sprintf("[edit interfaces %s unit 0 family ethernet-switching]\n  'vlan'\n    ", name)
 			for _, id := range p.Allowed {
 				if _, ok := vlans[id]; !ok {
@@ -265,6 +275,7 @@ func junosInterfaces(c *Config) string {
 		if p.Native != 0 && p.Mode == "trunk" {
 			iface["native-vlan-id"] = strconv.Itoa(p.Native)
 		}
+		junosBondShow(p, iface)
 		list = append(list, iface)
 	}
 	return mustJSON(map[string]any{"configuration": map[string]any{"interfaces": map[string]any{"interface": list}}})

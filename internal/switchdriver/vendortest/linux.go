@@ -219,6 +219,8 @@ func cumulusRun(s *Server, f []string) (string, int) {
 				}
 			}
 		})
+	case len(a) >= 2 && a[0] == "interface" && (len(a) == 2 || a[2] == "bond" || a[2] == "description"):
+		out = cumulusBond(pending, set, a, cmd)
 	case len(a) >= 5 && a[0] == "interface" && a[2] == "bridge" && a[3] == "domain":
 		// NVUE takes ranges and lists of interfaces: "swp1-4,swp7".
 		names, err := expandPorts(a[1])
@@ -251,7 +253,7 @@ func cumulusRun(s *Server, f []string) (string, int) {
 // returns NVUE's refusal or "".
 func cumulusPort(vlans map[int]string, p *PortConfig, set bool, a []string, cmd string) string {
 	if !set && len(a) == 5 {
-		*p = PortConfig{}
+		p.Mode, p.Access, p.Native, p.Allowed = "", 0, 0, nil
 		return ""
 	}
 	if len(a) != 7 || !set {
@@ -303,6 +305,7 @@ func cumulusShow(cfg *Config) string {
 			}
 		}
 		iface := map[string]any{"type": "swp"}
+		cumulusBondShow(cfg, n, p, iface)
 		if len(dom) > 0 {
 			iface["bridge"] = map[string]any{"domain": map[string]any{"br_default": dom}}
 		}

@@ -10,6 +10,7 @@ func init() {
 		hostname: "OS10", startMode: "enable",
 		ifPrompt: "(conf-if-%s)", vlanPrompt: "(conf-if-vl-%s)",
 		vlanIsInterface: true, addAllowed: true, needsVLAN: true,
+		lagPrefix: "port-channel", lagMax: 128, rateWord: "rate",
 		invalid: func(string) string { return "% Error: Unrecognized command." },
 		missing: func(id string) string { return "% Error: vlan" + id + " does not exist." },
 		show:    os10Show,
@@ -40,6 +41,15 @@ func os10Show(s *Server, cmd string) (string, bool) {
 			}
 			if len(p.Allowed) > 0 {
 				fmt.Fprintf(&b, " switchport trunk allowed vlan %s\n", vlanList(p.Allowed))
+			}
+			if p.Description != "" {
+				fmt.Fprintf(&b, " description %q\n", p.Description)
+			}
+			if p.Channel > 0 {
+				fmt.Fprintf(&b, " channel-group %d mode %s\n", p.Channel, p.ChannelMode)
+			}
+			if p.LACPFast {
+				b.WriteString(" lacp rate fast\n")
 			}
 			b.WriteString(" flowcontrol receive on\n!\n")
 		}
