@@ -47,9 +47,18 @@ type LAGPlan struct {
 	MLAG *MLAGPair
 }
 
-// OSesWithMLAG are the switch operating systems (NetworkDevice networkOS) that have a
-// multi-chassis LAG, by the name their vendor gives it. Open vSwitch has none.
-var OSesWithMLAG = map[string]string{"eos": "MLAG", "nxos": "vPC", "cumulus": "CLAG", "sonic": "MCLAG"}
+// OSesWithMLAG are the switch operating systems (NetworkDevice networkOS) whose drivers configure
+// a multi-chassis LAG, by the name their vendor gives it. Open vSwitch has none; SONiC's MCLAG,
+// Dell OS10's VLT and Junos' MC-LAG are not rendered (see docs/switch-drivers.md).
+var OSesWithMLAG = map[string]string{"eos": "MLAG", "nxos": "vPC", "cumulus": "CLAG"}
+
+// OSesWithoutBonds are the switch operating systems whose drivers make no bond at all, and why: a
+// bonded network on them is refused before anything is configured, and the host is not offered.
+var OSesWithoutBonds = map[string]string{
+	"sonic":         "SONiC numbers its port-channels and gives them no description, so metalwire cannot name one after its bond without risking another host's",
+	"openconfig":    "the gNMI driver renders no openconfig-lacp yet",
+	"equinix-metal": "a device's bond0 is the platform's own; choose the network type (layer2-bonded, hybrid-bonded) instead",
+}
 
 // PlanLAG decides the bond of a host's cards for one network: its name, and when the cards sit
 // on two switches, the declared pair that carries it. osOf gives a switch's networkOS. It fails,
@@ -61,6 +70,12 @@ func PlanLAG(host, network string, cards []BondCard, pairs []MLAGPair, osOf func
 	for _, c := range cards {
 		if !slices.Contains(switches, c.Switch) {
 			switches = append(switches, c.Switch)
+		}
+	}
+	for _, sw := range switches {
+		if why := OSesWithoutBonds[osOf(sw)]; why != "" {
+			return plan, fmt.Errorf("host %s: network %s bonds cards on switch %s, whose networkOS %s makes no bond (%s): set linkAggregation: 1 for this network, or cable the host to another switch",
+				host, network, sw, osOf(sw), why)
 		}
 	}
 	switch {
@@ -79,7 +94,7 @@ func PlanLAG(host, network string, cards []BondCard, pairs []MLAGPair, osOf func
 		}
 	}
 	if pair == nil {
-		return plan, fmt.Errorf("host %s: network %s bonds cards on switches %s and %s, which are not an MLAG pair: declare them in the NetworkDevice's spec.mlagPairs (switch OSes with multi-chassis LAG: eos, nxos, cumulus, sonic) or cable the bonded cards to one switch",
+		return plan, fmt.Errorf("host %s: network %s bonds cards on switches %s and %s, which are not an MLAG pair: declare them in the NetworkDevice's spec.mlagPairs (switch OSes with multi-chassis LAG: eos, nxos, cumulus) or cable the bonded cards to one switch",
 			host, network, switches[0], switches[1])
 	}
 	for _, sw := range switches {
