@@ -39,8 +39,8 @@ func printManagerHeap(ctx context.Context, t *testing.T, e *testenv.Env, ns, pro
 }
 
 // printCacheByKind prints, for every kind whose informer the benchmark's controller groups
-// make, how many objects the namespace holds and the heap they take once decoded and stripped
-// of managedFields as the manager's cache keeps them (measure.Retained over a list of them):
+// make, how many objects the namespace holds and the heap they take once decoded and transformed
+// (controller.CacheTransform) as the manager's cache keeps them (measure.Retained over a list of them):
 // the informer caches' share of the manager's memory, kind by kind.
 func printCacheByKind(ctx context.Context, t *testing.T, e *testenv.Env, ns string, n int) {
 	t.Helper()
@@ -49,7 +49,8 @@ func printCacheByKind(ctx context.Context, t *testing.T, e *testenv.Env, ns stri
 		t.Fatal(err)
 	}
 	byObject := controller.CacheByObject()
-	fmt.Printf("  the caches' objects by kind (decoded, managedFields stripped, as the manager's cache keeps them):\n")
+	transform := controller.CacheTransform()
+	fmt.Printf("  the caches' objects by kind (decoded and transformed as the manager's cache keeps them):\n")
 	fmt.Printf("    %-40s %8s %12s %14s\n", "kind", "objects", "KiB/object", "KiB/machine")
 	var total int64
 	for _, obj := range controller.Informers(groups) {
@@ -76,12 +77,10 @@ func printCacheByKind(ctx context.Context, t *testing.T, e *testenv.Env, ns stri
 			if listErr = e.Client.List(ctx, list, opts...); listErr != nil {
 				return nil
 			}
-			_ = meta.EachListItem(list, func(o runtime.Object) error {
-				if a, err := meta.Accessor(o); err == nil {
-					a.SetManagedFields(nil)
-				}
+			listErr = meta.EachListItem(list, func(o runtime.Object) error {
 				count++
-				return nil
+				_, err := transform(o)
+				return err
 			})
 			return list
 		})
