@@ -153,7 +153,7 @@ func run(t *testing.T, e *testenv.Env, n int, limits string, flags []string) run
 	}
 	took := time.Since(start)
 	used := split()
-	fmt.Printf("  (%s, %d machines: machine CPU %.0f%% busy, load %s; CPU used: %s)\n", strings.Join(flags, " "), n, busy(), measure.LoadAverage(), used)
+	fmt.Printf("  (%s limits %s, %d machines: machine CPU %.0f%% busy, load %s; CPU used: %s)\n", limits, strings.Join(flags, " "), n, busy(), measure.LoadAverage(), used)
 	metricsAtServed, err := measure.ReadMetrics(ctx, e.Config)
 	if err != nil {
 		t.Fatal(err)
