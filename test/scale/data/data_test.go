@@ -142,7 +142,7 @@ func run(t *testing.T, e *testenv.Env, n int, limits string, flags []string) run
 	created := time.Since(start)
 	lastPrint := time.Now()
 	for served.Load() < int64(n) {
-		if time.Since(start) > 30*time.Minute {
+		if time.Since(start) > max(30*time.Minute, time.Duration(n)*300*time.Millisecond) {
 			t.Fatalf("after %s only %d of %d claims report rendered data", time.Since(start), served.Load(), n)
 		}
 		if time.Since(lastPrint) > 10*time.Second {
