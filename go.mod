@@ -11,6 +11,7 @@ require (
 	github.com/go-logr/logr v1.4.4
 	github.com/google/go-cmp v0.7.0
 	github.com/google/go-containerregistry v0.22.1
+	github.com/google/pprof v0.0.0-20260402051712-545e8a4df936
 	github.com/nikolalohinski/gonja/v2 v2.9.1
 	github.com/onsi/gomega v1.42.1
 	github.com/openconfig/gnmi v0.14.1

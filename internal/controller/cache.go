@@ -3,6 +3,7 @@ package controller
 import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -19,4 +20,12 @@ func CacheByObject() map[client.Object]cache.ByObject {
 	return map[client.Object]cache.ByObject{
 		&corev1.Secret{}: {Label: labels.SelectorFromSet(labels.Set{infrav1.BMOEnvironmentLabel: infrav1.BMOEnvironmentLabelValue})},
 	}
+}
+
+// CacheTransform is what the manager's cache does to every object before keeping it: it drops
+// managedFields, which no controller reads; the cache then holds about half the bytes, and
+// updates sent from cached objects are smaller (the API server keeps the managedFields a
+// request leaves out). The cache-footprint test measures what it keeps.
+func CacheTransform() toolscache.TransformFunc {
+	return cache.TransformStripManagedFields()
 }

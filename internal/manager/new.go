@@ -137,10 +137,7 @@ func New(ctx context.Context, o *Options, groups []controller.Group) (*Manager, 
 		ByObject:   controller.CacheByObject(),
 	}
 	if !o.KeepManagedFields {
-		// No controller reads managedFields; without them the cache holds about half the
-		// bytes, and updates sent from cached objects are smaller (the API server keeps the
-		// managedFields a request leaves out).
-		cacheOpts.DefaultTransform = cache.TransformStripManagedFields()
+		cacheOpts.DefaultTransform = controller.CacheTransform()
 	}
 	if o.WatchNamespace != "" {
 		cacheOpts.DefaultNamespaces = map[string]cache.Config{o.WatchNamespace: {}}

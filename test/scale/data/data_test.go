@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"runtime"
 	"strconv"
 	"strings"
@@ -52,11 +51,12 @@ func TestDataScale(t *testing.T) {
 	// Any other manager flags, e.g. --profiler-address=localhost:6060 to profile a run.
 	extra = append(extra, strings.Fields(os.Getenv("BENCH_DATA_MANAGER_FLAGS"))...)
 	fmt.Printf("\ndata templating at scale: claims on one Metal3DataTemplate with two /16 IP pools, created by %d goroutines;\n", writers)
-	fmt.Println("the manager runs IPPool, Metal3DataTemplate, Metal3DataClaim and Metal3Data as `metalwire manager` does.")
+	fmt.Printf("the manager is the image's: `metalwire manager %s` (IPPool, Metal3DataTemplate, Metal3DataClaim and Metal3Data at work).\n", managedGroups)
 	fmt.Println("floor: the 12 writes a machine requires (claim, Metal3Data, 2 IPClaims, 2 IPAddresses, 2 IPClaim statuses,")
 	fmt.Printf("2 Secrets, Metal3Data status, claim status) made by %d goroutines with no controller; server floor: the API\n", floorWorkers)
 	fmt.Println("server's and etcd's CPU for them over the cores. load: the machine's 1-minute load average at the end (shared machine).")
 
+	growth := map[string][]measure.Size{}
 	for _, n := range sizes {
 		var fl floorResult
 		if os.Getenv("BENCH_DATA_FLOOR") != "0" {
@@ -75,12 +75,18 @@ func TestDataScale(t *testing.T) {
 				t.Fatalf("BENCH_DATA_LIMITS: %q is neither default nor generous", l)
 			}
 			var r runResult
-			onFreshServer(t, func(e *testenv.Env) { r = run(t, e, n, flags) })
-			r.limits = strings.TrimSpace(l)
+			onFreshServer(t, func(e *testenv.Env) { r = run(t, e, n, strings.TrimSpace(l), flags) })
 			runs = append(runs, r)
+			growth[r.limits] = append(growth[r.limits], measure.Size{Machines: n, Seconds: r.took.Seconds(), Floor: fl.took.Seconds(),
+				PeakBytes: r.peakRSS, WatchBytes: r.bytes.Total()})
 		}
 		printSize(n, fl, runs)
 		printBytes(n, fl, runs)
+	}
+	if len(sizes) > 1 {
+		for _, l := range limits {
+			measure.PrintGrowth("data templating, "+strings.TrimSpace(l)+" limits", growth[strings.TrimSpace(l)])
+		}
 	}
 }
 
@@ -97,7 +103,7 @@ type runResult struct {
 	load          string
 }
 
-func run(t *testing.T, e *testenv.Env, n int, flags []string) runResult {
+func run(t *testing.T, e *testenv.Env, n int, limits string, flags []string) runResult {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -107,9 +113,16 @@ func run(t *testing.T, e *testenv.Env, n int, flags []string) runResult {
 	}
 	m3ms := f.machines(t, n)
 	served := watchServed(ctx, t, e, f.ns)
-	mgr, stop := startManager(t, e, f.ns, flags)
+	heapDir, profilerAddr := os.Getenv(heapProfileEnv), ""
+	if heapDir != "" {
+		var err error
+		if profilerAddr, err = measure.FreeAddress(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mgr, stop := startManager(t, e, f.ns, profilerAddr, flags)
 	defer stop()
-	waitForManager(t, mgr)
+	waitForManager(t, e, mgr)
 
 	metricsBefore, err := measure.ReadMetrics(ctx, e.Config)
 	if err != nil {
@@ -129,7 +142,7 @@ func run(t *testing.T, e *testenv.Env, n int, flags []string) runResult {
 	created := time.Since(start)
 	lastPrint := time.Now()
 	for served.Load() < int64(n) {
-		if time.Since(start) > 30*time.Minute {
+		if time.Since(start) > max(30*time.Minute, time.Duration(n)*300*time.Millisecond) {
 			t.Fatalf("after %s only %d of %d claims report rendered data", time.Since(start), served.Load(), n)
 		}
 		if time.Since(lastPrint) > 10*time.Second {
@@ -140,7 +153,7 @@ func run(t *testing.T, e *testenv.Env, n int, flags []string) runResult {
 	}
 	took := time.Since(start)
 	used := split()
-	fmt.Printf("  (%s, %d machines: machine CPU %.0f%% busy, load %s; CPU used: %s)\n", strings.Join(flags, " "), n, busy(), measure.LoadAverage(), used)
+	fmt.Printf("  (%s limits %s, %d machines: machine CPU %.0f%% busy, load %s; CPU used: %s)\n", limits, strings.Join(flags, " "), n, busy(), measure.LoadAverage(), used)
 	metricsAtServed, err := measure.ReadMetrics(ctx, e.Config)
 	if err != nil {
 		t.Fatal(err)
@@ -152,10 +165,13 @@ func run(t *testing.T, e *testenv.Env, n int, flags []string) runResult {
 		t.Fatal(err)
 	}
 	r := runResult{
-		created: created, took: took,
+		limits: limits, created: created, took: took,
 		writes: atServed.Minus(before).Only(dataResources...), quiet: atEnd.Minus(atServed).Only(dataResources...),
 		bytes: metricsAtServed.WatchBytes().Minus(metricsBefore.WatchBytes()).Only(dataResources...),
 		cpu:   measure.ProcessCPU(mgr.Process.Pid) - cpuBefore, server: used.Server() / time.Duration(numCPU()), peakRSS: measure.PeakRSS(mgr.Process.Pid), load: measure.LoadAverage(),
+	}
+	if heapDir != "" {
+		printManagerHeap(ctx, t, e, f.ns, profilerAddr, heapDir, n, limits)
 	}
 	stop()
 	return r
@@ -174,16 +190,6 @@ func progress(ctx context.Context, e *testenv.Env, before measure.Writes) string
 		parts = append(parts, fmt.Sprintf("%s %d", k, w[k]))
 	}
 	return "\n      writes so far: " + strings.Join(parts, ", ")
-}
-
-// waitForManager waits until the manager has started its controllers: its process lives and
-// a moment has passed for its caches to sync (the first claims would otherwise only wait).
-func waitForManager(t *testing.T, mgr *exec.Cmd) {
-	t.Helper()
-	time.Sleep(3 * time.Second)
-	if mgr.ProcessState != nil {
-		t.Fatalf("the manager exited: %s", mgr.ProcessState)
-	}
 }
 
 // watchServed counts the claims of ns whose status reports rendered data: the last write of the
@@ -237,11 +243,11 @@ func onFreshServer(t *testing.T, f func(e *testenv.Env)) {
 }
 
 func printSize(n int, fl floorResult, runs []runResult) {
-	fmt.Printf("\n%6d machines %9s %10s %10s %8s %12s %12s %12s %12s %12s %12s %6s\n", n, "limits", "created in", "all served", "x floor",
-		"server CPU", "x floor CPU", "writes/mach", "quiet writes", "manager CPU", "manager peak", "load")
+	fmt.Printf("\n%6d machines %9s %10s %10s %8s %12s %12s %12s %12s %12s %12s %6s %12s %14s\n", n, "limits", "created in", "all served", "x floor",
+		"server CPU", "x floor CPU", "writes/mach", "quiet writes", "manager CPU", "manager peak", "load", "CPU ms/mach", "peak KiB/mach")
 	if fl.took > 0 {
-		fmt.Printf("%15s %9s %10s %9.2fs %8s %11.2fs %12s %12.2f %12s %12s %12s %6s\n", "", "floor", "", fl.took.Seconds(), "1.00", fl.server.Seconds(), "1.00",
-			perMachine(fl.writes.Only(dataResources...).Total(), n), "-", "-", "-", fl.load)
+		fmt.Printf("%15s %9s %10s %9.2fs %8s %11.2fs %12s %12.2f %12s %12s %12s %6s %12s %14s\n", "", "floor", "", fl.took.Seconds(), "1.00", fl.server.Seconds(), "1.00",
+			perMachine(fl.writes.Only(dataResources...).Total(), n), "-", "-", "-", fl.load, "-", "-")
 	}
 	for _, r := range runs {
 		ratio, cpuRatio := "-", "-"
@@ -249,8 +255,9 @@ func printSize(n int, fl floorResult, runs []runResult) {
 			ratio = fmt.Sprintf("%.2f", r.took.Seconds()/fl.took.Seconds())
 			cpuRatio = fmt.Sprintf("%.2f", r.server.Seconds()/fl.server.Seconds())
 		}
-		fmt.Printf("%15s %9s %9.2fs %9.2fs %8s %11.2fs %12s %12.2f %12d %11.2fs %8.0f MiB %6s\n", "", r.limits, r.created.Seconds(), r.took.Seconds(), ratio,
-			r.server.Seconds(), cpuRatio, perMachine(r.writes.Total(), n), r.quiet.Total(), r.cpu.Seconds(), float64(r.peakRSS)/(1<<20), r.load)
+		fmt.Printf("%15s %9s %9.2fs %9.2fs %8s %11.2fs %12s %12.2f %12d %11.2fs %8.0f MiB %6s %12.2f %14.1f\n", "", r.limits, r.created.Seconds(), r.took.Seconds(), ratio,
+			r.server.Seconds(), cpuRatio, perMachine(r.writes.Total(), n), r.quiet.Total(), r.cpu.Seconds(), float64(r.peakRSS)/(1<<20), r.load,
+			1000*r.cpu.Seconds()/float64(n), float64(r.peakRSS)/1024/float64(n))
 	}
 	keys := []measure.Writes{fl.writes.Only(dataResources...)}
 	for _, r := range runs {

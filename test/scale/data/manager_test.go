@@ -3,53 +3,46 @@ package data
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
-	"strings"
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
-	"github.com/spf13/pflag"
-	"go.uber.org/zap/zapcore"
-	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
-
-	"github.com/metalwire/metalwire/internal/controller"
-	"github.com/metalwire/metalwire/internal/controller/ippool"
-	"github.com/metalwire/metalwire/internal/controller/metal3data"
-	"github.com/metalwire/metalwire/internal/controller/metal3dataclaim"
-	"github.com/metalwire/metalwire/internal/controller/metal3datatemplate"
-	"github.com/metalwire/metalwire/internal/manager"
-	"github.com/metalwire/metalwire/internal/scheme"
 	"github.com/metalwire/metalwire/internal/testenv"
+	"github.com/metalwire/metalwire/test/scale/measure"
 )
-
-// managerEnv holds, in the benchmark's child process, the manager flags to run with.
-const managerEnv = "BENCH_DATA_MANAGER_ARGS"
 
 // generousLimits are client limits high enough not to be what limits a run: the anchors'
 // 1,000 requests/s.
 var generousLimits = []string{"--kube-api-qps=1000", "--kube-api-burst=2000"}
 
-// startManager runs the IPAM and data-templating controllers in a process of their own (this
-// test binary, started again), so that their CPU and memory are measured apart from the
-// benchmark's. extra are `metalwire manager` flags; the rest are its defaults, as shipped. stop
-// ends it (before its API server stops); it is also called when the test ends.
-func startManager(t *testing.T, e *testenv.Env, ns string, extra []string) (cmd *exec.Cmd, stop func()) {
+// managedGroups are the controller groups the benchmark's manager runs: those of the four
+// controllers a data-templating scale-up exercises (IPPool in ipam; Metal3DataTemplate,
+// Metal3DataClaim and Metal3Data in infrastructure), with everything else those groups bring, as
+// a user runs them. The machine controller of infrastructure finds no Cluster for the fixture's
+// Metal3Machines and only writes their finalizer and status once, before the measured part.
+const managedGroups = "--controllers=infrastructure,ipam"
+
+// startManager runs `metalwire manager` (cmd/metalwire built from this checkout: the image's
+// manager, built by manager.New) in a process of its own, so that its CPU and memory are
+// measured apart from the benchmark's. extra are further flags; the rest are its defaults, as
+// shipped. With profilerAddr set it serves pprof there. stop ends it (before its API server
+// stops); it is also called when the test ends.
+func startManager(t *testing.T, e *testenv.Env, ns, profilerAddr string, extra []string) (cmd *exec.Cmd, stop func()) {
 	t.Helper()
 	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
 	if err := os.WriteFile(kubeconfig, e.KubeConfig, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	args := append([]string{"--kubeconfig=" + kubeconfig, "--namespace=" + ns}, extra...)
-	cmd = exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), managerEnv+"="+strings.Join(args, " "))
+	args := append([]string{"manager", "--kubeconfig=" + kubeconfig, "--namespace=" + ns, managedGroups,
+		"--leader-elect=false", "--metrics-bind-address=0", "--health-probe-bind-address=0"}, extra...)
+	if profilerAddr != "" {
+		args = append(args, "--profiler-address="+profilerAddr)
+	}
+	cmd = exec.Command(managerBinary, args...)
 	var logs bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &logs, &logs
 	if err := cmd.Start(); err != nil {
@@ -60,7 +53,7 @@ func startManager(t *testing.T, e *testenv.Env, ns string, extra []string) (cmd 
 		once.Do(func() {
 			_ = cmd.Process.Signal(syscall.SIGTERM)
 			_ = cmd.Wait()
-			if t.Failed() || logs.Len() > 0 {
+			if t.Failed() {
 				t.Logf("manager output:\n%s", logs.String())
 			}
 		})
@@ -69,62 +62,33 @@ func startManager(t *testing.T, e *testenv.Env, ns string, extra []string) (cmd 
 	return cmd, stop
 }
 
-// runManager is the child process: the four controllers of a data-templating scale-up (IPPool,
-// Metal3DataTemplate, Metal3DataClaim, Metal3Data) set up as `metalwire manager` sets them up,
-// with its flags and their defaults (qps, burst, concurrency).
-func runManager() int {
-	o := &manager.Options{}
-	fs := pflag.NewFlagSet("manager", pflag.ContinueOnError)
-	o.AddFlags(fs)
-	if err := fs.Parse(strings.Fields(os.Getenv(managerEnv))); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 2
-	}
-	ctrl.SetLogger(zap.New(zap.UseDevMode(false), zap.Level(zapcore.ErrorLevel)))
-	cfg, err := manager.RestConfig(o.Kubeconfig)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	cfg.QPS, cfg.Burst = o.QPS, o.Burst
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
-	defer stop()
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
-		Scheme:                 scheme.New(),
-		Metrics:                metricsserver.Options{BindAddress: "0"},
-		HealthProbeBindAddress: "0",
-		PprofBindAddress:       o.ProfilerAddr,
-		Cache: cache.Options{
-			DefaultNamespaces: map[string]cache.Config{o.WatchNamespace: {}},
-			DefaultTransform:  cache.TransformStripManagedFields(),
-			ByObject:          controller.CacheByObject(),
-		},
-	})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	for _, setup := range []func() error{
-		func() error { return (&ippool.Reconciler{}).SetupWithManager(ctx, mgr, o.Concurrency) },
-		func() error {
-			return (&metal3datatemplate.Reconciler{Client: mgr.GetClient()}).SetupWithManager(ctx, mgr, o.Concurrency)
-		},
-		func() error {
-			return (&metal3dataclaim.Reconciler{Client: mgr.GetClient()}).SetupWithManager(ctx, mgr, o.Concurrency)
-		},
-		func() error {
-			return (&metal3data.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder("metal3data")}).
-				SetupWithManager(ctx, mgr, o.Concurrency)
-		},
-	} {
-		if err := setup(); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			return 1
+// waitForManager waits until the manager has started its controllers and finished its start-up
+// pass: its process lives and the API server has seen no write for 3 s (the machine controller
+// writes each Metal3Machine's finalizer and status once; at 10,000 machines that takes a while,
+// and must not be charged to the data path).
+func waitForManager(t *testing.T, e *testenv.Env, mgr *exec.Cmd) {
+	t.Helper()
+	ctx := context.Background()
+	time.Sleep(3 * time.Second)
+	deadline := time.Now().Add(15 * time.Minute)
+	var last int64 = -1
+	quiet := 0
+	for quiet < 3 {
+		if mgr.ProcessState != nil {
+			t.Fatalf("the manager exited: %s", mgr.ProcessState)
 		}
+		if time.Now().After(deadline) {
+			t.Fatal("the manager still writes 15 minutes after it started, before any claim exists")
+		}
+		w, err := measure.APIWrites(ctx, e.Config)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if total := w.Total(); total == last {
+			quiet++
+		} else {
+			last, quiet = total, 0
+		}
+		time.Sleep(time.Second)
 	}
-	if err := mgr.Start(ctx); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	return 0
 }

@@ -48,11 +48,20 @@ const (
 // Cluster API's).
 var counted = []string{"baremetalhosts", "metal3machines", "metal3clusters", "metal3dataclaims", "metal3datas"}
 
-// requestsSoFar is the API server's count of writes to the counted resources so far, and of its
-// reads of them past any cache, from one reading of its metrics.
-func requestsSoFar(ctx context.Context, cfg *rest.Config) (writes, reads measure.Writes, err error) {
+// requests are the API server's counts so far, for the counted resources: writes, reads past
+// any cache, and bytes of watch events sent.
+type requests struct{ writes, reads, bytes measure.Writes }
+
+// requestsSoFar reads the API server's counts of requests so far from one reading of its metrics.
+func requestsSoFar(ctx context.Context, cfg *rest.Config) (requests, error) {
 	m, err := measure.ReadMetrics(ctx, cfg)
-	return m.Writes().Only(counted...), m.Reads().Only(counted...), err
+	return requests{writes: m.Writes().Only(counted...), reads: m.Reads().Only(counted...), bytes: m.WatchBytes().Only(counted...)}, err
+}
+
+// since are the requests made since before, without the benchmark's own creation of the n
+// Metal3Machines.
+func (r requests) since(before requests, n int) (writes, reads, bytes measure.Writes) {
+	return machineWrites(r.writes, before.writes, n), r.reads.Minus(before.reads), r.bytes.Minus(before.bytes)
 }
 
 // machineWrites are the writes made since before, without the benchmark's own creation of the
@@ -90,7 +99,13 @@ func newWorkload(n int) workload {
 		}
 		w.hostRack[i] = k
 	}
-	accepts := map[string][]string{}
+	// Hosts by rack, so that a machine's acceptable hosts are its racks' lists: a selector is
+	// matched against racks, not against each of 10,000 hosts.
+	byRack := make([][]string, racks)
+	for j, r := range w.hostRack {
+		byRack[r] = append(byRack[r], hostName(j))
+	}
+	accepts := make(map[string][]string, n)
 	for i := range n {
 		k := rng.IntN(racks)
 		vals := []string{rackName(k)}
@@ -102,11 +117,13 @@ func newWorkload(n int) workload {
 		if err != nil {
 			panic(err)
 		}
-		for j, r := range w.hostRack {
+		var hosts []string
+		for r := range racks {
 			if sel.Matches(labels.Set{"rack": rackName(r)}) {
-				accepts[machineName(i)] = append(accepts[machineName(i)], hostName(j))
+				hosts = append(hosts, byRack[r]...)
 			}
 		}
+		accepts[machineName(i)] = hosts
 	}
 	w.assigned = hostmatch.MaximumMatching(accepts)
 	w.maximum = len(w.assigned)
@@ -123,6 +140,7 @@ type result struct {
 	served        int
 	writes        measure.Writes
 	reads         measure.Writes // GETs and LISTs the API server answered, past any cache
+	bytes         measure.Writes // watch events' bytes sent
 	serverCPU     time.Duration
 	managerCPU    time.Duration
 	managerPeak   int64
@@ -154,15 +172,22 @@ func TestMachineScale(t *testing.T) {
 		results = append(results, withManager(t, e, w, n, "generous limits", []string{"--kube-api-qps=1000", "--kube-api-burst=2000"}))
 	})
 
-	fmt.Printf("\n%-16s %9s %14s %14s %9s %12s %12s %12s %13s\n", "run", "time", "served/max", "writes/mach", "x floor", "server CPU", "manager CPU", "manager peak", "load (1 min)")
+	fmt.Printf("\n%-16s %9s %14s %14s %9s %12s %12s %12s %13s %15s %12s %14s\n", "run", "time", "served/max", "writes/mach", "x floor", "server CPU", "manager CPU", "manager peak", "load (1 min)",
+		"watch KiB/mach", "CPU ms/mach", "peak KiB/mach")
 	for _, r := range results {
 		ratio := r.took.Seconds() / results[0].took.Seconds()
-		fmt.Printf("%-16s %8.2fs %8d/%-5d %14.2f %9.2f %11.2fs %11.2fs %8.0f MiB %6s->%s\n", r.what, r.took.Seconds(), r.served, w.maximum,
-			float64(r.writes.Total())/float64(n), ratio, r.serverCPU.Seconds(), r.managerCPU.Seconds(), float64(r.managerPeak)/(1<<20), r.load, r.loadEnd)
+		cpu, peak := "-", "-"
+		if r.managerPeak > 0 {
+			cpu, peak = fmt.Sprintf("%.2f", 1000*r.managerCPU.Seconds()/float64(n)), fmt.Sprintf("%.1f", float64(r.managerPeak)/1024/float64(n))
+		}
+		fmt.Printf("%-16s %8.2fs %8d/%-5d %14.2f %9.2f %11.2fs %11.2fs %8.0f MiB %6s->%-6s %15.2f %12s %14s\n", r.what, r.took.Seconds(), r.served, w.maximum,
+			float64(r.writes.Total())/float64(n), ratio, r.serverCPU.Seconds(), r.managerCPU.Seconds(), float64(r.managerPeak)/(1<<20), r.load, r.loadEnd,
+			float64(r.bytes.Total())/1024/float64(n), cpu, peak)
 	}
 	fmt.Printf("server floor (API server and etcd CPU for the floor's writes, over %d cores): %.2fs\n", runtime.NumCPU(), results[0].serverCPU.Seconds()/float64(runtime.NumCPU()))
 	printPerMachine("writes per machine by resource and verb", results, n, func(r result) measure.Writes { return r.writes })
 	printPerMachine("reads past any cache (GET, LIST) per machine by resource", results, n, func(r result) measure.Writes { return r.reads })
+	printPerMachine("watch events, bytes per machine by resource", results, n, func(r result) measure.Writes { return r.bytes })
 	for _, r := range results[1:] {
 		if r.served < w.maximum {
 			t.Errorf("%s: served %d machines, a maximum matching serves %d", r.what, r.served, w.maximum)
@@ -288,7 +313,7 @@ func floor(t *testing.T, e *testenv.Env, w workload, n int) result {
 	t.Helper()
 	ctx := context.Background()
 	setup(t, e, w)
-	writesBefore, readsBefore, err := requestsSoFar(ctx, e.Config)
+	before, err := requestsSoFar(ctx, e.Config)
 	NewWithT(t).Expect(err).NotTo(HaveOccurred())
 	serve := func(m3m *infrav1.Metal3Machine) error {
 		cond := func(typ string, st metav1.ConditionStatus, reason, msg string) metav1.Condition {
@@ -362,9 +387,10 @@ func floor(t *testing.T, e *testenv.Env, w workload, n int) result {
 		t.Fatalf("floor writes: %v", err)
 	}
 	took := time.Since(start)
-	writes, reads, err := requestsSoFar(ctx, e.Config)
+	after, err := requestsSoFar(ctx, e.Config)
 	NewWithT(t).Expect(err).NotTo(HaveOccurred())
-	return result{what: "floor", took: took, served: w.maximum, writes: machineWrites(writes, writesBefore, n), reads: reads.Minus(readsBefore),
+	writes, reads, bytes := after.since(before, n)
+	return result{what: "floor", took: took, served: w.maximum, writes: writes, reads: reads, bytes: bytes,
 		serverCPU: server().Server(), load: load, loadEnd: measure.LoadAverage()}
 }
 
@@ -383,6 +409,15 @@ func withManager(t *testing.T, e *testenv.Env, w workload, n int, what string, f
 		"--leader-elect=false", "--metrics-bind-address=0", "--health-probe-bind-address=0"}, flags...)
 	// Any other manager flags, e.g. --profiler-address=localhost:6060 to profile a run.
 	args = append(args, strings.Fields(os.Getenv("BENCH_MACHINE_MANAGER_FLAGS"))...)
+	// BENCH_MACHINE_HEAP_PROFILE=dir writes the manager's heap profile at the end of each run
+	// there (machine-<n>-<run>.pb.gz) and prints where its retained memory sits.
+	heapDir, profilerAddr := os.Getenv("BENCH_MACHINE_HEAP_PROFILE"), ""
+	if heapDir != "" {
+		var err error
+		profilerAddr, err = measure.FreeAddress()
+		g.Expect(err).NotTo(HaveOccurred())
+		args = append(args, "--profiler-address="+profilerAddr)
+	}
 	mgr := exec.CommandContext(ctx, managerBinary, args...)
 	var logs bytes.Buffer
 	mgr.Stdout, mgr.Stderr = &logs, &logs
@@ -401,7 +436,7 @@ func withManager(t *testing.T, e *testenv.Env, w workload, n int, what string, f
 	}).WithTimeout(2*time.Minute).Should(ContainElement(infrav1.ClusterFinalizer), "the manager never picked up the Metal3Cluster")
 
 	served, last := watchServed(ctx, t, e)
-	writesBefore, readsBefore, err := requestsSoFar(ctx, e.Config)
+	before, err := requestsSoFar(ctx, e.Config)
 	g.Expect(err).NotTo(HaveOccurred())
 	cpuBefore := measure.ProcessCPU(mgr.Process.Pid)
 	server := measure.CPUSplit(0)
@@ -435,11 +470,19 @@ func withManager(t *testing.T, e *testenv.Env, w workload, n int, what string, f
 	took := time.Unix(0, last.Load()).Sub(start)
 	// The writes that follow the last claim count too (statuses of machines left waiting).
 	time.Sleep(3 * time.Second)
-	writes, reads, err := requestsSoFar(ctx, e.Config)
+	after, err := requestsSoFar(ctx, e.Config)
 	g.Expect(err).NotTo(HaveOccurred())
-	r := result{what: what, took: took, served: int(served.Load()), writes: machineWrites(writes, writesBefore, n), reads: reads.Minus(readsBefore),
+	writes, reads, bytes := after.since(before, n)
+	r := result{what: what, took: took, served: int(served.Load()), writes: writes, reads: reads, bytes: bytes,
 		serverCPU: server().Server(), managerCPU: measure.ProcessCPU(mgr.Process.Pid) - cpuBefore, managerPeak: measure.PeakRSS(mgr.Process.Pid),
 		load: load, loadEnd: measure.LoadAverage()}
+	if heapDir != "" {
+		path := filepath.Join(heapDir, fmt.Sprintf("machine-%d-%s.pb.gz", n, strings.ReplaceAll(what, " ", "-")))
+		p, err := measure.HeapProfile(ctx, profilerAddr, path)
+		g.Expect(err).NotTo(HaveOccurred())
+		fmt.Printf("\nmanager heap, %d machines, %s (%s):\n", n, what, path)
+		measure.PrintHeap(p, n, 15)
+	}
 
 	hosts := &bmov1.BareMetalHostList{}
 	g.Expect(e.Client.List(ctx, hosts, client.InNamespace(ns))).To(Succeed())
