@@ -1,0 +1,123 @@
+package clusternetwork_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	netv1 "github.com/metalwire/metalwire/api/network/v1alpha1"
+	"github.com/metalwire/metalwire/internal/switchdriver/vendortest"
+)
+
+// vendorBondFabric is a vendor switch emulated over SSH with one host whose two cards are
+// cabled to it, and a ClusterNetwork whose network bonds them with LACP.
+func vendorBondFabric(t *testing.T, os netv1.NetworkOS, ports [3]string) (string, *vendortest.Server) {
+	t.Helper()
+	ns := env.NewNamespace(t)
+	srv := vendortest.Start(t, string(os), ports[0], ports[1], ports[2])
+	startFabricWith(t, ns, nil)
+	cn := clusterNetwork(ns, "cn-a", "1001-1001", "control")
+	cn.Spec.Networks[0].LinkAggregation = 2
+	cn.Spec.Networks[0].LAG = &netv1.LAG{Mode: netv1.LAGLACP}
+	card := func(port string) netv1.HostNIC {
+		return netv1.HostNIC{NetworkDevice: netv1.NICNetworkDevice{Switch: netv1.SwitchPortRef{Name: "leaf1", Port: intstr.FromString(port)}},
+			Capability: netv1.NICCapability{Speed: 1000}}
+	}
+	create(t, &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "leaf1-login"},
+		Type:       corev1.SecretTypeBasicAuth,
+		StringData: map[string]string{corev1.BasicAuthUsernameKey: srv.User, corev1.BasicAuthPasswordKey: srv.Password},
+	}, &netv1.NetworkDevice{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "nd1"},
+		Spec: netv1.NetworkDeviceSpec{Switches: []netv1.Switch{{
+			Name: "leaf1", Address: srv.Host, Port: int32(srv.Port), NetworkOS: os,
+			HostKey: srv.HostKey, CredentialsRef: &netv1.SecretReference{Name: "leaf1-login"},
+		}}},
+	}, &netv1.NIC{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "nic-h1"},
+		Spec:       netv1.NICSpec{Node: "h1", NetworkDeviceRef: "nd1", NICs: []netv1.HostNIC{card(ports[0]), card(ports[1])}},
+	}, cn)
+	return ns, srv
+}
+
+// The image's manager bonds a host's two cards on each vendor OS whose driver makes bonds: the
+// host is ready, both ports are members of one bond on the switch, the NIC status names it, and
+// leaving puts both ports back as idle access ports.
+func TestControllersBondHostsOnVendorSwitches(t *testing.T) {
+	for _, vs := range vendorSwitches {
+		if vs.os == netv1.NetworkOSSONiC {
+			continue // makes no bond: refused up front (TestABondOnASwitchThatMakesNoneIsRefused)
+		}
+		t.Run(string(vs.os), func(t *testing.T) {
+			g := NewWithT(t)
+			ns, srv := vendorBondFabric(t, vs.os, vs.ports)
+			g.Eventually(func(g Gomega) {
+				g.Expect(getCN(g, ns, "cn-a").Status.Available).To(HaveKey("h1"))
+			}, timeout).Should(Succeed())
+			selectHost(t, ns, "h1", "cn-a")
+			g.Eventually(func(g Gomega) {
+				st := state(g, ns, "cn-a", "h1")
+				g.Expect(st.State).To(Equal(netv1.HostReady), "host h1: %s", st.Message)
+			}, timeout).Should(Succeed())
+
+			member := func(port string) string {
+				p, _ := srv.Config.Port(port)
+				switch {
+				case p.Bond != "":
+					return "bond " + p.Bond
+				case p.Channel != 0:
+					return fmt.Sprint("channel ", p.Channel)
+				}
+				return ""
+			}
+			a, b := member(vs.ports[0]), member(vs.ports[1])
+			g.Expect(a).NotTo(BeEmpty(), "port %s is in no bond", vs.ports[0])
+			g.Expect(b).To(Equal(a), "the host's two ports are not in one bond")
+			g.Expect(member(vs.ports[2])).To(BeEmpty(), "a port of no host was bonded")
+			nic := &netv1.NIC{}
+			g.Expect(env.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "nic-h1"}, nic)).To(Succeed())
+			g.Expect(nic.Status.NICs).To(HaveLen(2))
+			for _, c := range nic.Status.NICs {
+				g.Expect(c).NotTo(BeNil())
+				g.Expect(c.LAG).NotTo(BeNil(), "NIC status names no bond")
+				g.Expect(c.LAG.Mode).To(Equal(netv1.LAGLACP))
+			}
+
+			selectHost(t, ns, "h1", "")
+			g.Eventually(func(g Gomega) {
+				for _, p := range vs.ports[:2] {
+					cfg, _ := srv.Config.Port(p)
+					g.Expect(member(p)).To(BeEmpty(), "port %s is still in a bond", p)
+					g.Expect(cfg.Mode).To(Equal("access"))
+					g.Expect(cfg.Access).To(Equal(1))
+				}
+			}, timeout).Should(Succeed())
+		})
+	}
+}
+
+// A bonded network whose host is cabled to a switch whose driver makes no bond (SONiC) is
+// refused before anything is sent: the condition names the host, the switch, the OS and why,
+// and the host is not offered.
+func TestABondOnASwitchThatMakesNoneIsRefused(t *testing.T) {
+	g := NewWithT(t)
+	ns, srv := vendorBondFabric(t, netv1.NetworkOSSONiC, [3]string{"Ethernet0", "Ethernet4", "Ethernet8"})
+	g.Eventually(func(g Gomega) {
+		cn := getCN(g, ns, "cn-a")
+		c := meta.FindStatusCondition(cn.Status.Conditions, netv1.ConditionLinkAggregationValid)
+		g.Expect(c).NotTo(BeNil())
+		g.Expect(c.Status).To(Equal(metav1.ConditionFalse))
+		g.Expect(c.Message).To(ContainSubstring("host h1: network control bonds cards on switch leaf1, whose networkOS sonic makes no bond"))
+		g.Expect(cn.Status.Available).NotTo(HaveKey("h1"))
+	}, timeout).Should(Succeed())
+	for _, cmd := range srv.Commands() {
+		g.Expect(cmd).NotTo(ContainSubstring("portchannel"), "a bond line was sent")
+	}
+}
