@@ -144,3 +144,73 @@ func vlansOf(ids []int) []fabric.VLAN {
 	}
 	return out
 }
+
+// batchItem is one change of a batch as an OS's renderer sees it: a VLAN change, a port change
+// with the lines the port gets (body), or a change with lines of its own, sent as they are
+// (a bond's).
+type batchItem struct {
+	op    fabric.Op
+	vlan  int
+	port  string
+	body  []string
+	lines []string
+}
+
+// batchRun is a stretch of a batch rendered together: lines of their own, or the VLANs of
+// consecutive ensure-vlan (or remove-vlan) changes, or the ports of consecutive port changes
+// grouped by the lines they get, in the order each group's first port comes.
+type batchRun struct {
+	lines  []string
+	vlanOp fabric.Op
+	vlans  []int
+	groups []portGroup
+}
+
+// portGroup is ports that get the same lines.
+type portGroup struct {
+	body  []string
+	ports []string
+}
+
+// batchRuns splits the items into runs, keeping the batch's order: VLANs ensured before the ports
+// that use them and removed after; OSes whose CLI takes ranges name each run's VLANs and each
+// group's ports in one line.
+func batchRuns(items []batchItem) []batchRun {
+	isPort := func(it batchItem) bool { return it.body != nil }
+	var out []batchRun
+	for i := 0; i < len(items); {
+		if items[i].lines != nil {
+			out = append(out, batchRun{lines: items[i].lines})
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(items) && items[j].lines == nil && isPort(items[j]) == isPort(items[i]) && (isPort(items[i]) || items[j].op == items[i].op) {
+			j++
+		}
+		run := items[i:j]
+		i = j
+		if !isPort(run[0]) {
+			r := batchRun{vlanOp: run[0].op}
+			for _, it := range run {
+				r.vlans = append(r.vlans, it.vlan)
+			}
+			out = append(out, r)
+			continue
+		}
+		var r batchRun
+		at := map[string]int{}
+		for _, it := range run {
+			key := strings.Join(it.body, "\n")
+			k, ok := at[key]
+			if !ok {
+				k = len(r.groups)
+				at[key] = k
+				r.groups = append(r.groups, portGroup{body: it.body})
+			}
+			r.groups[k].ports = append(r.groups[k].ports, it.port)
+		}
+		out = append(out, r)
+	}
+	return out
+}

@@ -67,86 +67,56 @@ func cumulusBridge(ep fabric.Endpoint) string {
 // Bonds: see renderCumulusLAG.
 func renderCumulus(ep fabric.Endpoint, have fabric.State, batch fabric.Batch) ([]string, error) {
 	br := cumulusBridge(ep)
-	type item struct {
-		op   fabric.Op
-		vlan int
-		port string
-		// tails are the port's lines after "nv set interface P bridge domain BR".
-		tails []string
-		// lines are a bond change's, sent as they are.
-		lines []string
-	}
-	items := make([]item, 0, len(batch))
+	// A port's body is its lines after "nv set interface P bridge domain BR".
+	items := make([]batchItem, 0, len(batch))
 	for i, c := range batch {
 		p := c.Port
-		it := item{op: c.Op, vlan: c.VLAN.ID, port: p.Name}
+		it := batchItem{op: c.Op, vlan: c.VLAN.ID, port: p.Name}
 		switch c.Op {
 		case fabric.OpEnsureVLAN, fabric.OpRemoveVLAN:
 		case fabric.OpAccessPort:
-			it.tails = []string{fmt.Sprintf("access %d", p.VLAN)}
+			it.body = []string{fmt.Sprintf("access %d", p.VLAN)}
 		case fabric.OpTrunkPort:
-			it.tails = []string{"vlan " + joinInts(trunkVLANs(p))}
+			it.body = []string{"vlan " + joinInts(trunkVLANs(p))}
 			if p.VLAN > 0 {
-				it.tails = append(it.tails, fmt.Sprintf("untagged %d", p.VLAN))
+				it.body = append(it.body, fmt.Sprintf("untagged %d", p.VLAN))
 			}
 		case fabric.OpResetPort:
 			idle, err := idleOf("cumulus", i, c)
 			if err != nil {
 				return nil, err
 			}
-			it.tails = []string{fmt.Sprintf("access %d", idle)}
+			it.body = []string{fmt.Sprintf("access %d", idle)}
 		case fabric.OpEnsureLAG, fabric.OpRemoveLAG:
 			lines, err := renderCumulusLAG(ep, have, i, c)
 			if err != nil {
 				return nil, err
 			}
-			items = append(items, item{op: c.Op, lines: lines})
+			items = append(items, batchItem{op: c.Op, lines: lines})
 			continue
 		default:
 			return nil, unsupported("cumulus", i, c)
 		}
 		items = append(items, it)
 	}
-	isPort := func(it item) bool { return it.tails != nil }
 	lines := []string{"nv config detach"}
-	for i := 0; i < len(items); {
-		if items[i].lines != nil {
-			lines = append(lines, items[i].lines...)
-			i++
-			continue
-		}
-		j := i + 1
-		for j < len(items) && items[j].lines == nil && isPort(items[j]) == isPort(items[i]) && (isPort(items[i]) || items[j].op == items[i].op) {
-			j++
-		}
-		run := items[i:j]
-		i = j
-		if !isPort(run[0]) {
-			ids := make([]int, len(run))
-			for k, it := range run {
-				ids[k] = it.vlan
-			}
+	for _, run := range batchRuns(items) {
+		switch {
+		case run.lines != nil:
+			lines = append(lines, run.lines...)
+		case run.groups == nil:
 			verb := "set"
-			if run[0].op == fabric.OpRemoveVLAN {
+			if run.vlanOp == fabric.OpRemoveVLAN {
 				verb = "unset"
 			}
-			lines = append(lines, fmt.Sprintf("nv %s bridge domain %s vlan %s", verb, br, strings.Join(idRanges(ids), ",")))
-			continue
-		}
-		var keys []string
-		names := map[string][]string{}
-		for _, it := range run {
-			key := strings.Join(it.tails, "\n")
-			if _, ok := names[key]; !ok {
-				keys = append(keys, key)
-			}
-			names[key] = append(names[key], it.port)
-		}
-		for _, key := range keys {
-			ports := strings.Join(portRanges(names[key]), ",")
-			lines = append(lines, fmt.Sprintf("nv unset interface %s bridge domain %s", ports, br))
-			for _, tail := range strings.Split(key, "\n") {
-				lines = append(lines, fmt.Sprintf("nv set interface %s bridge domain %s %s", ports, br, tail))
+			lines = append(lines, fmt.Sprintf("nv %s bridge domain %s vlan %s", verb, br, strings.Join(idRanges(run.vlans), ",")))
+		default:
+			for _, g := range run.groups {
+				ports := strings.Join(portRanges(g.ports), ",")
+				lines = append(lines, fmt.Sprintf("nv unset interface %s bridge domain %s", ports, br))
+				for _, tail := range g.body {
+					lines = append(lines, fmt.Sprintf("nv set interface %s bridge domain %s %s", ports, br, tail))
+				}
 			}
 		}
 	}

@@ -80,18 +80,10 @@ func NXOS() sshcli.CommandSet {
 // lag renders a bond change (ensure-lag, remove-lag) as lines of their own, sent where the change
 // comes in the batch; nil when the OS's bonds are not rendered yet (refused: ErrUnsupported).
 func renderIOS(os string, l2 bool, batch fabric.Batch, lag func(i int, c fabric.Change) ([]string, error)) ([]string, error) {
-	type item struct {
-		op   fabric.Op
-		vlan int
-		port string
-		body []string
-		// lines are a bond change's, sent as they are.
-		lines []string
-	}
-	items := make([]item, 0, len(batch))
+	items := make([]batchItem, 0, len(batch))
 	for i, c := range batch {
 		p := c.Port
-		it := item{op: c.Op, vlan: c.VLAN.ID, port: p.Name}
+		it := batchItem{op: c.Op, vlan: c.VLAN.ID, port: p.Name}
 		switch c.Op {
 		case fabric.OpEnsureVLAN, fabric.OpRemoveVLAN:
 		case fabric.OpEnsureLAG, fabric.OpRemoveLAG:
@@ -102,7 +94,7 @@ func renderIOS(os string, l2 bool, batch fabric.Batch, lag func(i int, c fabric.
 			if err != nil {
 				return nil, err
 			}
-			items = append(items, item{op: c.Op, lines: lines})
+			items = append(items, batchItem{op: c.Op, lines: lines})
 			continue
 		case fabric.OpAccessPort:
 			it.body = []string{"switchport mode access", fmt.Sprintf("switchport access vlan %d", p.VLAN)}
@@ -127,48 +119,24 @@ func renderIOS(os string, l2 bool, batch fabric.Batch, lag func(i int, c fabric.
 		}
 		items = append(items, it)
 	}
-	isPort := func(it item) bool { return it.body != nil }
 	var lines []string
-	for i := 0; i < len(items); {
-		if items[i].lines != nil {
-			lines = append(lines, items[i].lines...)
-			i++
-			continue
-		}
-		// The run: the change and every following one of the same kind.
-		j := i + 1
-		for j < len(items) && items[j].lines == nil && isPort(items[j]) == isPort(items[i]) && (isPort(items[i]) || items[j].op == items[i].op) {
-			j++
-		}
-		run := items[i:j]
-		i = j
-		if !isPort(run[0]) {
-			ids := make([]int, len(run))
-			for k, it := range run {
-				ids[k] = it.vlan
-			}
-			for _, r := range idRanges(ids) {
-				if run[0].op == fabric.OpEnsureVLAN {
+	for _, run := range batchRuns(items) {
+		switch {
+		case run.lines != nil:
+			lines = append(lines, run.lines...)
+		case run.groups == nil:
+			for _, r := range idRanges(run.vlans) {
+				if run.vlanOp == fabric.OpEnsureVLAN {
 					lines = append(lines, "vlan "+r, "exit")
 				} else {
 					lines = append(lines, "no vlan "+r)
 				}
 			}
-			continue
-		}
-		// Ports that get the same lines, in the order their first one comes in the batch.
-		var bodies []string
-		names := map[string][]string{}
-		for _, it := range run {
-			key := strings.Join(it.body, "\n")
-			if _, ok := names[key]; !ok {
-				bodies = append(bodies, key)
-			}
-			names[key] = append(names[key], it.port)
-		}
-		for _, key := range bodies {
-			for _, name := range portRanges(names[key]) {
-				lines = append(append(append(lines, "interface "+name), strings.Split(key, "\n")...), "exit")
+		default:
+			for _, g := range run.groups {
+				for _, name := range portRanges(g.ports) {
+					lines = append(append(append(lines, "interface "+name), g.body...), "exit")
+				}
 			}
 		}
 	}
