@@ -155,7 +155,7 @@ bench-fabric-drivers: test-deps ## Switch driver alone: FABRIC_BENCH_SWITCHES (2
 	METALWIRE_BENCH=1 go test ./internal/switchdriver/openvswitch -run 'TestBenchFabricDrivers$$' -count=1 -timeout 20m -v
 
 .PHONY: bench-fabric-ssh
-bench-fabric-ssh: $(KUBE_APISERVER) $(ETCD) ## SSH fabric at scale: FABRIC_SSH_BENCH_HOSTS (1000) hosts x 2 NICs on FABRIC_SSH_BENCH_SWITCHES (20) emulated EOS switches (login 1 s, 20 ms a command) join at once through the image's manager (FABRIC_SSH_BENCH_CONCURRENCY (4) switches at once); prints time to ready, logins and commands per switch, manager CPU and memory, and networking-generic-switch's one-login-per-port way as the anchor.
+bench-fabric-ssh: $(KUBE_APISERVER) $(ETCD) ## SSH fabric at scale: FABRIC_SSH_BENCH_HOSTS (1000) hosts x 2 NICs on FABRIC_SSH_BENCH_SWITCHES (20) emulated EOS switches (login 1 s, 20 ms a command) join at once through the image's manager (FABRIC_SSH_BENCH_CONCURRENCY, default the manager's --fabric-concurrency, switches at once); prints time to ready, logins and commands per switch, manager CPU and memory, and networking-generic-switch's one-login-per-port way as the anchor.
 	METALWIRE_SCALE=1 go test ./test/scale/fabricssh -run 'TestFabricSSHScale$$' -count=1 -timeout 60m -v
 
 .PHONY: bench-fabric

@@ -13,6 +13,7 @@ import (
 
 	"github.com/metalwire/metalwire/internal/controller"
 	"github.com/metalwire/metalwire/internal/controller/metal3remediation"
+	"github.com/metalwire/metalwire/internal/controller/networkdevice"
 
 	// Registers --logging-format=json.
 	_ "k8s.io/component-base/logs/json/register"
@@ -78,7 +79,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&o.Controllers, "controllers", controller.GroupNames(), "controller groups to run, comma-separated: "+fmt.Sprint(controller.GroupNames()))
 	fs.IntVar(&o.Concurrency, "concurrency", 10, "objects each controller reconciles at once")
 	fs.BoolVar(&o.IPReuse, "ip-reuse", false, "name a Metal3Data's IPClaims after its BareMetalHost (<host>-<pool>) so the host keeps its address across re-provisioning (CAPM3's enableBMHNameBasedPreallocation)")
-	fs.IntVar(&o.FabricConcurrency, "fabric-concurrency", 4, "switches the fabric controller configures at once")
+	fs.IntVar(&o.FabricConcurrency, "fabric-concurrency", networkdevice.DefaultConcurrency, "switches the fabric controller configures at once (each waits on its switch, not on this machine's CPU)")
 	fs.DurationVar(&o.SyncPeriod, "sync-period", 10*time.Minute, "how often every watched object is reconciled again even without a change")
 	fs.DurationVar(&o.GracefulShutdown, "graceful-shutdown-timeout", 10*time.Second, "how long the controllers may take to finish their work once told to stop; keep it below the Pod's terminationGracePeriodSeconds")
 	fs.Float32Var(&o.QPS, "kube-api-qps", 400, "queries per second the manager may send to the API server (docs/scale.md: why 400)")

@@ -39,7 +39,10 @@ import (
 
 // Defaults of the Reconciler's knobs.
 const (
-	DefaultConcurrency = 4
+	// DefaultConcurrency is how many switches are worked at once: a switch's pass waits on the
+	// switch (a login takes seconds on some), not on the manager's CPU, and 10 is what Cluster
+	// API providers default their controllers' concurrency to.
+	DefaultConcurrency = 10
 	// DefaultPassQuiet is the least time between two passes over one NetworkDevice's switches.
 	DefaultPassQuiet  = time.Second
 	defaultRetryFirst = time.Second

@@ -44,7 +44,7 @@ func TestFabricScale(t *testing.T) {
 	ovstest.Require(t, "ovsdb-server", "ovsdb-tool", "ovs-vsctl")
 	hosts := envInt(t, "FABRIC_BENCH_HOSTS", 1000)
 	switches := envInt(t, "FABRIC_BENCH_SWITCHES", 20)
-	fabricConcurrency := envInt(t, "FABRIC_BENCH_CONCURRENCY", 4) // the manager's --fabric-concurrency default
+	fabricConcurrency := envInt(t, "FABRIC_BENCH_CONCURRENCY", manager.NewOptions().FabricConcurrency) // the image's default
 	const cardsPerHost = 2
 	// FABRIC_BENCH_LAG=1: each host's two cards on one switch, bonded with LACP (one network of
 	// linkAggregation 2) rather than two networks of a card each.

@@ -39,7 +39,7 @@ func TestFabricSSHScale(t *testing.T) {
 	switches := envInt(t, "FABRIC_SSH_BENCH_SWITCHES", 20)
 	login := time.Duration(envInt(t, "FABRIC_SSH_BENCH_LOGIN_MS", 1000)) * time.Millisecond
 	command := time.Duration(envInt(t, "FABRIC_SSH_BENCH_COMMAND_MS", 20)) * time.Millisecond
-	concurrency := envInt(t, "FABRIC_SSH_BENCH_CONCURRENCY", 4)
+	concurrency := envInt(t, "FABRIC_SSH_BENCH_CONCURRENCY", manager.NewOptions().FabricConcurrency) // the image's default
 	portsPerSwitch := (hosts*cardsPerHost + switches - 1) / switches
 	g := NewWithT(t)
 	ctx := context.Background()
