@@ -158,6 +158,7 @@ func New(ctx context.Context, o *Options, groups []controller.Group) (*Manager, 
 		LeaderElectionReleaseOnCancel: true,
 		GracefulShutdownTimeout:       &o.GracefulShutdown,
 		Cache:                         cacheOpts,
+		MapperProvider:                newRememberingMapper,
 		NewCache: func(cfg *rest.Config, opts cache.Options) (cache.Cache, error) {
 			c, err := cache.New(cfg, opts)
 			recorder.Cache = c
