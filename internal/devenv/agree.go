@@ -57,8 +57,8 @@ func readVerdicts(ctx context.Context, c client.Client, ns string) (int, []strin
 		if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: d.Spec.Claim.Name}, m3m); err != nil {
 			continue
 		}
-		_, host, _ := strings.Cut(m3m.Annotations[infrav1.HostAnnotation], "/")
-		if !selected[host] {
+		_, host, set, err := infrav1.ParseHostAnnotation(m3m.Annotations[infrav1.HostAnnotation], m3m.Namespace)
+		if !set || err != nil || !selected[host] {
 			continue
 		}
 		checked++

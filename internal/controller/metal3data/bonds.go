@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -37,13 +36,9 @@ func (r *Reconciler) resolveBonds(ctx context.Context, tmpl *infrav1.Metal3DataT
 			continue
 		}
 		field := fmt.Sprintf("Metal3DataTemplate %s spec.networkData.links.bonds[%d].bondFrom", tmpl.Name, i)
-		cn := &networkv1.ClusterNetwork{}
-		if err := r.Client.Get(ctx, client.ObjectKey{Namespace: tmpl.Namespace, Name: ref.ClusterNetwork}, cn); err != nil {
-			if apierrors.IsNotFound(err) {
-				return nil, failWith(infrav1.DataBondSourceNotFoundReason,
-					"%s.clusterNetwork: ClusterNetwork %s not found in namespace %s; create it, or fix the name", field, ref.ClusterNetwork, tmpl.Namespace), nil
-			}
-			return nil, nil, err
+		cn, block, err := r.sourceClusterNetwork(ctx, tmpl.Namespace, ref.ClusterNetwork, field, infrav1.DataBondSourceNotFoundReason)
+		if cn == nil {
+			return nil, block, err
 		}
 		idx := slices.IndexFunc(cn.Spec.Networks, func(n networkv1.Network) bool { return n.Name == ref.Network })
 		switch {

@@ -33,13 +33,9 @@ func (r *Reconciler) resolveVLANs(ctx context.Context, tmpl *infrav1.Metal3DataT
 			continue
 		}
 		field := fmt.Sprintf("Metal3DataTemplate %s spec.networkData.links.vlans[%d].vlanIDFrom", tmpl.Name, i)
-		cn := &networkv1.ClusterNetwork{}
-		if err := r.Client.Get(ctx, client.ObjectKey{Namespace: tmpl.Namespace, Name: ref.ClusterNetwork}, cn); err != nil {
-			if apierrors.IsNotFound(err) {
-				return nil, failWith(infrav1.DataVLANSourceNotFoundReason,
-					"%s.clusterNetwork: ClusterNetwork %s not found in namespace %s; create it, or fix the name", field, ref.ClusterNetwork, tmpl.Namespace), nil
-			}
-			return nil, nil, err
+		cn, block, err := r.sourceClusterNetwork(ctx, tmpl.Namespace, ref.ClusterNetwork, field, infrav1.DataVLANSourceNotFoundReason)
+		if cn == nil {
+			return nil, block, err
 		}
 		id, known, assigned := networkVLAN(cn, ref.Network)
 		switch {
@@ -56,6 +52,19 @@ func (r *Reconciler) resolveVLANs(ctx context.Context, tmpl *infrav1.Metal3DataT
 		ids[ref] = id
 	}
 	return ids, nil, nil
+}
+
+// sourceClusterNetwork reads the ClusterNetwork a template field (vlanIDFrom, bondFrom) names; a
+// missing one is a blocker with reason, naming the field.
+func (r *Reconciler) sourceClusterNetwork(ctx context.Context, ns, name, field, reason string) (*networkv1.ClusterNetwork, *blocker, error) {
+	cn := &networkv1.ClusterNetwork{}
+	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, cn); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, failWith(reason, "%s.clusterNetwork: ClusterNetwork %s not found in namespace %s; create it, or fix the name", field, name, ns), nil
+		}
+		return nil, nil, err
+	}
+	return cn, nil, nil
 }
 
 // networkVLAN says whether the ClusterNetwork has the network, and the VLAN id it assigned it.

@@ -23,22 +23,18 @@ import (
 // time is up — the periodic resync (--sync-period, twice ReadAgainAfter) is such a pass, so
 // drift is still found.
 
-// reach is how a switch is reached, as a pass would: the switch with a BareMetalSwitch's
-// address, OS and credentials resolved, and the version of its credentials Secret. ok is false
-// when that cannot be told without trying (the pass then reads the switch and says why).
-func (r *Reconciler) reach(ctx context.Context, ns string, sw netv1.Switch) (netv1.Switch, string, bool) {
-	eff, err := r.effectiveSwitch(ctx, ns, sw)
+// credentialsVersion is the resourceVersion of the credentials Secret of a switch (resolved:
+// effectiveSwitch), "" for one without. ok is false when it cannot be read (the pass then tries
+// the switch and says why).
+func (r *Reconciler) credentialsVersion(ctx context.Context, ns string, sw netv1.Switch) (string, bool) {
+	if sw.CredentialsRef == nil {
+		return "", true
+	}
+	secret, err := r.secrets.get(ctx, types.NamespacedName{Namespace: ns, Name: sw.CredentialsRef.Name})
 	if err != nil {
-		return sw, "", false
+		return "", false
 	}
-	if eff.CredentialsRef == nil {
-		return eff, "", true
-	}
-	secret, err := r.secrets.get(ctx, types.NamespacedName{Namespace: ns, Name: eff.CredentialsRef.Name})
-	if err != nil {
-		return eff, "", false
-	}
-	return eff, secret.ResourceVersion, true
+	return secret.ResourceVersion, true
 }
 
 // inLine is, per switch, the last pass that left it in line.

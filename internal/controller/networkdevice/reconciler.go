@@ -295,7 +295,10 @@ func (r *Reconciler) syncSwitch(ctx context.Context, nd *netv1.NetworkDevice, sw
 	lock, _ := r.locks.LoadOrStore(key, &sync.Mutex{})
 	lock.(*sync.Mutex).Lock()
 	defer lock.(*sync.Mutex).Unlock()
-	reached, credentials, known := r.reach(ctx, nd.Namespace, sw)
+	// The switch as it is reached: a BareMetalSwitch's address, OS and credentials resolved.
+	reached, reachErr := r.effectiveSwitch(ctx, nd.Namespace, sw)
+	credentials, known := r.credentialsVersion(ctx, nd.Namespace, reached)
+	known = known && reachErr == nil
 	if !dryRun && known && prev.Reachable && r.inLine.fresh(key, nd, reached, credentials, want, r.ReadAgainAfter, time.Now()) {
 		return prev, nil, nil
 	}
@@ -310,7 +313,7 @@ func (r *Reconciler) syncSwitch(ctx context.Context, nd *netv1.NetworkDevice, sw
 	ctx, cancel := context.WithTimeout(ctx, r.Timeout)
 	defer cancel()
 	labels := []string{nd.Namespace, nd.Name, sw.Name}
-	pass, err := r.apply(ctx, nd, sw, want, prev, dryRun)
+	pass, err := r.apply(ctx, nd, reached, reachErr, want, prev, dryRun)
 	r.inLine.record(key, nd, reached, credentials, want, known && err == nil && !dryRun && pass.hosts == nil && len(pass.drifted) == 0, time.Now())
 	if err != nil {
 		metrics.FabricErrors.WithLabelValues(labels...).Inc()
@@ -355,10 +358,11 @@ type pass struct {
 	hosts *switchReports
 }
 
-func (r *Reconciler) apply(ctx context.Context, nd *netv1.NetworkDevice, sw netv1.Switch, want fabric.State, prev netv1.SwitchStatus, dryRun bool) (pass, error) {
-	sw, err := r.effectiveSwitch(ctx, nd.Namespace, sw)
-	if err != nil {
-		return pass{}, err
+// apply brings one switch in line. sw is the switch as reached (effectiveSwitch), reachErr why
+// it could not be resolved.
+func (r *Reconciler) apply(ctx context.Context, nd *netv1.NetworkDevice, sw netv1.Switch, reachErr error, want fabric.State, prev netv1.SwitchStatus, dryRun bool) (pass, error) {
+	if reachErr != nil {
+		return pass{}, reachErr
 	}
 	drv, err := r.Drivers.For(string(sw.NetworkOS))
 	if err != nil {
