@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"net/netip"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -105,6 +106,12 @@ func ACLCookie(host, network string) uint64 {
 	return CookiePrefix | h.Sum64()&^CookiePrefixMask
 }
 
+// ACLName is the name of the access list of a host's network on a switch: stable, one per host
+// and network, and a valid list name on every switch OS metalwire drives (13 letters and digits).
+func ACLName(host, network string) string {
+	return fmt.Sprintf("acl%010x", ACLCookie(host, network)&0xffffffffff)
+}
+
 // Flow is one OpenFlow flow of an ACL, described as ovs-ofctl reads it (OfctlSpec) and as an
 // OpenFlow driver builds its match.
 type Flow struct {
@@ -114,6 +121,8 @@ type Flow struct {
 	// MAC (egress). Exactly one is set.
 	InPort string
 	DLDst  string
+	// VLAN matches frames tagged with it (a trunk network's); 0: any.
+	VLAN int
 	// Proto is "" (any frame), or ip, ipv6, icmp, icmp6, tcp, tcp6, udp, udp6.
 	Proto string
 	// NWSrc and NWDst are the remote CIDR (egress: source; ingress: destination); "" for any.
@@ -132,6 +141,9 @@ func (f Flow) OfctlSpec() string {
 	}
 	if f.DLDst != "" {
 		parts = append(parts, "dl_dst="+strings.ToLower(f.DLDst))
+	}
+	if f.VLAN != 0 {
+		parts = append(parts, fmt.Sprintf("dl_vlan=%d", f.VLAN))
 	}
 	if f.Proto != "" {
 		parts = append(parts, f.Proto)
@@ -162,6 +174,11 @@ type PortACL struct {
 	// (its cards on the port).
 	Port     string
 	HostMACs []string
+	// Members are the ports the frames of a bond come in on (Port is then the bond's name and
+	// matches nothing itself); empty for a port.
+	Members []string
+	// VLAN: the rules match frames of this VLAN only (a trunk network); 0: any.
+	VLAN int
 	// Cookie marks the flows (ACLCookie of the host and network).
 	Cookie uint64
 	// Rules in order, then the default: deny all when DefaultDeny, else allow.
@@ -201,11 +218,19 @@ func ACLFlows(a PortACL) ([]Flow, error) {
 // directionFlows are the bare flows of one direction: the port's frames, or each host MAC's.
 func directionFlows(a PortACL, dir string) []Flow {
 	if dir == DirectionIngress {
-		return []Flow{{Cookie: a.Cookie, InPort: a.Port}}
+		ports := a.Members
+		if len(ports) == 0 {
+			ports = []string{a.Port}
+		}
+		out := make([]Flow, 0, len(ports))
+		for _, p := range ports {
+			out = append(out, Flow{Cookie: a.Cookie, InPort: p, VLAN: a.VLAN})
+		}
+		return out
 	}
 	out := make([]Flow, 0, len(a.HostMACs))
 	for _, mac := range a.HostMACs {
-		out = append(out, Flow{Cookie: a.Cookie, DLDst: mac})
+		out = append(out, Flow{Cookie: a.Cookie, DLDst: mac, VLAN: a.VLAN})
 	}
 	return out
 }
@@ -274,4 +299,89 @@ func protoKeyword(name, family string) string {
 		return name
 	}
 	return name + "6"
+}
+
+// FlowsOf is the list as OpenFlow flows: its own Flows when it was read back as flows, otherwise
+// the flows of its rules on its port (each member's, for a bond) and host MACs.
+func (a ACL) FlowsOf() ([]Flow, error) {
+	if a.Flows != nil {
+		return a.Flows, nil
+	}
+	return ACLFlows(PortACL{Port: a.Port, Members: a.Members, HostMACs: a.HostMACs, VLAN: a.VLAN, Cookie: a.Cookie, Rules: a.Rules, DefaultDeny: a.DefaultDeny})
+}
+
+// SameACL says whether a switch's list (have, read back) is the wanted one: the same flows where
+// either side is flows, otherwise the same port, members, VLAN, host MACs, rules and default.
+func SameACL(want, have ACL) bool {
+	if want.Name != have.Name {
+		return false
+	}
+	if want.Flows == nil && have.Flows == nil {
+		return want.Port == have.Port && want.VLAN == have.VLAN && want.DefaultDeny == have.DefaultDeny &&
+			slices.Equal(sortedNames(want.Members), sortedNames(have.Members)) &&
+			slices.Equal(lowerSorted(want.HostMACs), lowerSorted(have.HostMACs)) && slices.Equal(want.Rules, have.Rules)
+	}
+	wf, errW := want.FlowsOf()
+	hf, errH := have.FlowsOf()
+	return errW == nil && errH == nil && slices.Equal(flowSpecs(wf), flowSpecs(hf))
+}
+
+// flowSpecs is a set of flows written one way, sorted: what two flow lists are compared by.
+func flowSpecs(fs []Flow) []string {
+	out := make([]string, 0, len(fs))
+	for _, f := range fs {
+		out = append(out, f.OfctlSpec())
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+func lowerSorted(s []string) []string {
+	out := make([]string, len(s))
+	for i, v := range s {
+		out[i] = strings.ToLower(v)
+	}
+	return sortedNames(out)
+}
+
+// Describe reads as a list's configuration: "vlan 1001 2 rules then allow (2 host MACs)".
+func (a ACL) Describe() string {
+	s := fmt.Sprintf("%d rule(s) then ", len(a.Rules))
+	if a.DefaultDeny {
+		s += ActionDeny
+	} else {
+		s += ActionAllow
+	}
+	if a.VLAN != 0 {
+		s = fmt.Sprintf("vlan %d ", a.VLAN) + s
+	}
+	return s
+}
+
+// OSesWithoutACLs are the switch operating systems (networkOS) whose drivers bind no access list,
+// and why: a network with an acl on them is refused before anything is configured, and the host
+// is not offered. Every other driver is an ACLSetter (checked by switchdriver/builtin's tests).
+var OSesWithoutACLs = map[string]string{
+	"eos":           "the eos driver renders no access list yet",
+	"nxos":          "the nxos driver renders no access list yet",
+	"junos":         "the junos driver renders no firewall filter yet",
+	"sonic":         "the sonic driver renders no ACL table yet",
+	"dellos10":      "the dellos10 driver renders no access list yet",
+	"cumulus":       "the cumulus driver renders no ACL yet",
+	"openconfig":    "the gNMI driver renders no openconfig-acl yet",
+	"equinix-metal": "Equinix Metal's API has no per-port access list; filter on the hosts instead",
+}
+
+// OSesWithoutPortState are the switch operating systems whose drivers cannot shut a port, and why:
+// a network with portStatus down on them is refused before anything is configured, and the host
+// is not offered. Every other driver is a PortStateSetter (checked by switchdriver/builtin's tests).
+var OSesWithoutPortState = map[string]string{
+	"eos":           "the eos driver does not shut ports yet",
+	"nxos":          "the nxos driver does not shut ports yet",
+	"junos":         "the junos driver does not disable interfaces yet",
+	"sonic":         "the sonic driver does not shut ports yet",
+	"dellos10":      "the dellos10 driver does not shut ports yet",
+	"cumulus":       "the cumulus driver does not shut ports yet",
+	"openconfig":    "the gNMI driver does not set interface enabled yet",
+	"equinix-metal": "Equinix Metal's API cannot shut a device's port; remove the host from the network instead",
 }

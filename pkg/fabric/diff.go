@@ -17,6 +17,22 @@ type PortWant struct {
 	MTU int
 	// LAG makes the port a member of a bond: the VLAN configuration is the bond's.
 	LAG *LAGWant
+	// Down shuts the port (the bond, for a member): a network's portStatus down. A port that
+	// carries several networks is down when any of them asks it.
+	Down bool
+	// ACL binds the network's access list to the port (the bond, for a member).
+	ACL *ACLWant
+}
+
+// ACLWant is the access list of one host's network on the ports that carry it.
+type ACLWant struct {
+	// Name and Cookie are ACLName and ACLCookie of the host and network.
+	Name   string
+	Cookie uint64
+	// HostMAC is the MAC of the host's card behind the port.
+	HostMAC     string
+	Rules       []ACLRule
+	DefaultDeny bool
 }
 
 // Desired builds each switch's desired state from the ports hosts need. Ports named twice in
@@ -48,6 +64,11 @@ func Desired(wants []PortWant) map[string]State {
 			st.Ports[w.Port] = merge(p, seen, w, w.Port)
 		}
 		out[w.Switch] = st
+	}
+	for _, w := range wants {
+		if w.ACL != nil {
+			out[w.Switch] = addACL(out[w.Switch], w)
+		}
 	}
 	for name, st := range out {
 		ids := map[int]bool{}
@@ -93,7 +114,32 @@ func merge(p Port, seen bool, w PortWant, name string) Port {
 	case !seen:
 		p = Port{Name: name, Mode: ModeAccess, VLAN: w.VLAN, MTU: w.MTU}
 	}
+	p.Down = p.Down || w.Down
 	return p
+}
+
+// addACL binds a want's access list to its port, or to its bond with the bond's members (every
+// LAG of st is complete when it is called). A trunk's list matches the network's VLAN only.
+func addACL(st State, w PortWant) State {
+	if st.ACLs == nil {
+		st.ACLs = map[string]ACL{}
+	}
+	a, seen := st.ACLs[w.ACL.Name]
+	if !seen {
+		a = ACL{Name: w.ACL.Name, Cookie: w.ACL.Cookie, Port: w.Port, Rules: slices.Clone(w.ACL.Rules), DefaultDeny: w.ACL.DefaultDeny}
+		if w.LAG != nil {
+			a.Port, a.Members = w.LAG.Name, slices.Clone(st.LAGs[w.LAG.Name].Members)
+		}
+		if w.Mode == ModeTrunk {
+			a.VLAN = w.VLAN
+		}
+	}
+	if w.ACL.HostMAC != "" && !slices.Contains(a.HostMACs, w.ACL.HostMAC) {
+		a.HostMACs = append(a.HostMACs, w.ACL.HostMAC)
+		sort.Strings(a.HostMACs)
+	}
+	st.ACLs[w.ACL.Name] = a
+	return st
 }
 
 // normalTrunk writes a trunk one way, as every driver reads one back: its native (untagged)
@@ -117,6 +163,8 @@ type Record struct {
 	VLANs []int
 	// LAGs are the bonds it made, by name.
 	LAGs []string
+	// ACLs are the access lists it bound, by name.
+	ACLs []string
 }
 
 // Diff returns the changes that take a switch from have (as read back) to want, touching only
@@ -125,7 +173,16 @@ type Record struct {
 // wanted port carries is removed. The order is: VLANs ensured, ports set, ports reset, VLANs
 // removed, so no port ever points at a VLAN the switch lacks. Equal states give no change.
 func Diff(want, have State, rec Record, idle int) Batch {
+	// Lists no longer wanted go first, while the ports and bonds they name are as they were.
 	var b Batch
+	aclNames := slices.Clone(rec.ACLs)
+	sort.Strings(aclNames)
+	for _, name := range slices.Compact(aclNames) {
+		cur, exists := have.ACLs[name]
+		if _, wanted := want.ACLs[name]; !wanted && exists {
+			b = append(b, Change{Op: OpRemoveACL, ACL: cur})
+		}
+	}
 	haveVLAN := map[int]bool{}
 	for _, v := range have.VLANs {
 		haveVLAN[v.ID] = true
@@ -174,6 +231,13 @@ func Diff(want, have State, rec Record, idle int) Batch {
 		}
 		b = append(b, Change{Op: op, Port: p})
 	}
+	for _, name := range sortedKeysOf(want.ACLs) {
+		a := want.ACLs[name]
+		if cur, ok := have.ACLs[name]; ok && SameACL(a, cur) {
+			continue
+		}
+		b = append(b, Change{Op: OpEnsureACL, ACL: a})
+	}
 	resets := slices.Clone(rec.Ports)
 	sort.Strings(resets)
 	for _, name := range slices.Compact(resets) {
@@ -201,7 +265,7 @@ func Diff(want, have State, rec Record, idle int) Batch {
 
 // RecordOf is the record to keep after want was applied.
 func RecordOf(want State) Record {
-	rec := Record{Ports: sortedPortNames(want.Ports), LAGs: sortedKeysOf(want.LAGs)}
+	rec := Record{Ports: sortedPortNames(want.Ports), LAGs: sortedKeysOf(want.LAGs), ACLs: sortedKeysOf(want.ACLs)}
 	for _, v := range want.VLANs {
 		rec.VLANs = append(rec.VLANs, v.ID)
 	}
@@ -209,7 +273,7 @@ func RecordOf(want State) Record {
 }
 
 func samePort(a, b Port) bool {
-	if a.Mode != b.Mode || a.VLAN != b.VLAN || a.MTU != b.MTU {
+	if a.Mode != b.Mode || a.VLAN != b.VLAN || a.MTU != b.MTU || a.Down != b.Down {
 		return false
 	}
 	return a.Mode != ModeTrunk || slices.Equal(a.Trunk, b.Trunk)
@@ -269,10 +333,16 @@ func InPlace(c Change, st State) bool {
 	case OpRemoveVLAN:
 		return !hasVLAN
 	case OpAccessPort:
-		return exists && cur.Mode == ModeAccess && cur.VLAN == c.Port.VLAN && cur.MTU == c.Port.MTU
+		return exists && cur.Mode == ModeAccess && cur.VLAN == c.Port.VLAN && cur.MTU == c.Port.MTU && cur.Down == c.Port.Down
 	case OpTrunkPort:
 		want := slices.Compact(slices.Sorted(slices.Values(c.Port.Trunk)))
-		return exists && cur.Mode == ModeTrunk && cur.VLAN == c.Port.VLAN && slices.Equal(cur.Trunk, want) && cur.MTU == c.Port.MTU
+		return exists && cur.Mode == ModeTrunk && cur.VLAN == c.Port.VLAN && slices.Equal(cur.Trunk, want) && cur.MTU == c.Port.MTU && cur.Down == c.Port.Down
+	case OpEnsureACL:
+		cur, ok := st.ACLs[c.ACL.Name]
+		return ok && SameACL(c.ACL, cur)
+	case OpRemoveACL:
+		_, ok := st.ACLs[c.ACL.Name]
+		return !ok
 	case OpEnsureLAG:
 		cur, ok := st.LAGs[c.LAG.Name]
 		return ok && SameLAG(cur, c.LAG)
@@ -281,9 +351,9 @@ func InPlace(c Change, st State) bool {
 		return !ok
 	case OpResetPort:
 		if c.Port.VLAN == 0 {
-			return exists && cur.Mode == "" && cur.VLAN == 0 && len(cur.Trunk) == 0 && cur.MTU == 0
+			return exists && cur.Mode == "" && cur.VLAN == 0 && len(cur.Trunk) == 0 && cur.MTU == 0 && !cur.Down
 		}
-		return exists && cur.Mode == ModeAccess && cur.VLAN == c.Port.VLAN && cur.MTU == 0
+		return exists && cur.Mode == ModeAccess && cur.VLAN == c.Port.VLAN && cur.MTU == 0 && !cur.Down
 	}
 	return false
 }

@@ -34,6 +34,9 @@ func (p Port) Describe() string {
 	if p.MTU != 0 {
 		s += fmt.Sprintf(" mtu %d", p.MTU)
 	}
+	if p.Down {
+		s += " down"
+	}
 	return s
 }
 

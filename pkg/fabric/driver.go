@@ -29,6 +29,23 @@ type Port struct {
 	// MTU is the port's MTU as metalwire set it (0: not set by metalwire, the switch's own).
 	// Only drivers that are PortMTUSetters read or set it.
 	MTU int
+	// Down is the port's administrative state: true when metalwire shut it (a network's
+	// portStatus: down). Only drivers that are PortStateSetters read or set it; a reset port is up.
+	Down bool
+}
+
+// PortStateSetter is a driver that sets and reads back a port's administrative state
+// (Port.Down). The controller offers no host whose network asks for portStatus down on a switch
+// whose driver is not one.
+type PortStateSetter interface {
+	SetsPortState() bool
+}
+
+// ACLSetter is a driver that binds access lists to ports (OpEnsureACL, OpRemoveACL) and reads
+// them back (State.ACLs). The controller offers no host whose network has an acl on a switch
+// whose driver is not one.
+type ACLSetter interface {
+	SetsACLs() bool
 }
 
 // PortMTUSetter is a driver that sets and reads back a port's MTU (Port.MTU). Other drivers
@@ -54,6 +71,10 @@ type State struct {
 	// LAGs by name: the bonds. Read returns those it was asked about (by the LAG's name) that
 	// exist; their members are not in Ports.
 	LAGs map[string]LAG
+	// ACLs by name: the access lists metalwire bound to ports. Read (of an ACLSetter) returns
+	// those it was asked about (by the ACL's name) that exist, as rules or, where the switch
+	// keeps flows rather than lists (Open vSwitch), as the flows found under the ACL's cookie.
+	ACLs map[string]ACL
 }
 
 // Op names one kind of change in a Batch.
@@ -70,8 +91,8 @@ const (
 	OpResetPort  Op = "reset-port"  // Port back to the idle VLAN (Port.VLAN), as the controller found it
 	OpEnsureLAG  Op = "ensure-lag"  // LAG: bond of member ports
 	OpRemoveLAG  Op = "remove-lag"
-	OpEnsureACL  Op = "ensure-acl" // ACL: rules bound to a port
-	OpRemoveACL  Op = "remove-acl"
+	OpEnsureACL  Op = "ensure-acl" // ACL: the whole list, bound to its port, replacing what the list had
+	OpRemoveACL  Op = "remove-acl" // ACL: the list unbound and gone (its flows, on Open vSwitch)
 )
 
 // LAG is a link aggregation group (bond) of switch ports.
@@ -100,11 +121,29 @@ type ACLRule struct {
 	Remote string
 }
 
-// ACL is an access list bound to a port.
+// ACL is an access list bound to a port (or bond) for one host's network: its rules in order,
+// then the default.
 type ACL struct {
-	Name  string
-	Port  string
-	Rules []ACLRule
+	// Name is the list's name on the switch (ACLName of the host and network).
+	Name string
+	// Cookie marks the list's OpenFlow flows (ACLCookie of the host and network).
+	Cookie uint64
+	// Port is the port, or the bond (a LAG's name), the list is bound to; Members are the bond's
+	// member ports (empty for a port).
+	Port    string
+	Members []string
+	// VLAN is the network's VLAN when the port carries it tagged (a trunk): the rules match
+	// only that VLAN's frames. 0: the port's untagged frames (an access port).
+	VLAN int
+	// HostMACs are the MACs of the host's cards behind the port: egress rules match frames sent
+	// to them.
+	HostMACs []string
+	Rules    []ACLRule
+	// DefaultDeny drops what no rule matched (aclDefault: deny); otherwise it passes.
+	DefaultDeny bool
+	// Flows is the list as read back from a switch that keeps flows (Open vSwitch), set by Read
+	// only; rules are not recovered from flows. SameACL compares them with the wanted list's.
+	Flows []Flow
 }
 
 // Change is one step of a Batch. Exactly the field its Op needs is set.
@@ -122,17 +161,26 @@ func (c Change) String() string {
 	case OpEnsureVLAN, OpRemoveVLAN:
 		return fmt.Sprintf("%s %d", c.Op, c.VLAN.ID)
 	case OpAccessPort, OpResetPort:
-		return fmt.Sprintf("%s %s vlan %d", c.Op, c.Port.Name, c.Port.VLAN)
+		return fmt.Sprintf("%s %s vlan %d%s", c.Op, c.Port.Name, c.Port.VLAN, downWord(c.Port))
 	case OpTrunkPort:
-		return fmt.Sprintf("%s %s vlans %v native %d", c.Op, c.Port.Name, c.Port.Trunk, c.Port.VLAN)
+		return fmt.Sprintf("%s %s vlans %v native %d%s", c.Op, c.Port.Name, c.Port.Trunk, c.Port.VLAN, downWord(c.Port))
 	case OpEnsureLAG:
 		return fmt.Sprintf("%s %s %s", c.Op, c.LAG.Name, c.LAG.Describe())
 	case OpRemoveLAG:
 		return fmt.Sprintf("%s %s %v to vlan %d", c.Op, c.LAG.Name, sortedNames(c.LAG.Members), c.LAG.Port.VLAN)
-	case OpEnsureACL, OpRemoveACL:
+	case OpEnsureACL:
+		return fmt.Sprintf("%s %s on %s %s", c.Op, c.ACL.Name, c.ACL.Port, c.ACL.Describe())
+	case OpRemoveACL:
 		return fmt.Sprintf("%s %s on %s", c.Op, c.ACL.Name, c.ACL.Port)
 	}
 	return string(c.Op)
+}
+
+func downWord(p Port) string {
+	if p.Down {
+		return " down"
+	}
+	return ""
 }
 
 // Batch is the changes to one switch, applied in one session (one SSH login, one OVSDB
