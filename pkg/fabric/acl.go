@@ -108,9 +108,11 @@ func ACLCookie(host, network string) uint64 {
 
 // ACLName is the name of the access list of a host's network on a switch: stable, one per host
 // and network, and a valid list name on every switch OS metalwire drives (13 letters and digits).
-func ACLName(host, network string) string {
-	return fmt.Sprintf("acl%010x", ACLCookie(host, network)&0xffffffffff)
-}
+func ACLName(host, network string) string { return ACLNameOfCookie(ACLCookie(host, network)) }
+
+// ACLNameOfCookie is the name of the list whose flows carry cookie: a switch that keeps flows
+// (Open vSwitch) names what it reads back by it.
+func ACLNameOfCookie(cookie uint64) string { return fmt.Sprintf("acl%010x", cookie&0xffffffffff) }
 
 // Flow is one OpenFlow flow of an ACL, described as ovs-ofctl reads it (OfctlSpec) and as an
 // OpenFlow driver builds its match.

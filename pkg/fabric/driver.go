@@ -218,6 +218,9 @@ type Endpoint struct {
 	Credentials Credentials
 	// Bridge is the Open vSwitch bridge whose ports are managed (OVS drivers); others ignore it.
 	Bridge string
+	// OpenFlowRemote is the bridge's OpenFlow endpoint ("tcp:HOST:PORT", "unix:PATH") through
+	// which the openvswitch driver writes ACL flows and port state; "" for none given.
+	OpenFlowRemote string
 	// Project and Metro are the cloud project and metro whose devices' ports and VLANs are
 	// managed (equinix-metal); others ignore them.
 	Project, Metro string

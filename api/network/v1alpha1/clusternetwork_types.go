@@ -38,15 +38,58 @@ type NICHint struct {
 	SmartNIC bool `json:"smartNIC,omitempty"`
 }
 
-// ACLRule is a rule of an access list (part 2; refused until switch ACLs are supported).
+// ACLDirection is which way a rule's traffic crosses the host's switch port.
+// +kubebuilder:validation:Enum=ingress;egress
+type ACLDirection string
+
+const (
+	// ACLIngress is what the host sends into the switch.
+	ACLIngress ACLDirection = "ingress"
+	// ACLEgress is what the switch sends out to the host.
+	ACLEgress ACLDirection = "egress"
+)
+
+// ACLAction is what a rule does with the traffic it matches.
+// +kubebuilder:validation:Enum=allow;deny
+type ACLAction string
+
+const (
+	ACLAllow ACLAction = "allow"
+	ACLDeny  ACLAction = "deny"
+)
+
+// ACLRule is a rule of a network's access list, applied on each host's switch ports.
+//
+// +kubebuilder:validation:XValidation:rule="!self.protocol.matches('^(tcp|udp):[0-9]{1,5}(-[0-9]{1,5})?$') || (int(self.protocol.substring(4).contains('-') ? self.protocol.substring(4, self.protocol.indexOf('-')) : self.protocol.substring(4)) >= 1 && int(self.protocol.substring(4).contains('-') ? self.protocol.substring(self.protocol.indexOf('-') + 1) : self.protocol.substring(4)) <= 65535)",message="protocol ports are numbers from 1 to 65535, e.g. tcp:443 or udp:5000-5100",fieldPath=".protocol"
+// +kubebuilder:validation:XValidation:rule="!self.protocol.matches('^(tcp|udp):[0-9]{1,5}-[0-9]{1,5}$') || int(self.protocol.substring(4, self.protocol.indexOf('-'))) <= int(self.protocol.substring(self.protocol.indexOf('-') + 1))",message="protocol's port range starts after it ends; write the lower port first, e.g. tcp:8000-8080",fieldPath=".protocol"
 type ACLRule struct {
+	// Direction is ingress (what the host sends) or egress (what it receives).
+	Direction ACLDirection `json:"direction"`
+	// Protocol is all, icmp, ssh, http, https, tcp:N, udp:N, tcp:N-M or udp:N-M (destination
+	// ports 1-65535).
+	// +kubebuilder:validation:MaxLength=15
+	// +kubebuilder:validation:XValidation:rule="self.matches('^(all|icmp|ssh|http|https|(tcp|udp):[0-9]{1,5}(-[0-9]{1,5})?)$')",message="protocol must be all, icmp, ssh, http, https, tcp:N, udp:N, tcp:N-M or udp:N-M"
+	Protocol string `json:"protocol"`
+	// Action is allow or deny.
+	Action ACLAction `json:"action"`
+	// Remote is the CIDR of the other end (ingress: where the host sends to; egress: where the
+	// traffic comes from); unset: anywhere.
+	// +kubebuilder:validation:MaxLength=43
+	// +kubebuilder:validation:XValidation:rule="isCIDR(self)",message="remote must be a CIDR such as 10.0.0.0/8 or 2001:db8::/32"
 	// +optional
-	Direction string `json:"direction,omitempty"`
-	// +optional
-	Protocol string `json:"protocol,omitempty"`
-	// +optional
-	Action string `json:"action,omitempty"`
+	Remote string `json:"remote,omitempty"`
 }
+
+// PortStatus is a network's administrative state on its hosts' switch ports.
+// +kubebuilder:validation:Enum=up;down
+type PortStatus string
+
+const (
+	// PortUp: the ports pass traffic (the default).
+	PortUp PortStatus = "up"
+	// PortDown: the ports are shut, fencing the hosts from the network without removing them.
+	PortDown PortStatus = "down"
+)
 
 // LAGMode is how a bond's member links are aggregated.
 // +kubebuilder:validation:Enum=lacp;static
@@ -125,10 +168,21 @@ type Network struct {
 	// NICHint is what the cards must offer.
 	// +optional
 	NICHint NICHint `json:"nicHint,omitempty"`
-	// ACL rules are not applied by this release; an ACL is refused rather than ignored.
-	// +kubebuilder:validation:MaxItems=0
+	// ACL rules filter each host's traffic on its switch ports, in order, first match wins; then
+	// aclDefault. See docs/fabric.md, "Access lists".
+	// +kubebuilder:validation:MaxItems=32
 	// +optional
 	ACL []ACLRule `json:"acl,omitempty"`
+	// ACLDefault is what traffic no acl rule matched gets: allow (default) or deny.
+	// +kubebuilder:default=allow
+	// +optional
+	ACLDefault ACLAction `json:"aclDefault,omitempty"`
+	// PortStatus is up (default) or down: down shuts the hosts' ports carrying the network
+	// (fencing them) without removing the hosts; a port shared with other networks goes down for
+	// all of them.
+	// +kubebuilder:default=up
+	// +optional
+	PortStatus PortStatus `json:"portStatus,omitempty"`
 	// PortMode is how the switch ports carry the network: access (untagged, default: the
 	// network has cards of its own) or trunk (tagged). Networks of portMode trunk share cards: a
 	// trunk network goes first on the host's cards already carrying trunk networks that meet its

@@ -128,6 +128,17 @@ type Switch struct {
 	// +optional
 	Bridge string `json:"bridge,omitempty"`
 
+	// OpenFlowRemote is the bridge's OpenFlow endpoint, as Open vSwitch writes remotes
+	// ("tcp:192.0.2.10:6653" for a bridge told `ovs-vsctl set-controller BR ptcp:6653`, or
+	// "unix:/var/run/openvswitch/BR.mgmt"), through which the openvswitch driver writes access
+	// list flows and shuts ports. Unset: a switch reached over a unix OVSDB socket uses the
+	// bridge's mgmt socket beside it; other switches cannot take acl or portStatus down.
+	// openvswitch-ssh runs ovs-ofctl on the switch instead and needs none.
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^(tcp:.+:[0-9]{1,5}|unix:/.+)$`
+	// +optional
+	OpenFlowRemote string `json:"openFlowRemote,omitempty"`
+
 	// MACAddress is the switch's management MAC address: the switch id that hosts' LLDP and
 	// BareMetalHost spec.networkInterfaces[].switchPort.switchID name, by which metalwire makes
 	// NIC objects for hosts. Hosts may also name the switch by its LLDP system name, which must
@@ -254,6 +265,25 @@ type ConfiguredPort struct {
 	// member ports; its name is the bond's.
 	// +optional
 	LAG *ConfiguredLAG `json:"lag,omitempty"`
+	// Down is true when the controller shut the port (portStatus down).
+	// +optional
+	Down bool `json:"down,omitempty"`
+	// ACLs are the access lists the controller bound to the port.
+	// +optional
+	ACLs []ConfiguredACL `json:"acls,omitempty"`
+}
+
+// ConfiguredACL is an access list the fabric controller bound to a port.
+type ConfiguredACL struct {
+	// Name of the list on the switch.
+	Name string `json:"name"`
+	// VLAN is the trunk VLAN the list filters (0: the port's untagged traffic).
+	// +optional
+	VLAN int32 `json:"vlan,omitempty"`
+	// Rules is how many rules the list has, before its default.
+	Rules int32 `json:"rules"`
+	// Default is allow or deny.
+	Default ACLAction `json:"default"`
 }
 
 // ConfiguredLAG is a bond the fabric controller made.

@@ -88,6 +88,34 @@ type NICAssignment struct {
 	// or more); unset for a card on its own port.
 	// +optional
 	LAG *CardLAG `json:"lag,omitempty"`
+	// ACLs are the access lists of the card's networks bound to its switch port (one per
+	// network with acl rules), rules in order.
+	// +optional
+	ACLs []CardACL `json:"acls,omitempty"`
+	// PortStatus is down when a network of the card asks its port shut; unset: up.
+	// +optional
+	PortStatus PortStatus `json:"portStatus,omitempty"`
+}
+
+// CardACL is a network's access list on a card's switch port.
+type CardACL struct {
+	// Network is the ClusterNetwork's network the list belongs to.
+	Network string `json:"network"`
+	// Name of the list on the switch.
+	Name string `json:"name"`
+	// Rules in order, as the ClusterNetwork has them (checked there).
+	Rules []CardACLRule `json:"rules,omitempty"`
+	// Default is what traffic no rule matched gets.
+	Default ACLAction `json:"default"`
+}
+
+// CardACLRule is a rule of a card's access list: a ClusterNetwork acl rule as written there.
+type CardACLRule struct {
+	Direction ACLDirection `json:"direction"`
+	Protocol  string       `json:"protocol"`
+	Action    ACLAction    `json:"action"`
+	// +optional
+	Remote string `json:"remote,omitempty"`
 }
 
 // CardLAG is the bond a host's card is in.

@@ -427,7 +427,7 @@ func (r *Reconciler) apply(ctx context.Context, nd *netv1.NetworkDevice, sw netv
 
 // endpoint builds how to reach a switch, with credentials read from its Secret.
 func (r *Reconciler) endpoint(ctx context.Context, nd *netv1.NetworkDevice, sw netv1.Switch, drv fabric.Driver) (fabric.Endpoint, error) {
-	ep := fabric.Endpoint{Switch: sw.Name, Address: sw.Address, Port: int(sw.Port), HostKey: sw.HostKey, Bridge: sw.Bridge, IdleVLAN: int(sw.IdleVLAN)}
+	ep := fabric.Endpoint{Switch: sw.Name, Address: sw.Address, Port: int(sw.Port), HostKey: sw.HostKey, Bridge: sw.Bridge, OpenFlowRemote: sw.OpenFlowRemote, IdleVLAN: int(sw.IdleVLAN)}
 	if ep.IdleVLAN == 0 {
 		ep.IdleVLAN = 1
 	}
