@@ -35,6 +35,9 @@ const (
 	// ConditionLinkAggregationValid says whether every host's bonded cards can be bonded: on one
 	// switch, or on a declared MLAG pair of switch OSes that have multi-chassis LAG.
 	ConditionLinkAggregationValid = "LinkAggregationValid"
+	// ConditionPortPoliciesValid says whether every host's switches can apply what its networks
+	// ask of their ports (an acl, portStatus down).
+	ConditionPortPoliciesValid = "PortPoliciesValid"
 	ConditionReachable            = "Reachable"
 	ConditionHostKeyTrusted       = "HostKeyTrusted"
 	ConditionDrifted              = "Drifted"
@@ -49,6 +52,7 @@ const (
 	ReasonNetworkDeviceNotFound = "NetworkDeviceNotFound"
 	ReasonNICMiscabled          = "NICMiscabled"
 	ReasonLAGRefused            = "LAGRefused"
+	ReasonPortPolicyRefused     = "PortPolicyRefused"
 	ReasonValid                 = "Valid"
 	ReasonHostsConfiguring      = "HostsConfiguring"
 	ReasonHostsFailed           = "HostsFailed"
