@@ -38,10 +38,10 @@ const (
 	// ConditionPortPoliciesValid says whether every host's switches can apply what its networks
 	// ask of their ports (an acl, portStatus down).
 	ConditionPortPoliciesValid = "PortPoliciesValid"
-	ConditionReachable            = "Reachable"
-	ConditionHostKeyTrusted       = "HostKeyTrusted"
-	ConditionDrifted              = "Drifted"
-	ConditionDryRun               = "DryRun"
+	ConditionReachable         = "Reachable"
+	ConditionHostKeyTrusted    = "HostKeyTrusted"
+	ConditionDrifted           = "Drifted"
+	ConditionDryRun            = "DryRun"
 	// ConditionAttachmentsApplied says whether the HostNetworkAttachments of claimed hosts are
 	// on their ports (set once any host names one).
 	ConditionAttachmentsApplied = "AttachmentsApplied"

@@ -38,4 +38,3 @@ func canApply(drv fabric.Driver, sw netv1.Switch, want fabric.State) error {
 	}
 	return nil
 }
-
