@@ -117,6 +117,13 @@ func TestAdmission(t *testing.T) {
 		{"vxlan", "ClusterNetwork", "{networkDeviceRef: nd1, vlanRange: 1000-1999, networks: [{name: a, type: vxlan}]}",
 			`spec.networks[0].type: Unsupported value: "vxlan": supported values: "vlan"`},
 		{"a valid NIC", "NIC", "{node: bm0, networkDeviceRef: nd1, nics: [{networkDevice: {switch: {name: s1, port: 1}}}, {networkDevice: {switch: {name: s1, port: eth2}}}]}", ""},
+		{"a SmartNIC's switch", "NIC", "{node: bm0, networkDeviceRef: nd1, nics: [{networkDevice: {switch: {name: s1, port: 1}}, capability: {smartNIC: true}, smartNIC: {switch: dpu1, hostPort: pf0hpf, uplinkPort: p0}}]}", ""},
+		{"a card switch on a plain card", "NIC", "{node: bm0, networkDeviceRef: nd1, nics: [{networkDevice: {switch: {name: s1, port: 1}}, smartNIC: {switch: dpu1, hostPort: pf0hpf, uplinkPort: p0}}]}",
+			"smartNIC names the card's own switch: set capability.smartNIC: true on this card, or remove smartNIC"},
+		{"a card switch of one port", "NIC", "{node: bm0, networkDeviceRef: nd1, nics: [{networkDevice: {switch: {name: s1, port: 1}}, capability: {smartNIC: true}, smartNIC: {switch: dpu1, hostPort: p0, uplinkPort: p0}}]}",
+			"smartNIC.hostPort and smartNIC.uplinkPort are the card switch's two ends; name two different ports"},
+		{"a card switch without its uplink", "NIC", "{node: bm0, networkDeviceRef: nd1, nics: [{networkDevice: {switch: {name: s1, port: 1}}, capability: {smartNIC: true}, smartNIC: {switch: dpu1, hostPort: p0}}]}",
+			"spec.nics[0].smartNIC.uplinkPort: Required value"},
 		{"two cards on one port", "NIC", "{node: bm0, networkDeviceRef: nd1, nics: [{networkDevice: {switch: {name: s1, port: 1}}}, {networkDevice: {switch: {name: s1, port: 1}}}]}",
 			"spec.nics: Invalid value: two network cards are cabled to one switch port; each entry of nics needs its own switch port"},
 	}

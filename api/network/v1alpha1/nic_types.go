@@ -34,7 +34,29 @@ type NICCapability struct {
 	SmartNIC bool `json:"smartNIC,omitempty"`
 }
 
+// CardSwitch is the virtual switch on a SmartNIC (DPU): its port facing the host and its port
+// cabled to the top-of-rack switch.
+//
+// +kubebuilder:validation:XValidation:rule="self.hostPort != self.uplinkPort",message="smartNIC.hostPort and smartNIC.uplinkPort are the card switch's two ends; name two different ports"
+type CardSwitch struct {
+	// Switch is the card's switch: a switch of the NIC's NetworkDevice (the card's Open vSwitch,
+	// reached like any other switch).
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	Switch string `json:"switch"`
+	// HostPort is the card switch's port facing the host (a representor such as pf0hpf).
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=64
+	HostPort string `json:"hostPort"`
+	// UplinkPort is the card switch's port cabled to the top-of-rack port (such as p0).
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=64
+	UplinkPort string `json:"uplinkPort"`
+}
+
 // HostNIC is one network card of the host.
+//
+// +kubebuilder:validation:XValidation:rule="!has(self.smartNIC) || (has(self.capability) && has(self.capability.smartNIC) && self.capability.smartNIC)",message="smartNIC names the card's own switch: set capability.smartNIC: true on this card, or remove smartNIC",fieldPath=".smartNIC"
 type HostNIC struct {
 	// Name is the host's interface name (eno1), if known.
 	// +kubebuilder:validation:MaxLength=15
@@ -49,6 +71,11 @@ type HostNIC struct {
 	// Capability of the card.
 	// +optional
 	Capability NICCapability `json:"capability,omitempty"`
+	// SmartNIC is the virtual switch on the card (a SmartNIC or DPU running its own switch)
+	// between the host and the top-of-rack port networkDevice names: the card's networks are
+	// configured on both. Only on a card with capability.smartNIC.
+	// +optional
+	SmartNIC *CardSwitch `json:"smartNIC,omitempty"`
 }
 
 // NICSpec describes a host's network cards and where each is cabled.

@@ -41,6 +41,11 @@ func viewHost(nic *netv1.NIC, nd *netv1.NetworkDevice, cn *netv1.ClusterNetwork)
 				nic.Name, i, c.NetworkDevice.Switch.Name, nd.Name, strings.Join(switches, ", "))
 			return v
 		}
+		if c.SmartNIC != nil && nd.SwitchNamed(c.SmartNIC.Switch) == nil {
+			v.cabling = fmt.Sprintf("NIC %s: spec.nics[%d].smartNIC.switch: %q is not a switch of NetworkDevice %s (switches: %s); add the card's switch to the NetworkDevice or correct the name",
+				nic.Name, i, c.SmartNIC.Switch, nd.Name, strings.Join(switches, ", "))
+			return v
+		}
 	}
 	cards := make([]fabric.Card, len(nic.Spec.NICs))
 	for i, c := range nic.Spec.NICs {
@@ -81,6 +86,9 @@ func policiesFit(nic *netv1.NIC, nd *netv1.NetworkDevice, cn *netv1.ClusterNetwo
 				continue
 			}
 			sw := nic.Spec.NICs[i].NetworkDevice.Switch.Name
+			if sn := nic.Spec.NICs[i].SmartNIC; sn != nil {
+				sw = sn.Switch // the card's switch applies them, on its host port
+			}
 			os := ""
 			if s := nd.SwitchNamed(sw); s != nil {
 				os = string(s.NetworkOS)
@@ -134,6 +142,12 @@ func bondsOf(nic *netv1.NIC, nd *netv1.NetworkDevice, cn *netv1.ClusterNetwork, 
 		}
 		if len(cards) == 0 || out[cards[0]] != nil {
 			continue // the cards are in the bond of an earlier network already
+		}
+		for _, i := range cards {
+			if nic.Spec.NICs[i].SmartNIC != nil {
+				return nil, fmt.Errorf("host %s: network %s bonds card %d, a SmartNIC whose own switch stands between the host and the top-of-rack port; a bond through a card's switch is not made: set linkAggregation 1 for this network or remove the card's smartNIC",
+					nic.Spec.Node, n.Name, i)
+			}
 		}
 		plan, err := fabric.PlanLAG(nic.Spec.Node, n.Name, ports, pairs, osOf)
 		if err != nil {
@@ -245,6 +259,24 @@ func hostState(nic *netv1.NIC, st netv1.NICStatus, ports switchPorts) netv1.Host
 		if ok && !rec.status.Reachable {
 			return netv1.HostNetworkState{NIC: nic.Name, State: netv1.HostError, Message: fmt.Sprintf("switch %s: %s", sp.Name, rec.status.LastError)}
 		}
+		if sn := nic.Spec.NICs[i].SmartNIC; sn != nil {
+			card, cardOK := ports[sn.Switch]
+			if cardOK && !card.status.Reachable {
+				return netv1.HostNetworkState{NIC: nic.Name, State: netv1.HostError, Message: fmt.Sprintf("switch %s: %s", sn.Switch, card.status.LastError)}
+			}
+			// Through the card's switch: the host port as the network asks, the uplink and the
+			// top-of-rack port trunking its VLANs.
+			if !ok || !trunks(rec.ports[sp.Port.String()], a) {
+				waiting = append(waiting, sp.Name+"/"+sp.Port.String())
+			}
+			if !cardOK || !trunks(card.ports[sn.UplinkPort], a) {
+				waiting = append(waiting, sn.Switch+"/"+sn.UplinkPort)
+			}
+			if !cardOK || !carries(card.ports[sn.HostPort], a) {
+				waiting = append(waiting, sn.Switch+"/"+sn.HostPort)
+			}
+			continue
+		}
 		switch {
 		case a.LAG != nil:
 			// A bonded card's VLANs are the bond's; it is ready when its bond has it as a member.
@@ -283,6 +315,20 @@ func carries(p *netv1.ConfiguredPort, a *netv1.NICAssignment) bool {
 		return true
 	}
 	return p.Mode == netv1.PortModeAccess && p.VLAN == a.VLANID
+}
+
+// trunks says whether a recorded port (nil: none) carries every VLAN of the card's assignment
+// tagged: the ports between a SmartNIC's switch and the top of rack.
+func trunks(p *netv1.ConfiguredPort, a *netv1.NICAssignment) bool {
+	if p == nil || p.Mode != netv1.PortModeTrunk {
+		return false
+	}
+	for _, id := range assignedVLANs(a) {
+		if !slices.Contains(p.Trunk, id) {
+			return false
+		}
+	}
+	return true
 }
 
 // listedHosts is how many entries a condition message names before it counts the rest.

@@ -122,6 +122,9 @@ func cardPorts(nics []networkv1.NIC) []fabric.CardPort {
 				MAC: card.MAC, Name: card.Name,
 				Switch: card.NetworkDevice.Switch.Name, Port: card.NetworkDevice.Switch.Port.String(),
 			}
+			if sn := card.SmartNIC; sn != nil { // the host faces its card's own switch
+				p.Switch, p.Port = sn.Switch, sn.HostPort
+			}
 			if j < len(nic.Status.NICs) && nic.Status.NICs[j] != nil {
 				assignPort(&p, nic.Status.NICs[j])
 			}

@@ -260,11 +260,23 @@ func PortWants(nd *netv1.NetworkDevice, nics []netv1.NIC) []fabric.PortWant {
 			if a.PortMode == netv1.PortModeTrunk {
 				mode = fabric.ModeTrunk
 			}
-			lag := lagWant(nd, sp.Name, a.LAG)
+			// A trunk of several networks lists them all (network and vlanID name the first).
+			carried := append([]netv1.NetworkStatus{{Name: a.Network, VLANID: a.VLANID}}, a.Networks...)
 			down := a.PortStatus == netv1.PortDown
 			mac := nic.Spec.NICs[i].MAC
-			wants = append(wants, fabric.PortWant{Switch: sp.Name, Port: sp.Port.String(), Mode: mode, VLAN: int(a.VLANID), LAG: lag, Down: down, ACL: aclWant(a, a.Network, mac)})
-			for _, n := range a.Networks { // a trunk of several networks: every VLAN tagged
+			if sn := nic.Spec.NICs[i].SmartNIC; sn != nil {
+				// Through the card's own switch: the host port carries the networks as asked, with
+				// their lists and state; the uplink and the top-of-rack port trunk them.
+				for _, n := range carried {
+					wants = append(wants,
+						fabric.PortWant{Switch: sn.Switch, Port: sn.HostPort, Mode: mode, VLAN: int(n.VLANID), Down: down, ACL: aclWant(a, n.Name, mac)},
+						fabric.PortWant{Switch: sn.Switch, Port: sn.UplinkPort, Mode: fabric.ModeTrunk, VLAN: int(n.VLANID)},
+						fabric.PortWant{Switch: sp.Name, Port: sp.Port.String(), Mode: fabric.ModeTrunk, VLAN: int(n.VLANID)})
+				}
+				continue
+			}
+			lag := lagWant(nd, sp.Name, a.LAG)
+			for _, n := range carried {
 				wants = append(wants, fabric.PortWant{Switch: sp.Name, Port: sp.Port.String(), Mode: mode, VLAN: int(n.VLANID), LAG: lag, Down: down, ACL: aclWant(a, n.Name, mac)})
 			}
 		}
