@@ -3,6 +3,7 @@ package clusternetwork_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
@@ -74,6 +75,13 @@ func TestControllersConfigureASmartNICsSwitch(t *testing.T) {
 			g.Expect(env.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "nic-h1"}, nic)).To(Succeed())
 			g.Expect(nic.Status.NICs).To(HaveLen(1))
 			g.Expect(nic.Status.NICs[0].VLANID).To(Equal(int32(1001)))
+
+			// Nothing changed: another reconcile writes to neither switch.
+			tor, dpu := f.ToR.PortVersions(t), f.Card.PortVersions(t)
+			poke(t, ns)
+			time.Sleep(3 * time.Second)
+			g.Expect(f.ToR.PortVersions(t)).To(Equal(tor), "a reconcile with nothing changed wrote to the rack's switch")
+			g.Expect(f.Card.PortVersions(t)).To(Equal(dpu), "a reconcile with nothing changed wrote to the card's switch")
 
 			selectHost(t, ns, "h1", "")
 			g.Eventually(func(g Gomega) {
