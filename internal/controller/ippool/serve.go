@@ -187,7 +187,7 @@ func (b *batch) reportAllocated(ctx context.Context, j *job, name string) error 
 		err := b.r.Client.Status().Update(ctx, j.c.object(), fieldOwner)
 		switch {
 		case err == nil:
-			b.st.noteWritten(j.c.object().GetName(), rv)
+			b.st.written.Wrote(j.c.object().GetName(), rv, struct{}{})
 			return nil
 		case apierrors.IsNotFound(err):
 			return b.dropAddress(ctx, j, name)

@@ -36,7 +36,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, data *infrav1.Metal3Da
 		return ctrl.Result{}, nil
 	}
 	controllerutil.RemoveFinalizer(data, infrav1.DataFinalizer)
-	r.recent.forget(data.UID)
+	r.forgetWrites(data)
 	return ctrl.Result{}, nil
 }
 
