@@ -34,7 +34,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, tmpl *infrav1.Metal3Da
 	claimList := &infrav1.Metal3DataClaimList{}
 	if err := r.Client.List(ctx, claimList, client.InNamespace(tmpl.Namespace),
 		client.MatchingFields{dataindex.ClaimByTemplate: tmpl.Name}, client.UnsafeDisableDeepCopy); err != nil {
-		return ctrl.Result{}, err
+		return ctrl.Result{}, fmt.Errorf("listing the Metal3DataClaims of Metal3DataTemplate %s: %w", tmpl.Name, err)
 	}
 	claims := make(map[string]*infrav1.Metal3DataClaim, len(claimList.Items))
 	for i := range claimList.Items {

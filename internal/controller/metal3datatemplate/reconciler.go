@@ -86,7 +86,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 
 	data, err := r.dataOf(ctx, tmpl)
 	if err != nil {
-		return ctrl.Result{}, err
+		return ctrl.Result{}, fmt.Errorf("listing the Metal3Data of Metal3DataTemplate %s: %w", tmpl.Name, err)
 	}
 	if !tmpl.DeletionTimestamp.IsZero() {
 		return r.reconcileDelete(tmpl, data)

@@ -33,7 +33,8 @@ func (r *Reconciler) claimHost(ctx context.Context, m3m *infrav1.Metal3Machine, 
 ) (*bmov1.BareMetalHost, string, error) {
 	sel, err := m3m.Spec.HostSelector.Selector()
 	if err != nil {
-		return nil, "", fmt.Errorf("spec.%w; fix the selector", err)
+		// No retry can fix the selector: the machine comes back when its spec is changed.
+		return nil, "", &invalidInputError{reason: InvalidHostSelectorReason, err: fmt.Errorf("spec.%w; fix the selector", err)}
 	}
 	ours := &bmov1.BareMetalHostList{}
 	if err := r.Client.List(ctx, ours, client.InNamespace(m3m.Namespace),
