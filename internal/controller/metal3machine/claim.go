@@ -18,6 +18,22 @@ import (
 	netv1 "github.com/metalwire/metalwire/api/network/v1alpha1"
 )
 
+// InvalidHostSelectorReason: spec.hostSelector is no valid label selector (something admission
+// could not refuse, such as a key prefix longer than a DNS name). The machine is not retried
+// until its spec changes.
+const InvalidHostSelectorReason = "InvalidHostSelector"
+
+// invalidInputError is input no retry can fix: the reconcile sets a condition with reason and
+// the error's words, and returns a terminal error (no requeue; the object's next change brings
+// it back).
+type invalidInputError struct {
+	reason string
+	err    error
+}
+
+func (e *invalidInputError) Error() string { return e.err.Error() }
+func (e *invalidInputError) Unwrap() error { return e.err }
+
 // claimHost picks a host and claims it, shaped by shape, with a patch that carries the host's
 // resourceVersion: if another machine claimed it first, or BMO changed it since the cache saw
 // it, the API server refuses, and the next candidate is tried. Two machines therefore never take

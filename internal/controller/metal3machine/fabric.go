@@ -35,22 +35,6 @@ const (
 	NoNetworkHostReason = "NoHostAvailableInClusterNetwork"
 )
 
-// InvalidHostSelectorReason: spec.hostSelector is no valid label selector (something admission
-// could not refuse, such as a key prefix longer than a DNS name). The machine is not retried
-// until its spec changes.
-const InvalidHostSelectorReason = "InvalidHostSelector"
-
-// invalidInputError is input no retry can fix: the reconcile sets a condition with reason and
-// the error's words, and returns a terminal error (no requeue; the object's next change brings
-// it back).
-type invalidInputError struct {
-	reason string
-	err    error
-}
-
-func (e *invalidInputError) Error() string { return e.err.Error() }
-func (e *invalidInputError) Unwrap() error { return e.err }
-
 // RefusedHostsAnnotation on a Metal3Machine lists, comma-separated, the hosts whose switch ports
 // failed for it; the machine does not pick them again. Remove a name to let it try that host
 // again.
