@@ -1,5 +1,5 @@
-// Package allocationview keeps the seed's ConfigMap of address allocations (issue 28) as a
-// read-only view of metalwire's IPAM: in each namespace whose IPPools carry the
+// Package allocationview keeps the Equinix Metal layer-2 seed's ConfigMap of address
+// allocations as a read-only view of metalwire's IPAM: in each namespace whose IPPools carry the
 // network.metalwire.io/allocation-view-key annotation ("<metro>-<vlan>-<range>", which
 // `metalwire migrate` sets on the pools it makes of a PacketMachineTemplate), ConfigMap
 // capp-ip-allocations holds one key per such pool whose value is the JSON object claim name ->
