@@ -117,7 +117,7 @@ func (r *Reconciler) metal3Address(ctx context.Context, data *infrav1.Metal3Data
 			}},
 		}
 		if err := r.Client.Create(ctx, claim); err != nil && !apierrors.IsAlreadyExists(err) {
-			return poolanswer.Answer{}, err
+			return poolanswer.Answer{}, fmt.Errorf("creating IPClaim %s: %w", claim.Name, err)
 		}
 		r.createdClaims.Wrote(claimKey(data, want.Name), "", struct{}{})
 		// The claim is new, or the cache had not seen it: its own event brings us back. The
@@ -157,7 +157,7 @@ func (r *Reconciler) capiAddress(ctx context.Context, data *infrav1.Metal3Data, 
 			},
 		}
 		if err := r.Client.Create(ctx, claim); err != nil && !apierrors.IsAlreadyExists(err) {
-			return poolanswer.Answer{}, err
+			return poolanswer.Answer{}, fmt.Errorf("creating IPAddressClaim %s: %w", claim.Name, err)
 		}
 		r.createdClaims.Wrote(claimKey(data, want.Name), "", struct{}{})
 		return poolanswer.Unanswered(pool, "IPAddressClaim", want.Name, nil, nil), nil

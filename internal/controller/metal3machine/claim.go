@@ -72,7 +72,7 @@ func (r *Reconciler) claimHost(ctx context.Context, m3m *infrav1.Metal3Machine, 
 	// A machine whose own claim has not reached the cache yet must not claim a second host.
 	live := &infrav1.Metal3Machine{}
 	if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(m3m), live); err != nil {
-		return nil, "", err
+		return nil, "", fmt.Errorf("reading Metal3Machine %s from the API server: %w", m3m.Name, err)
 	}
 	if live.Annotations[infrav1.HostAnnotation] != "" {
 		return nil, "", errCacheBehind
@@ -165,7 +165,7 @@ func (r *Reconciler) candidates(ctx context.Context, m3m *infrav1.Metal3Machine,
 func (r *Reconciler) explainNoHost(ctx context.Context, m3m *infrav1.Metal3Machine, sel labels.Selector, skip sets.Set[string], claimable int) (string, error) {
 	all := &bmov1.BareMetalHostList{}
 	if err := r.Client.List(ctx, all, client.InNamespace(m3m.Namespace), client.MatchingLabelsSelector{Selector: sel}); err != nil {
-		return "", err
+		return "", fmt.Errorf("listing the BareMetalHosts matching the selector of Metal3Machine %s: %w", m3m.Name, err)
 	}
 	matching := make([]*bmov1.BareMetalHost, 0, len(all.Items))
 	for i := range all.Items {

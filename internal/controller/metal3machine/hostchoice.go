@@ -204,7 +204,7 @@ func (c *hostChoice) done(m3m *infrav1.Metal3Machine, host *bmov1.BareMetalHost,
 func (n *nsChoice) sync(ctx context.Context, cl client.Reader, ns string) error {
 	waiting := &infrav1.Metal3MachineList{}
 	if err := cl.List(ctx, waiting, client.InNamespace(ns), client.MatchingFields{waitingForHostIndex: "true"}, client.UnsafeDisableDeepCopy); err != nil {
-		return err
+		return fmt.Errorf("listing the Metal3Machines waiting for a host in namespace %s: %w", ns, err)
 	}
 	present := sets.New[string]()
 	clusters := map[string]*clusterv1.Cluster{}
@@ -240,7 +240,7 @@ func (n *nsChoice) sync(ctx context.Context, cl client.Reader, ns string) error 
 	}
 	free := &bmov1.BareMetalHostList{}
 	if err := cl.List(ctx, free, client.InNamespace(ns), client.MatchingFields{hostConsumerIndex: noConsumer}, client.UnsafeDisableDeepCopy); err != nil {
-		return err
+		return fmt.Errorf("listing the free BareMetalHosts of namespace %s: %w", ns, err)
 	}
 	hosts := make([]bmov1.BareMetalHost, 0, len(free.Items))
 	for i := range free.Items {
