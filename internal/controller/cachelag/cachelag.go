@@ -13,9 +13,15 @@
 // version (the write, or something newer) or Expiry after the write, whichever comes first.
 // resourceVersions of one resource are ordered decimal integers and are compared with
 // apimachinery's resourceversion.CompareResourceVersion; a version that is not one is compared
-// for equality only. Expiry bounds what a lost write (an object deleted
-// before the cache ever showed it, a watch that missed an event) can hold up: past it the
-// cache is trusted again, and a repeated write is refused or merely repeated, never wrong.
+// for equality only. After a create or a write with an optimistic lock, "later than the version
+// written against" is exactly "shows the write". After a write without a lock (Cluster API's
+// patch helper), a version someone else wrote in between also counts: the worst outcome is one
+// repeated write. Recording the version the write made instead would need every writer to see
+// the API server's answer, which the patch helper does not hand back.
+//
+// Expiry bounds what a lost write (an object deleted before the cache ever showed it, a watch
+// that missed an event) can hold up: past it the cache is trusted again, and a repeated write is
+// refused or merely repeated, never wrong.
 package cachelag
 
 import (
