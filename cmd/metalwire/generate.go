@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	gen "github.com/metalwire/metalwire/internal/generate"
+	"github.com/metalwire/metalwire/internal/generateapply"
 	"github.com/metalwire/metalwire/internal/manager"
 	"github.com/metalwire/metalwire/internal/scheme"
 	"github.com/metalwire/metalwire/pkg/generate"
@@ -77,7 +77,7 @@ kubeadm, as phase 1 does (see docs/generate.md).`,
 			if err != nil {
 				return err
 			}
-			_, err = gen.Run(cmd.Context(), c, gen.Options{
+			_, err = generateapply.Run(cmd.Context(), c, generateapply.Options{
 				File: f, Generate: o.gen, StateName: o.stateName, Delete: o.delete,
 				DryRun: o.dryRun, OutDir: o.outDir, Out: cmd.OutOrStdout(),
 			})

@@ -13,7 +13,7 @@ import (
 	"github.com/metalwire/metalwire/pkg/render/l2userdata"
 )
 
-// The seed of issue 28 (layer 2 on Equinix Metal) extends CAPP's PacketCluster with networks[]
+// The Equinix Metal layer-2 seed extends CAPP's PacketCluster with networks[]
 // and PacketMachineTemplate with ports[] and routes[]. metalwire keeps none of CAPP's kinds: a
 // PacketCluster becomes the NetworkDevice of its project (networkOS equinix-metal), a
 // ClusterNetwork of its networks and an IPPool per network whose addresses Cluster API assigns;

@@ -1,5 +1,5 @@
-// Package allocationview keeps the seed's ConfigMap of address allocations (issue 28) as a
-// read-only view of metalwire's IPAM: in each namespace whose IPPools carry the
+// Package allocationview keeps the Equinix Metal layer-2 seed's ConfigMap of address
+// allocations as a read-only view of metalwire's IPAM: in each namespace whose IPPools carry the
 // network.metalwire.io/allocation-view-key annotation ("<metro>-<vlan>-<range>", which
 // `metalwire migrate` sets on the pools it makes of a PacketMachineTemplate), ConfigMap
 // capp-ip-allocations holds one key per such pool whose value is the JSON object claim name ->
@@ -9,6 +9,7 @@ package allocationview
 
 import (
 	"context"
+	"fmt"
 	"maps"
 
 	corev1 "k8s.io/api/core/v1"
@@ -45,7 +46,7 @@ type Reconciler struct {
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	pools := &ipamv1.IPPoolList{}
 	if err := r.Client.List(ctx, pools, client.InNamespace(req.Namespace)); err != nil {
-		return ctrl.Result{}, err
+		return ctrl.Result{}, fmt.Errorf("listing the IPPools of namespace %s: %w", req.Namespace, err)
 	}
 	keys := map[string]string{}
 	for _, p := range pools.Items {
@@ -67,7 +68,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 	addrs := &ipamv1.IPAddressList{}
 	if err := r.Client.List(ctx, addrs, client.InNamespace(req.Namespace)); err != nil {
-		return ctrl.Result{}, err
+		return ctrl.Result{}, fmt.Errorf("listing the IPAddresses of namespace %s: %w", req.Namespace, err)
 	}
 	var held []ipam.Held
 	for _, a := range addrs.Items {

@@ -1,43 +1,98 @@
 package cachelag
 
 import (
+	"maps"
 	"testing"
+	"time"
 
 	. "github.com/onsi/gomega"
+	clocktesting "k8s.io/utils/clock/testing"
 )
 
-func TestWrites(t *testing.T) {
+func TestAnUpdateIsUnseenUntilTheCacheShowsALaterVersion(t *testing.T) {
 	g := NewWithT(t)
 	var w Writes[string]
-	_, ok := w.Unseen("a", "1")
+	_, ok := w.Unseen("a", "10")
 	g.Expect(ok).To(BeFalse(), "nothing written: the cache is trusted")
 
-	w.Wrote("a", "1", "ready")
-	v, ok := w.Unseen("a", "1")
+	w.Wrote("a", "10", "ready")
+	v, ok := w.Unseen("a", "10")
 	g.Expect(ok).To(BeTrue(), "the cache still has the version the write was made against")
 	g.Expect(v).To(Equal("ready"))
+	_, ok = w.Unseen("a", "9")
+	g.Expect(ok).To(BeTrue(), "an older copy, read before the write, does not show it either")
+	_, ok = w.Unseen("a", "")
+	g.Expect(ok).To(BeTrue(), "nor does a cache without the object")
 
-	_, ok = w.Unseen("a", "2")
-	g.Expect(ok).To(BeFalse(), "another version shows the write, or something newer")
-	_, ok = w.Unseen("a", "0")
-	g.Expect(ok).To(BeFalse(), "an older copy, read before the write, is not the version written against either")
-	v, ok = w.Unseen("a", "1")
-	g.Expect(ok && v == "ready").To(BeTrue(), "and looking at other versions forgets nothing: a reconcile holding an older copy must not erase another's record")
+	_, ok = w.Unseen("a", "11")
+	g.Expect(ok).To(BeFalse(), "a later version shows the write, or something newer")
+	_, ok = w.Unseen("a", "10")
+	g.Expect(ok).To(BeFalse(), "and the record is gone: the cache never goes back")
+	g.Expect(w.Len()).To(BeZero())
+}
 
-	w.Wrote("a", "2", "left")
-	_, ok = w.Unseen("a", "1")
-	g.Expect(ok).To(BeFalse(), "a new write replaces the record")
-	v, _ = w.Unseen("a", "2")
-	g.Expect(v).To(Equal("left"))
+func TestVersionsCompareAsNumbersNotAsText(t *testing.T) {
+	g := NewWithT(t)
+	var w Writes[int]
+	w.Wrote("a", "99", 1)
+	_, ok := w.Unseen("a", "100")
+	g.Expect(ok).To(BeFalse(), "100 is later than 99")
 
-	w.Forget("a")
-	_, ok = w.Unseen("a", "2")
-	g.Expect(ok).To(BeFalse(), "a forgotten object has no record")
+	w.Wrote("b", "not-a-number", 2)
+	_, ok = w.Unseen("b", "not-a-number")
+	g.Expect(ok).To(BeTrue(), "a version that is no integer is compared for equality")
+	_, ok = w.Unseen("b", "other")
+	g.Expect(ok).To(BeFalse())
+}
 
-	w.Wrote("b", "5", "x")
-	w.Wrote("c", "6", "y")
-	w.Retain(func(k string) bool { return k == "c" })
-	g.Expect(w.Len()).To(Equal(1))
-	_, ok = w.Unseen("c", "6")
-	g.Expect(ok).To(BeTrue(), "a record Retain kept is remembered")
+func TestACreateIsUnseenUntilTheCacheHasTheObject(t *testing.T) {
+	g := NewWithT(t)
+	var w Writes[struct{}]
+	w.Wrote("new", "", struct{}{})
+	_, ok := w.Unseen("new", "")
+	g.Expect(ok).To(BeTrue(), "created, and not in the cache yet")
+	_, ok = w.Unseen("new", "1")
+	g.Expect(ok).To(BeFalse(), "any copy in the cache shows the create")
+}
+
+func TestARecordExpires(t *testing.T) {
+	g := NewWithT(t)
+	clk := clocktesting.NewFakePassiveClock(time.Now())
+	w := Writes[string]{clock: clk}
+	w.Wrote("a", "5", "x")
+	clk.SetTime(clk.Now().Add(Expiry - time.Second))
+	_, ok := w.Unseen("a", "5")
+	g.Expect(ok).To(BeTrue(), "within the expiry the write is on its way")
+	clk.SetTime(clk.Now().Add(time.Second))
+	_, ok = w.Unseen("a", "5")
+	g.Expect(ok).To(BeFalse(), "past the expiry the cache is believed, whatever it shows")
+	g.Expect(w.Len()).To(BeZero())
+}
+
+func TestRecordsNobodyAsksAboutAreSweptByLaterWrites(t *testing.T) {
+	g := NewWithT(t)
+	clk := clocktesting.NewFakePassiveClock(time.Now())
+	w := Writes[int]{clock: clk}
+	w.Wrote("gone-1", "", 1)
+	w.Wrote("gone-2", "3", 2)
+	clk.SetTime(clk.Now().Add(Expiry))
+	g.Expect(maps.Collect(w.All())).To(BeEmpty(), "expired records are not listed")
+	w.Wrote("b", "7", 3)
+	g.Expect(w.Len()).To(Equal(1), "the expired records went with the next write")
+}
+
+func TestForgetAndAll(t *testing.T) {
+	g := NewWithT(t)
+	var w Writes[string]
+	w.Wrote("a", "1", "x")
+	w.Wrote("b", "2", "y")
+	for k := range w.All() {
+		if k == "a" {
+			w.Forget(k) // All works on a copy: forgetting while iterating is fine
+		}
+	}
+	g.Expect(maps.Collect(w.All())).To(Equal(map[string]string{"b": "y"}))
+	w.Wrote("b", "3", "z")
+	v, ok := w.Unseen("b", "3")
+	g.Expect(ok && v == "z").To(BeTrue(), "a new write replaces the record")
 }

@@ -96,12 +96,13 @@ func (b *batch) plan(ctx context.Context, claims []claim) {
 			heldName = b.addressName(held)
 		}
 		decided, isDecided := c.decidedAddress()
+		_, writeUnseen := b.st.written.Unseen(name, c.object().GetResourceVersion())
 		switch {
 		case deleting(c.object()):
 			if hasFinalizer(c) || holds || isDecided {
 				b.jobs = append(b.jobs, &job{orig: c, c: c.deepCopy(), release: true})
 			}
-		case b.st.cacheLagsLocked(name, c.object().GetResourceVersion()):
+		case writeUnseen:
 			// Served a moment ago; the cache has not seen the status write yet.
 		case holds && c.served(heldName):
 		case isDecided && (!holds || (decided != "" && decided != heldName)):

@@ -175,7 +175,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, pool *ipamv1.IPPool) (
 	// The cache may lag behind a create of the last moments: ask the API server.
 	live := &ipamv1.IPAddressList{}
 	if err := r.APIReader.List(ctx, live, client.InNamespace(pool.Namespace)); err != nil {
-		return ctrl.Result{}, err
+		return ctrl.Result{}, fmt.Errorf("listing the IPAddresses of namespace %s from the API server: %w", pool.Namespace, err)
 	}
 	var holders []string
 	for i := range live.Items {
@@ -201,7 +201,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, pool *ipamv1.IPPool) (
 	before := pool.DeepCopy()
 	controllerutil.RemoveFinalizer(pool, ipamv1.IPPoolFinalizer)
 	if err := r.Client.Patch(ctx, pool, client.MergeFrom(before), fieldOwner); err != nil && !apierrors.IsNotFound(err) {
-		return ctrl.Result{}, err
+		return ctrl.Result{}, fmt.Errorf("removing the finalizer of IPPool %s: %w", pool.Name, err)
 	}
 	r.states.drop(key)
 	return ctrl.Result{}, nil

@@ -135,7 +135,7 @@ func (b *batch) deleteWithFinalizer(ctx context.Context, obj client.Object, fina
 	}
 	uid := obj.GetUID()
 	if err := b.r.Client.Delete(ctx, obj, client.Preconditions{UID: &uid}); err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
-		return err
+		return err // the caller says which object
 	}
 	return nil
 }

@@ -160,7 +160,7 @@ func (b *batch) createCAPIAddress(ctx context.Context, j *job, c *capiipamv1.IPA
 	}
 	existing := &capiipamv1.IPAddress{}
 	if err := b.r.APIReader.Get(ctx, client.ObjectKeyFromObject(a), existing); err != nil {
-		return false, err
+		return false, fmt.Errorf("reading IPAddress %s: %w", a.Name, err)
 	}
 	if existing.Spec.Address == j.addr.String() && existing.Spec.ClaimRef.Name == c.Name {
 		return false, nil
@@ -187,7 +187,7 @@ func (b *batch) reportAllocated(ctx context.Context, j *job, name string) error 
 		err := b.r.Client.Status().Update(ctx, j.c.object(), fieldOwner)
 		switch {
 		case err == nil:
-			b.st.noteWritten(j.c.object().GetName(), rv)
+			b.st.written.Wrote(j.c.object().GetName(), rv, struct{}{})
 			return nil
 		case apierrors.IsNotFound(err):
 			return b.dropAddress(ctx, j, name)
@@ -220,7 +220,7 @@ func (b *batch) reportAllocated(ctx context.Context, j *job, name string) error 
 func (b *batch) readClaim(ctx context.Context, c claim) (claim, error) {
 	fresh := c.deepCopy()
 	if err := b.r.APIReader.Get(ctx, client.ObjectKeyFromObject(c.object()), fresh.object()); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("reading claim %s: %w", c.object().GetName(), err)
 	}
 	return fresh, nil
 }

@@ -114,7 +114,7 @@ func (r *Reconciler) suspectAddressesOf(ctx context.Context, pool types.Namespac
 		st.suspect(name, uid)
 	}
 	st.mu.Lock()
-	delete(st.written, o.GetName())
+	st.written.Forget(o.GetName())
 	if st.index == nil {
 		st.mu.Unlock()
 		return

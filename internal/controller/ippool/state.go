@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	ipamv1 "github.com/metalwire/metalwire/api/ipam/v1alpha1"
+	"github.com/metalwire/metalwire/internal/controller/cachelag"
 	"github.com/metalwire/metalwire/pkg/ipam"
 )
 
@@ -36,9 +37,9 @@ type poolState struct {
 	// the API server in the next reconcile. The value is the UID of a claim known to be deleted
 	// (from its delete event), or "" when nothing is known.
 	suspects map[string]types.UID
-	// written maps a claim whose status this manager wrote to the resourceVersion it wrote over:
-	// while the cache still shows that version, the claim is not served a second time.
-	written map[string]string
+	// written are the claims (by name) whose status this manager wrote, until the cache shows
+	// the write: until then the claim is not served a second time.
+	written cachelag.Writes[struct{}]
 }
 
 type release struct {
@@ -63,7 +64,7 @@ func (s *states) get(key types.NamespacedName) *poolState {
 // before reading the cache means an IPAddress event either is in what the caller reads or waits
 // for the lock and is applied after: none is lost.
 func (s *states) create(key types.NamespacedName) *poolState {
-	st := &poolState{releases: map[netip.Addr]release{}, suspects: map[string]types.UID{}, written: map[string]string{}}
+	st := &poolState{releases: map[netip.Addr]release{}, suspects: map[string]types.UID{}}
 	st.mu.Lock()
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -191,24 +192,6 @@ func (st *poolState) suspectLocked(name string, deletedClaim types.UID) {
 	if prev, ok := st.suspects[name]; !ok || prev == "" {
 		st.suspects[name] = deletedClaim
 	}
-}
-
-// noteWritten records that the status of claim was written over resourceVersion rv.
-func (st *poolState) noteWritten(claim, rv string) {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	st.written[claim] = rv
-}
-
-// cacheLagsLocked reports whether the cache still shows a claim as it was before this manager
-// wrote its status; otherwise the record is dropped. Called with st.mu held.
-func (st *poolState) cacheLagsLocked(claim, rv string) bool {
-	before, ok := st.written[claim]
-	if ok && before == rv {
-		return true
-	}
-	delete(st.written, claim)
-	return false
 }
 
 // takeSuspects hands the queued suspects to a reconcile. Called with st.mu held.

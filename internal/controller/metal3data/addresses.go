@@ -104,11 +104,10 @@ func (r *Reconciler) metal3Address(ctx context.Context, data *infrav1.Metal3Data
 	want := r.claimMeta(data, in, pool)
 	claim := &ipamv1.IPClaim{}
 	err := r.Client.Get(ctx, client.ObjectKey{Namespace: want.Namespace, Name: want.Name}, claim)
-	if apierrors.IsNotFound(err) && r.recent.claimPending(data.UID, want.Name) {
+	// A claim created here a moment ago and not in the cache yet is waited for, not created
+	// again (the API server would refuse it, but count the write).
+	if _, unseen := r.createdClaims.Unseen(claimKey(data, want.Name), claim.ResourceVersion); unseen && apierrors.IsNotFound(err) {
 		return poolanswer.Unanswered(pool, "IPClaim", want.Name, nil, nil), nil
-	}
-	if err == nil {
-		r.recent.claimSeen(data.UID, want.Name)
 	}
 	if apierrors.IsNotFound(err) {
 		claim = &ipamv1.IPClaim{
@@ -118,9 +117,9 @@ func (r *Reconciler) metal3Address(ctx context.Context, data *infrav1.Metal3Data
 			}},
 		}
 		if err := r.Client.Create(ctx, claim); err != nil && !apierrors.IsAlreadyExists(err) {
-			return poolanswer.Answer{}, err
+			return poolanswer.Answer{}, fmt.Errorf("creating IPClaim %s: %w", claim.Name, err)
 		}
-		r.recent.claimCreated(data.UID, want.Name)
+		r.createdClaims.Wrote(claimKey(data, want.Name), "", struct{}{})
 		// The claim is new, or the cache had not seen it: its own event brings us back. The
 		// message is the one a claim without an address gets, so the status is written once.
 		return poolanswer.Unanswered(pool, "IPClaim", want.Name, nil, nil), nil
@@ -144,11 +143,10 @@ func (r *Reconciler) capiAddress(ctx context.Context, data *infrav1.Metal3Data, 
 	want := r.claimMeta(data, in, pool)
 	claim := &capiipamv1.IPAddressClaim{}
 	err := r.Client.Get(ctx, client.ObjectKey{Namespace: want.Namespace, Name: want.Name}, claim)
-	if apierrors.IsNotFound(err) && r.recent.claimPending(data.UID, want.Name) {
+	// A claim created here a moment ago and not in the cache yet is waited for, not created
+	// again (the API server would refuse it, but count the write).
+	if _, unseen := r.createdClaims.Unseen(claimKey(data, want.Name), claim.ResourceVersion); unseen && apierrors.IsNotFound(err) {
 		return poolanswer.Unanswered(pool, "IPAddressClaim", want.Name, nil, nil), nil
-	}
-	if err == nil {
-		r.recent.claimSeen(data.UID, want.Name)
 	}
 	if apierrors.IsNotFound(err) {
 		claim = &capiipamv1.IPAddressClaim{
@@ -159,9 +157,9 @@ func (r *Reconciler) capiAddress(ctx context.Context, data *infrav1.Metal3Data, 
 			},
 		}
 		if err := r.Client.Create(ctx, claim); err != nil && !apierrors.IsAlreadyExists(err) {
-			return poolanswer.Answer{}, err
+			return poolanswer.Answer{}, fmt.Errorf("creating IPAddressClaim %s: %w", claim.Name, err)
 		}
-		r.recent.claimCreated(data.UID, want.Name)
+		r.createdClaims.Wrote(claimKey(data, want.Name), "", struct{}{})
 		return poolanswer.Unanswered(pool, "IPAddressClaim", want.Name, nil, nil), nil
 	}
 	if err != nil {

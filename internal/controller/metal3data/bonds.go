@@ -53,7 +53,7 @@ func (r *Reconciler) resolveBonds(ctx context.Context, tmpl *infrav1.Metal3DataT
 		if nics == nil {
 			nics = &networkv1.NICList{}
 			if err := r.Client.List(ctx, nics, client.InNamespace(host.Namespace), client.MatchingFields{fabricindex.NICByNode: host.Name}); err != nil {
-				return nil, nil, err
+				return nil, nil, fmt.Errorf("listing the NICs of host %s: %w", host.Name, err)
 			}
 		}
 		bond, block := fabricBond(field, host.Name, cn.Name, ref.Network, nics.Items)

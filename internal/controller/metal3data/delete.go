@@ -36,7 +36,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, data *infrav1.Metal3Da
 		return ctrl.Result{}, nil
 	}
 	controllerutil.RemoveFinalizer(data, infrav1.DataFinalizer)
-	r.recent.forget(data.UID)
+	r.forgetWrites(data)
 	return ctrl.Result{}, nil
 }
 
@@ -46,11 +46,11 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, data *infrav1.Metal3Da
 func (r *Reconciler) releaseClaims(ctx context.Context, data *infrav1.Metal3Data) ([]string, error) {
 	ipClaims := &ipamv1.IPClaimList{}
 	if err := r.Client.List(ctx, ipClaims, client.InNamespace(data.Namespace), client.MatchingFields{dataindex.AddressClaimByData: data.Name}); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("listing the IPClaims of Metal3Data %s: %w", data.Name, err)
 	}
 	capiClaims := &capiipamv1.IPAddressClaimList{}
 	if err := r.Client.List(ctx, capiClaims, client.InNamespace(data.Namespace), client.MatchingFields{dataindex.AddressClaimByData: data.Name}); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("listing the IPAddressClaims of Metal3Data %s: %w", data.Name, err)
 	}
 	objs := make([]client.Object, 0, len(ipClaims.Items)+len(capiClaims.Items))
 	for i := range ipClaims.Items {

@@ -56,13 +56,13 @@ func (r *Reconciler) gather(ctx context.Context, data *infrav1.Metal3Data) (*inp
 			return nil, failWith(infrav1.DataTemplateNotFoundReason,
 				"spec.template: Metal3DataTemplate %s not found in namespace %s; create it, or delete the Metal3DataClaim %s", data.Spec.Template.Name, ns, data.Spec.Claim.Name), nil
 		}
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("reading Metal3DataTemplate %s: %w", data.Spec.Template.Name, err)
 	}
 	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: data.Spec.Claim.Name}, in.claim); err != nil {
 		if apierrors.IsNotFound(err) {
 			return nil, waitFor(infrav1.DataWaitingForHostReason, "Metal3DataClaim %s not found; this Metal3Data is deleted with it", data.Spec.Claim.Name), nil
 		}
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("reading Metal3DataClaim %s: %w", data.Spec.Claim.Name, err)
 	}
 	m3mName := ownerName(in.claim, infrav1.GroupVersion.Group, metal3MachineKind)
 	if m3mName == "" {
@@ -73,7 +73,7 @@ func (r *Reconciler) gather(ctx context.Context, data *infrav1.Metal3Data) (*inp
 		if apierrors.IsNotFound(err) {
 			return nil, waitFor(infrav1.DataWaitingForHostReason, "Metal3Machine %s, owner of Metal3DataClaim %s, not found", m3mName, in.claim.Name), nil
 		}
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("reading Metal3Machine %s: %w", m3mName, err)
 	}
 	if name := ownerName(in.m3m, clusterv1.GroupVersion.Group, machineKind); name != "" {
 		in.machine = &clusterv1.Machine{}
@@ -81,7 +81,7 @@ func (r *Reconciler) gather(ctx context.Context, data *infrav1.Metal3Data) (*inp
 			if apierrors.IsNotFound(err) {
 				return nil, waitFor(infrav1.DataWaitingForHostReason, "Machine %s, owner of Metal3Machine %s, not found", name, m3mName), nil
 			}
-			return nil, nil, err
+			return nil, nil, fmt.Errorf("reading Machine %s: %w", name, err)
 		}
 	}
 	hostNS, hostName, ok := hostKey(in.m3m.Annotations[infrav1.HostAnnotation], ns)
@@ -95,7 +95,7 @@ func (r *Reconciler) gather(ctx context.Context, data *infrav1.Metal3Data) (*inp
 			return nil, failWith(infrav1.DataWaitingForHostReason,
 				"BareMetalHost %s/%s, named by Metal3Machine %s (annotation %s), not found; the data is rendered once it exists", hostNS, hostName, m3mName, infrav1.HostAnnotation), nil
 		}
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("reading BareMetalHost %s/%s: %w", hostNS, hostName, err)
 	}
 	vlans, block, err := r.resolveVLANs(ctx, in.template)
 	if err != nil || block != nil {

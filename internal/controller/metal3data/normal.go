@@ -26,7 +26,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, data *infrav1.Metal3Da
 		return ctrl.Result{}, nil
 	}
 
-	if r.recent.renderedButNotSeen(data.UID, data.Status.Ready) {
+	if _, unseen := r.readyWritten.Unseen(string(data.UID), data.ResourceVersion); unseen {
 		// Rendered by this process a moment ago; the cache will show it. Nothing to redo.
 		return ctrl.Result{}, nil
 	}

@@ -28,6 +28,7 @@ import (
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
 	ipamv1 "github.com/metalwire/metalwire/api/ipam/v1alpha1"
 	networkv1 "github.com/metalwire/metalwire/api/network/v1alpha1"
+	"github.com/metalwire/metalwire/internal/controller/cachelag"
 	"github.com/metalwire/metalwire/internal/controller/dataindex"
 	"github.com/metalwire/metalwire/internal/controller/fabricindex"
 	"github.com/metalwire/metalwire/internal/controller/pause"
@@ -60,7 +61,11 @@ type Reconciler struct {
 	// means waits.DefaultQuiet, negative writes every wait at once.
 	QuietWaits time.Duration
 
-	recent recent
+	// createdClaims are the address claims created for a Metal3Data (keyed by claimKey) and
+	// readyWritten the Metal3Data whose status this process wrote ready (by UID), until the cache
+	// shows them: a reconcile on a lagging cache then waits instead of creating or rendering again.
+	createdClaims cachelag.Writes[struct{}]
+	readyWritten  cachelag.Writes[struct{}]
 	// served is when a Metal3Data of each namespace last became ready: a wait is held while
 	// others are (waits.Progress).
 	served waits.Progress
@@ -112,8 +117,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.
 		}
 		err := patcher.Patch(ctx, data)
 		if err == nil && data.Status.Ready && !before.Ready {
-			// Only once the status is written: a failed write must be retried in full.
-			r.recent.markRendered(data.UID)
+			// Only once the status is written: a failed write must be retried in full. The patch
+			// helper leaves data at the version it was read at: the one the write was made against.
+			r.readyWritten.Wrote(string(data.UID), data.ResourceVersion, struct{}{})
 		}
 		reterr = errors.Join(reterr, err)
 	}()

@@ -85,7 +85,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 func (r *Reconciler) dataOf(ctx context.Context, claim *infrav1.Metal3DataClaim) ([]infrav1.Metal3Data, error) {
 	list := &infrav1.Metal3DataList{}
 	if err := r.Client.List(ctx, list, client.InNamespace(claim.Namespace), client.MatchingFields{dataindex.DataByClaim: claim.Name}); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("listing the Metal3Data of Metal3DataClaim %s: %w", claim.Name, err)
 	}
 	out := list.Items[:0]
 	for _, d := range list.Items {

@@ -34,7 +34,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, tmpl *infrav1.Metal3Da
 	claimList := &infrav1.Metal3DataClaimList{}
 	if err := r.Client.List(ctx, claimList, client.InNamespace(tmpl.Namespace),
 		client.MatchingFields{dataindex.ClaimByTemplate: tmpl.Name}, client.UnsafeDisableDeepCopy); err != nil {
-		return ctrl.Result{}, err
+		return ctrl.Result{}, fmt.Errorf("listing the Metal3DataClaims of Metal3DataTemplate %s: %w", tmpl.Name, err)
 	}
 	claims := make(map[string]*infrav1.Metal3DataClaim, len(claimList.Items))
 	for i := range claimList.Items {
@@ -59,7 +59,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, tmpl *infrav1.Metal3Da
 		served[d.Spec.Claim.Name] = true
 	}
 	key := client.ObjectKeyFromObject(tmpl)
-	for _, h := range r.unseen(key, names, claims) {
+	for _, h := range r.unseen(key, data, claims) {
 		holders = append(holders, h)
 		names = append(names, infrav1.DataName(tmpl.Name, h.Index))
 		served[h.Claim] = true
@@ -186,46 +186,51 @@ func clusterOf(tmpl *infrav1.Metal3DataTemplate, claim *infrav1.Metal3DataClaim)
 	return ""
 }
 
+// createdData is a Metal3Data this process created, for the template it was created from.
+type createdData struct {
+	template types.NamespacedName
+	holder
+}
+
 // unseen returns the Metal3Data this process created for the template that the cache does not
 // list yet, and forgets those it now lists or whose claim is gone.
-func (r *Reconciler) unseen(key types.NamespacedName, cached []string, claims map[string]*infrav1.Metal3DataClaim) []holder {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	mine := r.created[key]
-	if len(mine) == 0 {
-		return nil
-	}
-	inCache := make(map[string]bool, len(cached))
-	for _, n := range cached {
-		inCache[n] = true
-	}
-	out := make([]holder, 0, len(mine))
-	for name, h := range mine {
-		if _, ok := claims[h.Claim]; !ok || inCache[name] {
-			delete(mine, name)
+func (r *Reconciler) unseen(tmpl types.NamespacedName, cached []infrav1.Metal3Data, claims map[string]*infrav1.Metal3DataClaim) []holder {
+	var out []holder
+	var versions map[string]string // cached Metal3Data by name: resourceVersion
+	for key, c := range r.created.All() {
+		if c.template != tmpl {
 			continue
 		}
-		out = append(out, h)
+		if _, ok := claims[c.Claim]; !ok {
+			r.created.Forget(key)
+			continue
+		}
+		if versions == nil {
+			versions = make(map[string]string, len(cached))
+			for i := range cached {
+				versions[cached[i].Name] = cached[i].ResourceVersion
+			}
+		}
+		if _, ok := r.created.Unseen(key, versions[infrav1.DataName(tmpl.Name, c.Index)]); ok {
+			out = append(out, c.holder)
+		}
 	}
 	return out
 }
 
-func (r *Reconciler) remember(key types.NamespacedName, h holder) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.created == nil {
-		r.created = map[types.NamespacedName]map[string]holder{}
-	}
-	if r.created[key] == nil {
-		r.created[key] = map[string]holder{}
-	}
-	r.created[key][infrav1.DataName(key.Name, h.Index)] = h
+// remember records a Metal3Data created for the template tmpl.
+func (r *Reconciler) remember(tmpl types.NamespacedName, h holder) {
+	key := types.NamespacedName{Namespace: tmpl.Namespace, Name: infrav1.DataName(tmpl.Name, h.Index)}
+	r.created.Wrote(key.String(), "", createdData{template: tmpl, holder: h})
 }
 
-func (r *Reconciler) forget(key types.NamespacedName) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	delete(r.created, key)
+// forget drops what is remembered of a template that is gone.
+func (r *Reconciler) forget(tmpl types.NamespacedName) {
+	for key, c := range r.created.All() {
+		if c.template == tmpl {
+			r.created.Forget(key)
+		}
+	}
 }
 
 // deleteOrphans deletes Metal3Data whose claim is gone. The claim's deletion normally deletes

@@ -4,13 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/cluster-api/util/patch"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -24,6 +22,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
+	"github.com/metalwire/metalwire/internal/controller/cachelag"
 	"github.com/metalwire/metalwire/internal/controller/dataindex"
 	"github.com/metalwire/metalwire/internal/controller/pause"
 	"github.com/metalwire/metalwire/internal/controller/watchfilter"
@@ -46,11 +45,10 @@ type Reconciler struct {
 	// and of their claims only those labelled with it get a Metal3Data.
 	WatchFilter string
 
-	// created remembers, per template, the Metal3Data this process created and has not seen in
-	// the cache yet, so that a reconcile running before the cache catches up neither gives the
+	// created remembers the Metal3Data this process created (by namespace/name) until the cache
+	// shows them, so that a reconcile running before the cache catches up neither gives the
 	// claim a second index nor hands the index to another claim.
-	mu      sync.Mutex
-	created map[types.NamespacedName]map[string]holder
+	created cachelag.Writes[createdData]
 }
 
 // +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io,resources=metal3datatemplates,verbs=get;list;watch;update;patch
@@ -88,7 +86,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 
 	data, err := r.dataOf(ctx, tmpl)
 	if err != nil {
-		return ctrl.Result{}, err
+		return ctrl.Result{}, fmt.Errorf("listing the Metal3Data of Metal3DataTemplate %s: %w", tmpl.Name, err)
 	}
 	if !tmpl.DeletionTimestamp.IsZero() {
 		return r.reconcileDelete(tmpl, data)

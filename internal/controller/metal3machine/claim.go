@@ -18,6 +18,22 @@ import (
 	netv1 "github.com/metalwire/metalwire/api/network/v1alpha1"
 )
 
+// InvalidHostSelectorReason: spec.hostSelector is no valid label selector (something admission
+// could not refuse, such as a key prefix longer than a DNS name). The machine is not retried
+// until its spec changes.
+const InvalidHostSelectorReason = "InvalidHostSelector"
+
+// invalidInputError is input no retry can fix: the reconcile sets a condition with reason and
+// the error's words, and returns a terminal error (no requeue; the object's next change brings
+// it back).
+type invalidInputError struct {
+	reason string
+	err    error
+}
+
+func (e *invalidInputError) Error() string { return e.err.Error() }
+func (e *invalidInputError) Unwrap() error { return e.err }
+
 // claimHost picks a host and claims it, shaped by shape, with a patch that carries the host's
 // resourceVersion: if another machine claimed it first, or BMO changed it since the cache saw
 // it, the API server refuses, and the next candidate is tried. Two machines therefore never take
@@ -33,7 +49,8 @@ func (r *Reconciler) claimHost(ctx context.Context, m3m *infrav1.Metal3Machine, 
 ) (*bmov1.BareMetalHost, string, error) {
 	sel, err := m3m.Spec.HostSelector.Selector()
 	if err != nil {
-		return nil, "", fmt.Errorf("spec.%w; fix the selector", err)
+		// No retry can fix the selector: the machine comes back when its spec is changed.
+		return nil, "", &invalidInputError{reason: InvalidHostSelectorReason, err: fmt.Errorf("spec.%w; fix the selector", err)}
 	}
 	ours := &bmov1.BareMetalHostList{}
 	if err := r.Client.List(ctx, ours, client.InNamespace(m3m.Namespace),
@@ -55,7 +72,7 @@ func (r *Reconciler) claimHost(ctx context.Context, m3m *infrav1.Metal3Machine, 
 	// A machine whose own claim has not reached the cache yet must not claim a second host.
 	live := &infrav1.Metal3Machine{}
 	if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(m3m), live); err != nil {
-		return nil, "", err
+		return nil, "", fmt.Errorf("reading Metal3Machine %s from the API server: %w", m3m.Name, err)
 	}
 	if live.Annotations[infrav1.HostAnnotation] != "" {
 		return nil, "", errCacheBehind
@@ -148,7 +165,7 @@ func (r *Reconciler) candidates(ctx context.Context, m3m *infrav1.Metal3Machine,
 func (r *Reconciler) explainNoHost(ctx context.Context, m3m *infrav1.Metal3Machine, sel labels.Selector, skip sets.Set[string], claimable int) (string, error) {
 	all := &bmov1.BareMetalHostList{}
 	if err := r.Client.List(ctx, all, client.InNamespace(m3m.Namespace), client.MatchingLabelsSelector{Selector: sel}); err != nil {
-		return "", err
+		return "", fmt.Errorf("listing the BareMetalHosts matching the selector of Metal3Machine %s: %w", m3m.Name, err)
 	}
 	matching := make([]*bmov1.BareMetalHost, 0, len(all.Items))
 	for i := range all.Items {

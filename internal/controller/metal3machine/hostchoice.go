@@ -58,7 +58,7 @@ type nsChoice struct {
 	matcher     *hostmatch.Matcher
 	// Machines and hosts this manager claimed, until the cache shows the claim: without them a
 	// lagging cache would offer the host again, or count the machine as still waiting. Once the
-	// cache shows a claimed host in another version it is trusted again (the host may well be
+	// cache shows a claimed host in a later version it is trusted again (the host may well be
 	// free by then, released by the machine that claimed it).
 	claimedMachines map[string]string // machine -> the host it claimed
 	claimedHosts    cachelag.Writes[struct{}]
@@ -204,7 +204,7 @@ func (c *hostChoice) done(m3m *infrav1.Metal3Machine, host *bmov1.BareMetalHost,
 func (n *nsChoice) sync(ctx context.Context, cl client.Reader, ns string) error {
 	waiting := &infrav1.Metal3MachineList{}
 	if err := cl.List(ctx, waiting, client.InNamespace(ns), client.MatchingFields{waitingForHostIndex: "true"}, client.UnsafeDisableDeepCopy); err != nil {
-		return err
+		return fmt.Errorf("listing the Metal3Machines waiting for a host in namespace %s: %w", ns, err)
 	}
 	present := sets.New[string]()
 	clusters := map[string]*clusterv1.Cluster{}
@@ -240,14 +240,12 @@ func (n *nsChoice) sync(ctx context.Context, cl client.Reader, ns string) error 
 	}
 	free := &bmov1.BareMetalHostList{}
 	if err := cl.List(ctx, free, client.InNamespace(ns), client.MatchingFields{hostConsumerIndex: noConsumer}, client.UnsafeDisableDeepCopy); err != nil {
-		return err
+		return fmt.Errorf("listing the free BareMetalHosts of namespace %s: %w", ns, err)
 	}
-	stillLagging := sets.New[string]()
 	hosts := make([]bmov1.BareMetalHost, 0, len(free.Items))
 	for i := range free.Items {
 		h := free.Items[i]
 		if n.lagging(&h) {
-			stillLagging.Insert(h.Name)
 			continue
 		}
 		if _, reserved := h.Labels[NodeReuseLabel]; reserved {
@@ -255,7 +253,6 @@ func (n *nsChoice) sync(ctx context.Context, cl client.Reader, ns string) error 
 		}
 		hosts = append(hosts, h)
 	}
-	n.claimedHosts.Retain(stillLagging.Has)
 	for _, m := range added {
 		sel, err := m.Spec.HostSelector.Selector()
 		if err != nil {

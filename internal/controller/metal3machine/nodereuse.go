@@ -134,7 +134,7 @@ func (r *Reconciler) reuseHosts(ctx context.Context, m3m *infrav1.Metal3Machine,
 	}
 	list := &bmov1.BareMetalHostList{}
 	if err := r.Client.List(ctx, list, client.InNamespace(m3m.Namespace), client.MatchingLabelsSelector{Selector: sel.Add(*req)}); err != nil {
-		return nil, "", err
+		return nil, "", fmt.Errorf("listing the BareMetalHosts kept for node reuse of Metal3Machine %s: %w", m3m.Name, err)
 	}
 	cluster := m3m.Labels[clusterv1.ClusterNameLabel]
 	if machine != nil {

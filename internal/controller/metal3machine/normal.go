@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/cluster-api/util/conditions"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	bmov1 "github.com/metalwire/metalwire/api/baremetal/v1alpha1"
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
@@ -98,12 +99,16 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, m3m *infrav1.Metal3Mac
 
 	if host == nil {
 		var why string
+		var invalid *invalidInputError
 		host, why, err = r.claimHost(ctx, m3m, machine, cn, shape)
 		switch {
 		case errors.Is(err, errCacheBehind):
 			return ctrl.Result{RequeueAfter: time.Second}, nil
 		case errors.Is(err, errFinalizerFirst):
 			return ctrl.Result{}, nil
+		case errors.As(err, &invalid):
+			notAssociated(invalid.reason, invalid.err.Error())
+			return ctrl.Result{}, reconcile.TerminalError(invalid.err)
 		case err != nil:
 			notAssociated(infrav1.AssociateBareMetalHostFailedReason, err.Error())
 			return ctrl.Result{}, err

@@ -56,7 +56,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 	machines := &infrav1.Metal3MachineList{}
 	if err := r.Client.List(ctx, machines, client.InNamespace(tmpl.Namespace), client.MatchingFields{clonedFromIndex: tmpl.Name}); err != nil {
-		return ctrl.Result{}, err
+		return ctrl.Result{}, fmt.Errorf("listing the Metal3Machines cloned from Metal3MachineTemplate %s: %w", tmpl.Name, err)
 	}
 	var errs []error
 	for i := range machines.Items {

@@ -8,7 +8,9 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
 )
@@ -78,16 +80,22 @@ func backupNode(rem *infrav1.Metal3Remediation, node *corev1.Node) (bool, error)
 	return true, nil
 }
 
+// NodeBackupInvalidReason: a backup annotation of the Node's labels or annotations is not the
+// JSON object of strings it was written as (someone edited it). No retry can read it: the
+// remediation says so and waits for the annotation to be fixed or removed.
+const NodeBackupInvalidReason = "NodeBackupInvalid"
+
 // restoreNode puts the kept labels and annotations back on the Node, without overwriting what
-// the new Node already has (the kubelet's own labels are newer), and drops the backup.
+// the new Node already has (the kubelet's own labels are newer), and drops the backup. A backup
+// that cannot be read is a terminal error, with the Progressing condition saying what to fix.
 func restoreNode(ctx context.Context, w *workloadNode, rem *infrav1.Metal3Remediation) error {
 	annotations, err := unmarshalMap(rem.Annotations[nodeAnnotationsBackup])
 	if err != nil {
-		return fmt.Errorf("annotation %s of Metal3Remediation %s: %w; remove it to restore nothing", nodeAnnotationsBackup, rem.Name, err)
+		return invalidBackup(rem, nodeAnnotationsBackup, err)
 	}
 	labels, err := unmarshalMap(rem.Annotations[nodeLabelsBackup])
 	if err != nil {
-		return fmt.Errorf("annotation %s of Metal3Remediation %s: %w; remove it to restore nothing", nodeLabelsBackup, rem.Name, err)
+		return invalidBackup(rem, nodeLabelsBackup, err)
 	}
 	node := w.node
 	orig := node.DeepCopy()
@@ -109,6 +117,14 @@ func marshalMap(m map[string]string) (string, error) {
 	}
 	b, err := json.Marshal(m)
 	return string(b), err
+}
+
+// invalidBackup says on the remediation that its backup annotation key cannot be read, and
+// returns the terminal error.
+func invalidBackup(rem *infrav1.Metal3Remediation, key string, err error) error {
+	err = fmt.Errorf("annotation %s of Metal3Remediation %s: %w; correct it, or remove it to restore nothing", key, rem.Name, err)
+	progressing(rem, metav1.ConditionFalse, NodeBackupInvalidReason, err.Error())
+	return reconcile.TerminalError(err)
 }
 
 func unmarshalMap(s string) (map[string]string, error) {

@@ -1,4 +1,4 @@
-// Package l2userdata renders the OS step of issue 28's layer-2 networks: the cloud-config that
+// Package l2userdata renders the OS step of Equinix Metal layer-2 networks: the cloud-config that
 // loads 8021q, writes the VLAN sub-interfaces of a machine's ports (ifupdown stanzas as the
 // seed's script writes them, and netplan for systemd-networkd hosts), maps the seed's port names
 // (eth0, eth1) to the host's interfaces by MAC from the metadata service, checks each address is
@@ -226,7 +226,7 @@ func script(c Config) string {
 	sort.Strings(checks)
 	//nolint:dupword // shell: two nested loops end with done, done
 	return fmt.Sprintf(`#!/bin/sh
-# Written by metalwire: the VLAN sub-interfaces of this machine (issue 28).
+# Written by metalwire: the VLAN sub-interfaces of this machine.
 set -u
 META="${METALWIRE_METADATA_URL:-%s}"
 ROOT="${METALWIRE_ROOT:-}"

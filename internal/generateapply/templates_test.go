@@ -1,4 +1,4 @@
-package generate_test
+package generateapply_test
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package generate_test
+package generateapply_test
 
 import (
 	"bytes"
@@ -18,7 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	gen "github.com/metalwire/metalwire/internal/generate"
+	"github.com/metalwire/metalwire/internal/generateapply"
 	"github.com/metalwire/metalwire/pkg/generate"
 	"github.com/metalwire/metalwire/pkg/render/osnetconfig"
 )
@@ -50,7 +50,7 @@ func stateOf(t *testing.T, ns string) generate.State {
 	if err := env.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "demo-ip-state"}, cm); err != nil {
 		t.Fatal(err)
 	}
-	s, err := gen.DecodeState(cm.Data)
+	s, err := generateapply.DecodeState(cm.Data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,12 +64,12 @@ func TestTwoGeneratorsAtOnceNeverShareAnAddress(t *testing.T) {
 	defer cancel()
 	files := []*generate.File{pool(t, "a", 50, 1), pool(t, "b", 50, 2)}
 	var wg sync.WaitGroup
-	sums := make([]*gen.Summary, 2)
+	sums := make([]*generateapply.Summary, 2)
 	errs := make([]error, 2)
 	outs := make([]bytes.Buffer, 2)
 	for i := range files {
 		wg.Go(func() {
-			sums[i], errs[i] = gen.Run(ctx, env.Client, gen.Options{File: files[i], Generate: options(ns), Out: &outs[i]})
+			sums[i], errs[i] = generateapply.Run(ctx, env.Client, generateapply.Options{File: files[i], Generate: options(ns), Out: &outs[i]})
 		})
 	}
 	wg.Wait()
@@ -108,14 +108,14 @@ func TestSecondRunChangesNothing(t *testing.T) {
 	ns := env.NewNamespace(t)
 	ctx := context.Background()
 	f := pool(t, "a", 3, 1)
-	_, err := gen.Run(ctx, env.Client, gen.Options{File: f, Generate: options(ns), Out: &bytes.Buffer{}})
+	_, err := generateapply.Run(ctx, env.Client, generateapply.Options{File: f, Generate: options(ns), Out: &bytes.Buffer{}})
 	g.Expect(err).NotTo(HaveOccurred())
 	cm := &corev1.ConfigMap{}
 	g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "demo-ip-state"}, cm)).To(Succeed())
 	g.Expect(cm.Data["net0"]).To(Equal("a-node-0: 10.0.0.10\na-node-1: 10.0.0.11\na-node-2: 10.0.0.12\n"), "the seed's shape: node: address")
 
 	var out bytes.Buffer
-	sum, err := gen.Run(ctx, env.Client, gen.Options{File: f, Generate: options(ns), Out: &out})
+	sum, err := generateapply.Run(ctx, env.Client, generateapply.Options{File: f, Generate: options(ns), Out: &out})
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(sum.Given).To(Equal(0))
 	g.Expect(sum.Kept).To(Equal(3))
@@ -129,12 +129,12 @@ func TestDeleteThenANewNodeReusesTheAddress(t *testing.T) {
 	g := NewWithT(t)
 	ns := env.NewNamespace(t)
 	ctx := context.Background()
-	_, err := gen.Run(ctx, env.Client, gen.Options{File: pool(t, "a", 3, 1), Generate: options(ns), Out: &bytes.Buffer{}})
+	_, err := generateapply.Run(ctx, env.Client, generateapply.Options{File: pool(t, "a", 3, 1), Generate: options(ns), Out: &bytes.Buffer{}})
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(stateOf(t, ns)["net0"]).To(HaveKeyWithValue("a-node-1", netip.MustParseAddr("10.0.0.11")))
 
 	// Its Machine still exists: the addresses stay.
-	_, err = gen.Run(ctx, env.Client, gen.Options{Generate: options(ns), Delete: []string{"a-node-1"}, Out: &bytes.Buffer{}})
+	_, err = generateapply.Run(ctx, env.Client, generateapply.Options{Generate: options(ns), Delete: []string{"a-node-1"}, Out: &bytes.Buffer{}})
 	g.Expect(err).To(MatchError(ContainSubstring("Machine " + ns + "/demo-a-node-1 still exists; delete it first")))
 
 	m := &unstructured.Unstructured{}
@@ -144,13 +144,13 @@ func TestDeleteThenANewNodeReusesTheAddress(t *testing.T) {
 	g.Expect(env.Client.Delete(ctx, m)).To(Succeed())
 
 	var dry bytes.Buffer
-	_, err = gen.Run(ctx, env.Client, gen.Options{Generate: options(ns), Delete: []string{"a-node-1"}, DryRun: true, Out: &dry})
+	_, err = generateapply.Run(ctx, env.Client, generateapply.Options{Generate: options(ns), Delete: []string{"a-node-1"}, DryRun: true, Out: &dry})
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(dry.String()).To(ContainSubstring("would change ConfigMap " + ns + "/demo-ip-state: net0: free 10.0.0.11 from a-node-1"))
 	g.Expect(stateOf(t, ns)["net0"]).To(HaveKey("a-node-1"), "a dry run changes nothing")
 
 	var out bytes.Buffer
-	sum, err := gen.Run(ctx, env.Client, gen.Options{Generate: options(ns), Delete: []string{"a-node-1"}, Out: &out})
+	sum, err := generateapply.Run(ctx, env.Client, generateapply.Options{Generate: options(ns), Delete: []string{"a-node-1"}, Out: &out})
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(sum.Freed).To(Equal(1))
 	g.Expect(stateOf(t, ns)["net0"]).NotTo(HaveKey("a-node-1"))
@@ -158,12 +158,12 @@ func TestDeleteThenANewNodeReusesTheAddress(t *testing.T) {
 	// The pool now maps node-0, node-2 and a new node-3: node-3 gets the freed address.
 	f := pool(t, "a", 4, 1)
 	f.Units[0].Nodes = append(f.Units[0].Nodes[:1], f.Units[0].Nodes[2:]...)
-	_, err = gen.Run(ctx, env.Client, gen.Options{File: f, Generate: options(ns), Out: &bytes.Buffer{}})
+	_, err = generateapply.Run(ctx, env.Client, generateapply.Options{File: f, Generate: options(ns), Out: &bytes.Buffer{}})
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(stateOf(t, ns)["net0"]).To(Equal(map[string]netip.Addr{
 		"a-node-0": netip.MustParseAddr("10.0.0.10"), "a-node-2": netip.MustParseAddr("10.0.0.12"), "a-node-3": netip.MustParseAddr("10.0.0.11")}))
 
-	_, err = gen.Run(ctx, env.Client, gen.Options{Generate: options(ns), Delete: []string{"a-node-9"}, Out: &bytes.Buffer{}})
+	_, err = generateapply.Run(ctx, env.Client, generateapply.Options{Generate: options(ns), Delete: []string{"a-node-9"}, Out: &bytes.Buffer{}})
 	g.Expect(err).To(MatchError(ContainSubstring("--delete a-node-9: the node holds no address in the state; nodes holding some: a-node-0, a-node-2, a-node-3")))
 }
 
@@ -172,7 +172,7 @@ func TestDryRunAndOutputDirApplyNothing(t *testing.T) {
 	ns := env.NewNamespace(t)
 	ctx := context.Background()
 	var dry bytes.Buffer
-	_, err := gen.Run(ctx, env.Client, gen.Options{File: pool(t, "a", 2, 1), Generate: options(ns), DryRun: true, Out: &dry})
+	_, err := generateapply.Run(ctx, env.Client, generateapply.Options{File: pool(t, "a", 2, 1), Generate: options(ns), DryRun: true, Out: &dry})
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(dry.String()).To(ContainSubstring("would change ConfigMap " + ns + "/demo-ip-state: net0: a-node-0 gets 10.0.0.10"))
 	g.Expect(dry.String()).To(ContainSubstring("[1/2] a-node-0: net0 10.0.0.10; would apply KubeadmConfig, Metal3Machine, Machine demo-a-node-0"))
@@ -182,7 +182,7 @@ func TestDryRunAndOutputDirApplyNothing(t *testing.T) {
 
 	dir := t.TempDir()
 	var out bytes.Buffer
-	_, err = gen.Run(ctx, env.Client, gen.Options{File: pool(t, "a", 2, 1), Generate: options(ns), OutDir: dir, Out: &out})
+	_, err = generateapply.Run(ctx, env.Client, generateapply.Options{File: pool(t, "a", 2, 1), Generate: options(ns), OutDir: dir, Out: &out})
 	g.Expect(err).NotTo(HaveOccurred())
 	data, err := os.ReadFile(filepath.Join(dir, "a-node-1.yaml"))
 	g.Expect(err).NotTo(HaveOccurred())

@@ -1,4 +1,4 @@
-package generate_test
+package generateapply_test
 
 import (
 	"bytes"
@@ -10,7 +10,7 @@ import (
 
 	. "github.com/onsi/gomega"
 
-	gen "github.com/metalwire/metalwire/internal/generate"
+	"github.com/metalwire/metalwire/internal/generateapply"
 	"github.com/metalwire/metalwire/pkg/generate"
 )
 
@@ -52,7 +52,7 @@ func TestDocsExampleRunsAsWritten(t *testing.T) {
 	ns := env.NewNamespace(t)
 	var out bytes.Buffer
 	o := generate.Options{Cluster: "demo", Namespace: ns, ImageURL: "http://images.example.com/ubuntu.qcow2", ImageChecksum: "http://images.example.com/ubuntu.qcow2.sha256sum"}
-	_, err = gen.Run(context.Background(), env.Client, gen.Options{File: f, Generate: o, Out: &out})
+	_, err = generateapply.Run(context.Background(), env.Client, generateapply.Options{File: f, Generate: o, Out: &out})
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(strings.ReplaceAll(out.String(), ns+"/", "metal3/")).To(Equal(strings.Join(want, "\n") + "\n"))
 
