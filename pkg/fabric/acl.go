@@ -98,17 +98,27 @@ const (
 	CookiePrefixMask uint64 = 0xffff << 48
 )
 
-// ACLCookie is the cookie of the flows of one host's network: the prefix and 48 bits of a hash
-// of both names.
+// ACLCookie is the cookie of the flows of one host's network: the prefix and 40 bits of a hash
+// of both names (the bits its ACLName spells, so each gives the other).
 func ACLCookie(host, network string) uint64 {
 	h := fnv.New64a()
 	_, _ = h.Write([]byte(host + "\x00" + network))
-	return CookiePrefix | h.Sum64()&^CookiePrefixMask
+	return CookiePrefix | h.Sum64()&0xffffffffff
 }
 
 // ACLName is the name of the access list of a host's network on a switch: stable, one per host
 // and network, and a valid list name on every switch OS metalwire drives (13 letters and digits).
 func ACLName(host, network string) string { return ACLNameOfCookie(ACLCookie(host, network)) }
+
+// ACLCookieOfName is the cookie of the list named name (an ACLName): the prefix and its 40 bits.
+// A name not made by ACLName gives the bare prefix, which no list's flows carry.
+func ACLCookieOfName(name string) uint64 {
+	v, err := strconv.ParseUint(strings.TrimPrefix(name, "acl"), 16, 40)
+	if err != nil || !strings.HasPrefix(name, "acl") {
+		return CookiePrefix
+	}
+	return CookiePrefix | v
+}
 
 // ACLNameOfCookie is the name of the list whose flows carry cookie: a switch that keeps flows
 // (Open vSwitch) names what it reads back by it.

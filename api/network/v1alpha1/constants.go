@@ -35,10 +35,13 @@ const (
 	// ConditionLinkAggregationValid says whether every host's bonded cards can be bonded: on one
 	// switch, or on a declared MLAG pair of switch OSes that have multi-chassis LAG.
 	ConditionLinkAggregationValid = "LinkAggregationValid"
-	ConditionReachable            = "Reachable"
-	ConditionHostKeyTrusted       = "HostKeyTrusted"
-	ConditionDrifted              = "Drifted"
-	ConditionDryRun               = "DryRun"
+	// ConditionPortPoliciesValid says whether every host's switches can apply what its networks
+	// ask of their ports (an acl, portStatus down).
+	ConditionPortPoliciesValid = "PortPoliciesValid"
+	ConditionReachable         = "Reachable"
+	ConditionHostKeyTrusted    = "HostKeyTrusted"
+	ConditionDrifted           = "Drifted"
+	ConditionDryRun            = "DryRun"
 	// ConditionAttachmentsApplied says whether the HostNetworkAttachments of claimed hosts are
 	// on their ports (set once any host names one).
 	ConditionAttachmentsApplied = "AttachmentsApplied"
@@ -49,6 +52,7 @@ const (
 	ReasonNetworkDeviceNotFound = "NetworkDeviceNotFound"
 	ReasonNICMiscabled          = "NICMiscabled"
 	ReasonLAGRefused            = "LAGRefused"
+	ReasonPortPolicyRefused     = "PortPolicyRefused"
 	ReasonValid                 = "Valid"
 	ReasonHostsConfiguring      = "HostsConfiguring"
 	ReasonHostsFailed           = "HostsFailed"

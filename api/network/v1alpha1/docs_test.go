@@ -33,10 +33,19 @@ func TestEquinixMetalPageObjectsAreAccepted(t *testing.T) {
 	g.Expect(kinds).To(Equal([]string{"Secret", "NetworkDevice", "NIC", "ClusterNetwork"}))
 }
 
-// The link aggregation example of docs/fabric.md is accepted as written: a reader copies it.
+// The link aggregation and access list examples of docs/fabric.md are accepted as written: a
+// reader copies them.
 func TestLinkAggregationExampleIsAccepted(t *testing.T) {
+	exampleIsAccepted(t, "fabric-lag-example.yaml", "NetworkDevice", "NIC", "ClusterNetwork", "Metal3DataTemplate")
+}
+
+func TestACLExampleIsAccepted(t *testing.T) {
+	exampleIsAccepted(t, "fabric-acl-example.yaml", "NetworkDevice", "NIC", "ClusterNetwork")
+}
+
+func exampleIsAccepted(t *testing.T, file string, wantKinds ...string) {
 	g := NewWithT(t)
-	text, err := os.ReadFile(filepath.Join("..", "..", "..", "docs", "fabric-lag-example.yaml"))
+	text, err := os.ReadFile(filepath.Join("..", "..", "..", "docs", file))
 	g.Expect(err).NotTo(HaveOccurred())
 	ns := env.NewNamespace(t)
 	kinds := []string{}
@@ -47,5 +56,5 @@ func TestLinkAggregationExampleIsAccepted(t *testing.T) {
 		g.Expect(env.Client.Create(context.Background(), u, client.DryRunAll)).To(Succeed(), doc)
 		kinds = append(kinds, u.GetKind())
 	}
-	g.Expect(kinds).To(Equal([]string{"NetworkDevice", "NIC", "ClusterNetwork", "Metal3DataTemplate"}))
+	g.Expect(kinds).To(Equal(wantKinds))
 }

@@ -23,6 +23,9 @@ type hostView struct {
 	lags []*netv1.CardLAG
 	// lagRefused says the host's cards cannot be bonded as a network asks (misfit says why).
 	lagRefused bool
+	// policyRefused says a switch of the host cannot apply a network's acl or portStatus down
+	// (misfit says why).
+	policyRefused bool
 }
 
 // viewHost validates a NIC against its NetworkDevice and places the networks on its cards.
@@ -57,8 +60,42 @@ func viewHost(nic *netv1.NIC, nd *netv1.NetworkDevice, cn *netv1.ClusterNetwork)
 		v.misfit, v.lagRefused = err.Error(), true
 		return v
 	}
+	if err := policiesFit(nic, nd, cn, p); err != nil {
+		v.misfit, v.policyRefused = err.Error(), true
+		return v
+	}
 	v.placement, v.lags = p, lags
 	return v
+}
+
+// policiesFit checks that every switch a host's network is placed on can apply what the network
+// asks of its ports: its acl and portStatus down. A host that would be half-configured is
+// refused, naming the network, the host, the switch, its networkOS and why.
+func policiesFit(nic *netv1.NIC, nd *netv1.NetworkDevice, cn *netv1.ClusterNetwork, placement [][]string) error {
+	for _, n := range cn.Spec.Networks {
+		if len(n.ACL) == 0 && n.PortStatus != netv1.PortDown {
+			continue
+		}
+		for i, networks := range placement {
+			if !slices.Contains(networks, n.Name) {
+				continue
+			}
+			sw := nic.Spec.NICs[i].NetworkDevice.Switch.Name
+			os := ""
+			if s := nd.SwitchNamed(sw); s != nil {
+				os = string(s.NetworkOS)
+			}
+			if why := fabric.OSesWithoutACLs[os]; len(n.ACL) > 0 && why != "" {
+				return fmt.Errorf("host %s: network %s has an acl, but its card %d is on switch %s, whose networkOS %s binds no access list (%s): remove the acl or cable the host to a switch that can",
+					nic.Spec.Node, n.Name, i, sw, os, why)
+			}
+			if why := fabric.OSesWithoutPortState[os]; n.PortStatus == netv1.PortDown && why != "" {
+				return fmt.Errorf("host %s: network %s has portStatus down, but its card %d is on switch %s, whose networkOS %s cannot shut a port (%s): set portStatus up or remove the host from the network",
+					nic.Spec.Node, n.Name, i, sw, os, why)
+			}
+		}
+	}
+	return nil
 }
 
 // bondsOf gives each card of a host the bond it is in: the cards of a network with
@@ -121,7 +158,7 @@ func bondsOf(nic *netv1.NIC, nd *netv1.NetworkDevice, cn *netv1.ClusterNetwork, 
 
 // wantStatus is the NIC status of a selected host: per card its network and VLAN (every network
 // of a trunk carrying several), or null.
-func wantStatus(cn *netv1.ClusterNetwork, placement [][]string, lags []*netv1.CardLAG, vlans map[string]int) netv1.NICStatus {
+func wantStatus(cn *netv1.ClusterNetwork, host string, placement [][]string, lags []*netv1.CardLAG, vlans map[string]int) netv1.NICStatus {
 	st := netv1.NICStatus{ClusterNetwork: cn.Name, NICs: make([]*netv1.NICAssignment, len(placement))}
 	for i, networks := range placement {
 		if len(networks) == 0 {
@@ -142,9 +179,31 @@ func wantStatus(cn *netv1.ClusterNetwork, placement [][]string, lags []*netv1.Ca
 		if i < len(lags) && lags[i] != nil {
 			a.LAG = lags[i].DeepCopy()
 		}
+		portPolicies(a, cn, host, networks)
 		st.NICs[i] = a
 	}
 	return st
+}
+
+// portPolicies puts on a card's assignment the access lists of its networks and its port state:
+// down when any of its networks asks it.
+func portPolicies(a *netv1.NICAssignment, cn *netv1.ClusterNetwork, host string, networks []string) {
+	for _, n := range cn.Spec.Networks {
+		if !slices.Contains(networks, n.Name) {
+			continue
+		}
+		if n.PortStatus == netv1.PortDown {
+			a.PortStatus = netv1.PortDown
+		}
+		if len(n.ACL) == 0 {
+			continue
+		}
+		acl := netv1.CardACL{Network: n.Name, Name: fabric.ACLName(host, n.Name), Default: cmp.Or(n.ACLDefault, netv1.ACLAllow)}
+		for _, r := range n.ACL {
+			acl.Rules = append(acl.Rules, netv1.CardACLRule{Direction: r.Direction, Protocol: r.Protocol, Action: r.Action, Remote: r.Remote})
+		}
+		a.ACLs = append(a.ACLs, acl)
+	}
 }
 
 // switchPorts is, per switch of the NetworkDevice, what the networkdevice controller recorded it
@@ -202,10 +261,18 @@ func hostState(nic *netv1.NIC, st netv1.NICStatus, ports switchPorts) netv1.Host
 	return out
 }
 
-// carries says whether a recorded port (nil: none) is configured as the card's assignment asks.
+// carries says whether a recorded port (nil: none) is configured as the card's assignment asks:
+// its VLANs, its state and its access lists.
 func carries(p *netv1.ConfiguredPort, a *netv1.NICAssignment) bool {
-	if p == nil || (a.LAG != nil) != (p.LAG != nil) {
+	if p == nil || (a.LAG != nil) != (p.LAG != nil) || p.Down != (a.PortStatus == netv1.PortDown) {
 		return false
+	}
+	for _, acl := range a.ACLs {
+		if !slices.ContainsFunc(p.ACLs, func(c netv1.ConfiguredACL) bool {
+			return c.Name == acl.Name && int(c.Rules) == len(acl.Rules) && c.Default == acl.Default
+		}) {
+			return false
+		}
 	}
 	if a.PortMode == netv1.PortModeTrunk {
 		for _, id := range assignedVLANs(a) {

@@ -74,7 +74,7 @@ type Reconciler struct {
 // +kubebuilder:rbac:groups=network.metalwire.io,resources=networkdevices,verbs=get;list;watch
 // +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;list;watch;create;delete
 
-var owned = []string{netv1.ConditionReady, netv1.ConditionVLANsAssigned, netv1.ConditionNICsValid, netv1.ConditionLinkAggregationValid}
+var owned = []string{netv1.ConditionReady, netv1.ConditionVLANsAssigned, netv1.ConditionNICsValid, netv1.ConditionLinkAggregationValid, netv1.ConditionPortPoliciesValid}
 
 // Reconcile brings one ClusterNetwork in line.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
@@ -132,7 +132,8 @@ func (r *Reconciler) holdProgress(key string, before, after *netv1.ClusterNetwor
 		equality.Semantic.DeepEqual(before.Status.Networks, after.Status.Networks) &&
 		sameCondition(before, after, netv1.ConditionVLANsAssigned) &&
 		sameCondition(before, after, netv1.ConditionNICsValid) &&
-		sameCondition(before, after, netv1.ConditionLinkAggregationValid)
+		sameCondition(before, after, netv1.ConditionLinkAggregationValid) &&
+		sameCondition(before, after, netv1.ConditionPortPoliciesValid)
 	quiet := r.ProgressQuiet
 	if quiet == 0 {
 		quiet = DefaultProgressQuiet
@@ -187,7 +188,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, cn *netv1.ClusterNetwo
 	}
 	available := map[string]string{}
 	states := make(map[string]netv1.HostNetworkState, len(cn.Status.States))
-	var selected, miscabled, unbondable []string
+	var selected, miscabled, unbondable, unfit []string
 	var writes []nicWrite
 	ports := configuredPortsOf(nd)
 	for i := range nics.Items {
@@ -198,6 +199,9 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, cn *netv1.ClusterNetwo
 		}
 		if v.lagRefused {
 			unbondable = append(unbondable, v.misfit)
+		}
+		if v.policyRefused {
+			unfit = append(unfit, v.misfit)
 		}
 		// What this manager wrote that the cache does not show yet is as good as shown.
 		status := nic.Status
@@ -239,6 +243,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, cn *netv1.ClusterNetwo
 		set(cn, netv1.ConditionNICsValid, true, netv1.ReasonValid, "every NIC of the NetworkDevice is cabled to one of its switches")
 	}
 	setLAGsValid(cn, unbondable)
+	setPoliciesValid(cn, unfit)
 	setReady(cn, allVLANs)
 	return result, nil
 }
@@ -257,7 +262,7 @@ func selectedHost(cn *netv1.ClusterNetwork, ports switchPorts, v hostView, vlans
 	case nic.Status.ClusterNetwork != "" && nic.Status.ClusterNetwork != cn.Name:
 		return netv1.HostNetworkState{NIC: nic.Name, State: netv1.HostError, Message: fmt.Sprintf("NIC %s is used by ClusterNetwork %s", nic.Name, nic.Status.ClusterNetwork)}, nil
 	}
-	want := wantStatus(cn, v.placement, v.lags, vlans)
+	want := wantStatus(cn, nic.Spec.Node, v.placement, v.lags, vlans)
 	return hostState(nic, want, ports), &want
 }
 
@@ -390,6 +395,17 @@ func setLAGsValid(cn *netv1.ClusterNetwork, refused []string) {
 		return
 	}
 	set(cn, netv1.ConditionLinkAggregationValid, true, netv1.ReasonValid, "every host's bonded cards can be bonded")
+}
+
+// setPoliciesValid says which hosts are refused because a switch of theirs cannot apply a
+// network's acl or portStatus down; they are not offered, and a selected one is in error.
+func setPoliciesValid(cn *netv1.ClusterNetwork, refused []string) {
+	if len(refused) > 0 {
+		sort.Strings(refused)
+		set(cn, netv1.ConditionPortPoliciesValid, false, netv1.ReasonPortPolicyRefused, hostList(refused, "; "))
+		return
+	}
+	set(cn, netv1.ConditionPortPoliciesValid, true, netv1.ReasonValid, "every host's switches can apply its networks' acl and portStatus")
 }
 
 // setReady summarises: VLANs assigned and no selected host in error.

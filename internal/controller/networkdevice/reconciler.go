@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -260,9 +261,11 @@ func PortWants(nd *netv1.NetworkDevice, nics []netv1.NIC) []fabric.PortWant {
 				mode = fabric.ModeTrunk
 			}
 			lag := lagWant(nd, sp.Name, a.LAG)
-			wants = append(wants, fabric.PortWant{Switch: sp.Name, Port: sp.Port.String(), Mode: mode, VLAN: int(a.VLANID), LAG: lag})
+			down := a.PortStatus == netv1.PortDown
+			mac := nic.Spec.NICs[i].MAC
+			wants = append(wants, fabric.PortWant{Switch: sp.Name, Port: sp.Port.String(), Mode: mode, VLAN: int(a.VLANID), LAG: lag, Down: down, ACL: aclWant(a, a.Network, mac)})
 			for _, n := range a.Networks { // a trunk of several networks: every VLAN tagged
-				wants = append(wants, fabric.PortWant{Switch: sp.Name, Port: sp.Port.String(), Mode: mode, VLAN: int(n.VLANID), LAG: lag})
+				wants = append(wants, fabric.PortWant{Switch: sp.Name, Port: sp.Port.String(), Mode: mode, VLAN: int(n.VLANID), LAG: lag, Down: down, ACL: aclWant(a, n.Name, mac)})
 			}
 		}
 	}
@@ -382,12 +385,18 @@ func (r *Reconciler) apply(ctx context.Context, nd *netv1.NetworkDevice, sw netv
 	if err != nil {
 		return pass{}, fmt.Errorf("reading the switch's version: %w", err)
 	}
+	if err := canApply(drv, sw, want); err != nil {
+		return pass{}, err
+	}
 	rec := recordOf(prev)
-	names := append(append([]string{}, rec.Ports...), rec.LAGs...)
+	names := slices.Concat(rec.Ports, rec.LAGs, rec.ACLs)
 	for n := range want.Ports {
 		names = append(names, n)
 	}
 	for n := range want.LAGs {
+		names = append(names, n)
+	}
+	for n := range want.ACLs {
 		names = append(names, n)
 	}
 	have, err := sess.Read(ctx, names)

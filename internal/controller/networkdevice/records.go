@@ -28,6 +28,9 @@ func lagWant(nd *netv1.NetworkDevice, sw string, l *netv1.CardLAG) *fabric.LAGWa
 func recordOf(s netv1.SwitchStatus) fabric.Record {
 	rec := fabric.Record{}
 	for _, p := range s.Ports {
+		for _, acl := range p.ACLs {
+			rec.ACLs = append(rec.ACLs, acl.Name)
+		}
 		if p.LAG != nil {
 			rec.LAGs = append(rec.LAGs, p.Name)
 			continue
@@ -59,11 +62,23 @@ func configuredPorts(want fabric.State) []netv1.ConfiguredPort {
 		out = append(out, cp)
 	}
 	slices.SortFunc(out, func(a, b netv1.ConfiguredPort) int { return strings.Compare(a.Name, b.Name) })
+	for _, name := range rec.ACLs {
+		acl := want.ACLs[name]
+		i := slices.IndexFunc(out, func(p netv1.ConfiguredPort) bool { return p.Name == acl.Port })
+		if i < 0 {
+			continue // a list's port is always wanted with it (fabric.Desired)
+		}
+		ca := netv1.ConfiguredACL{Name: name, VLAN: vlan32(acl.VLAN), Rules: int32(len(acl.Rules)), Default: netv1.ACLAllow} //nolint:gosec // at most 32 rules (admission)
+		if acl.DefaultDeny {
+			ca.Default = netv1.ACLDeny
+		}
+		out[i].ACLs = append(out[i].ACLs, ca)
+	}
 	return out
 }
 
 func configuredPort(p fabric.Port) netv1.ConfiguredPort {
-	cp := netv1.ConfiguredPort{Name: p.Name, Mode: netv1.PortMode(p.Mode), VLAN: vlan32(p.VLAN), MTU: int32(p.MTU)} //nolint:gosec // MTUs are at most 9216
+	cp := netv1.ConfiguredPort{Name: p.Name, Mode: netv1.PortMode(p.Mode), VLAN: vlan32(p.VLAN), MTU: int32(p.MTU), Down: p.Down} //nolint:gosec // MTUs are at most 9216
 	for _, v := range p.Trunk {
 		cp.Trunk = append(cp.Trunk, vlan32(v))
 	}
@@ -74,7 +89,7 @@ func configuredPort(p fabric.Port) netv1.ConfiguredPort {
 func portsOf(ports []netv1.ConfiguredPort) []fabric.Port {
 	out := make([]fabric.Port, 0, len(ports))
 	for _, p := range ports {
-		fp := fabric.Port{Name: p.Name, Mode: fabric.PortMode(p.Mode), VLAN: int(p.VLAN), MTU: int(p.MTU)}
+		fp := fabric.Port{Name: p.Name, Mode: fabric.PortMode(p.Mode), VLAN: int(p.VLAN), MTU: int(p.MTU), Down: p.Down}
 		for _, v := range p.Trunk {
 			fp.Trunk = append(fp.Trunk, int(v))
 		}
