@@ -47,14 +47,6 @@ var _ fabric.Session = &Session{}
 // none.
 func (s *Session) Changes() int { return s.changes + s.bundles + s.portMods }
 
-// OpenFlowChanges is how many flow-mods and port-mods the switch applied in this session (a
-// bundle counts each of its flow-mods).
-func (s *Session) OpenFlowChanges() int {
-	if s.of == nil {
-		return 0
-	}
-	return s.of.Changes()
-}
 
 // Close ends the session: the connection is kept for the next one when the driver keeps
 // connections and nothing failed on it, else closed.
