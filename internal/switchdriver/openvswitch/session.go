@@ -47,7 +47,6 @@ var _ fabric.Session = &Session{}
 // none.
 func (s *Session) Changes() int { return s.changes + s.bundles + s.portMods }
 
-
 // Close ends the session: the connection is kept for the next one when the driver keeps
 // connections and nothing failed on it, else closed.
 func (s *Session) Close() error {
