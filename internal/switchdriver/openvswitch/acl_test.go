@@ -48,6 +48,12 @@ func TestACLNeedsAnOpenFlowRemote(t *testing.T) {
 	if s.PortVersions(t)["p1"] != versions["p1"] {
 		t.Error("a refused batch changed p1")
 	}
+	// A port shut by hand on such a switch is not metalwire's to open: it reads up, and a batch
+	// that wants it up goes through without OpenFlow.
+	s.Vsctl(t, "set", "Interface", "p1", "admin_state=down")
+	if st, err := sess.Read(ctx, []string{"p1"}); err != nil || st.Ports["p1"].Down {
+		t.Errorf("read of a port shut by hand, without an OpenFlow endpoint: %+v, %v; want it up", st.Ports["p1"], err)
+	}
 	if err := sess.Apply(ctx, fabric.Batch{{Op: fabric.OpAccessPort, Port: fabric.Port{Name: "p1", Mode: fabric.ModeAccess, VLAN: 5}}}); err != nil {
 		t.Errorf("a batch with no list and no port shut: %v", err)
 	}

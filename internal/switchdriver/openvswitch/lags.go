@@ -323,7 +323,7 @@ func (s *Session) readLAGs(ctx context.Context, ports map[string]portRow, names 
 			return nil, err
 		}
 		for _, r := range rows {
-			name[r.UUID], down[r.UUID] = r.Name, adminDown(r)
+			name[r.UUID], down[r.UUID] = r.Name, s.portDown(r)
 		}
 	}
 	for _, b := range bonds {

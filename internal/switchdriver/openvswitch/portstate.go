@@ -23,6 +23,10 @@ const vswitchdTimeout = 30 * time.Second
 // on reads as up).
 func adminDown(r interfaceRow) bool { return r.AdminState != nil && *r.AdminState == "down" }
 
+// portDown is a port's state as Read reports it: up on a switch without an OpenFlow endpoint,
+// where metalwire cannot change it (a port shut by hand there is not metalwire's to open).
+func (s *Session) portDown(r interfaceRow) bool { return s.openFlow != "" && adminDown(r) }
+
 // adminChanges are the interfaces whose administrative state the batch changes, by name, with
 // the state asked (true: down). A port change asks Port.Down, a reset up; a bond asks its
 // Port.Down of every member, its removal up. Interfaces already so are left out.
@@ -52,6 +56,16 @@ func (s *Session) adminChanges(ctx context.Context, batch fabric.Batch) (map[str
 		}
 	}
 	if len(order) == 0 {
+		return nil, nil
+	}
+	if s.openFlow == "" {
+		// No OpenFlow endpoint: port state is not managed here (Read reports every port up), and
+		// only a port asked down is an error, the one that says what to set.
+		for _, n := range order {
+			if want[n] {
+				return nil, s.noOpenFlow
+			}
+		}
 		return nil, nil
 	}
 	ifaces, err := s.interfacesNamed(ctx, order)

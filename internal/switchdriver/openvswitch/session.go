@@ -116,7 +116,7 @@ func (s *Session) Read(ctx context.Context, names []string) (fabric.State, error
 		if r, ok := ifaces[n]; ok && r.MTURequest != nil {
 			p.MTU = *r.MTURequest
 		}
-		p.Down = adminDown(ifaces[n])
+		p.Down = s.portDown(ifaces[n])
 		st.Ports[n] = p
 	}
 	if asked := aclNamesAsked(names, ports); len(asked) > 0 {
