@@ -56,6 +56,14 @@ func flowMatch(f fabric.Flow, ports map[string]PortInfo) (*of.Match, error) {
 		}
 		m.AddField(*of.NewEthDstField(mac, nil))
 	}
+	if f.VLAN != 0 {
+		if f.VLAN < 1 || f.VLAN > 4094 {
+			return nil, fmt.Errorf("dl_vlan %d: VLANs are 1 to 4094", f.VLAN)
+		}
+		// OpenFlow 1.3+ matches a tagged frame's VLAN with the "present" bit set (NewVlanIdField
+		// sets it), as ovs-ofctl's dl_vlan=N does.
+		m.AddField(*of.NewVlanIdField(uint16(f.VLAN), nil))
+	}
 	if f.Proto == "" {
 		if f.NWSrc != "" || f.NWDst != "" || f.TPDst != nil {
 			return nil, fmt.Errorf("addresses and ports need a protocol (ip, ipv6, tcp, ...)")
@@ -154,6 +162,11 @@ func readFlow(d *of.FlowDesc, names map[uint32]string) (fabric.Flow, error) {
 				return f, fmt.Errorf("flow cookie=%#x matches a masked eth_dst, which metalwire never writes", d.Cookie)
 			}
 			f.DLDst = v.EthDst.String() // empty with libOpenflow v0.15.0: Flows reads it from the message (ethDsts)
+		case *of.VlanIdField:
+			if mf.HasMask || v.VlanId&of.OFPVID_PRESENT == 0 {
+				return f, fmt.Errorf("flow cookie=%#x matches vlan_vid %#x (masked: %v), which metalwire never writes", d.Cookie, v.VlanId, mf.HasMask)
+			}
+			f.VLAN = int(v.VlanId &^ of.OFPVID_PRESENT)
 		case *of.EthTypeField:
 			ethType = v.EthType
 		case *of.IpProtoField:

@@ -100,6 +100,7 @@ func TestFlowMatchRefusesBadFlows(t *testing.T) {
 		{"port on icmp", fabric.Flow{Cookie: cookie, InPort: "p1", Proto: "icmp", TPDst: &fabric.PortMask{Value: 22, Mask: 0xffff}}, "tp_dst needs tcp"},
 		{"foreign cookie", fabric.Flow{Cookie: 0x1, InPort: "p1"}, "cookie 0x1: not metalwire's"},
 		{"priority", fabric.Flow{Cookie: cookie, InPort: "p1", Priority: 70000}, "priority 70000"},
+		{"VLAN out of range", fabric.Flow{Cookie: cookie, InPort: "p1", VLAN: 4095}, "dl_vlan 4095"},
 	} {
 		_, err := addFlowMod(tc.flow, ports)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -5,4 +5,10 @@
 // columns, and every Batch is one OVSDB transaction. The driver keeps no switch state: each
 // session reads the rows it needs with select and writes only the ones whose columns differ.
 // New's driver keeps a switch's connection (a socket and the schema, no rows) between sessions.
+//
+// Access lists and a port's administrative state are OpenFlow's, which OVSDB cannot write: after
+// the batch's OVSDB transaction the session sends one OpenFlow bundle of the batch's list flows
+// and a port-mod per port whose state differs, to the bridge's OpenFlow endpoint
+// (fabric.Endpoint.OpenFlowRemote, or BR.mgmt beside a unix OVSDB socket; see OpenFlowRemote),
+// through the openflow package. A batch that changes neither opens no OpenFlow connection.
 package openvswitch

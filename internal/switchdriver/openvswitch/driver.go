@@ -54,6 +54,13 @@ func (Driver) NetworkOS() string { return NetworkOS }
 // SetsPortMTU implements fabric.PortMTUSetter: mtu_request of the port's interface.
 func (Driver) SetsPortMTU() bool { return true }
 
+// SetsACLs implements fabric.ACLSetter: access lists as OpenFlow flows under their cookie.
+func (Driver) SetsACLs() bool { return true }
+
+// SetsPortState implements fabric.PortStateSetter: a port's administrative state by OpenFlow
+// port-mod, read back from the Interface's admin_state.
+func (Driver) SetsPortState() bool { return true }
+
 // DefaultPort returns 6640.
 func (Driver) DefaultPort() int { return DefaultPort }
 
@@ -66,6 +73,7 @@ func (d Driver) Connect(ctx context.Context, ep fabric.Endpoint) (fabric.Session
 	}
 	key := connKey(remote, ep.Credentials.CertPEM, ep.Credentials.KeyPEM, ep.Credentials.CAPEM)
 	sess := &Session{switchName: ep.Switch, bridge: ep.Bridge}
+	sess.openFlow, sess.noOpenFlow = OpenFlowRemote(ep, remote)
 	if d.conns != nil {
 		sess.release = func(c client.Client) { d.conns.put(key, c) }
 		if c := d.conns.take(key); c != nil {

@@ -14,3 +14,9 @@ func TestLACPBondsWithHosts(t *testing.T) {
 	f := ovstest.NewLAGFabric(t, true)
 	ovstest.RunLAGScenario(t, f, openvswitch.Driver{}, fabric.Endpoint{Switch: "leaf1", Address: f.Switch.UnixRemote, Bridge: f.Bridge})
 }
+
+// A bond's access list matches frames of every member, and a bond shut is every member shut.
+func TestBondACLAndPortState(t *testing.T) {
+	f := ovstest.NewLAGFabric(t, true)
+	ovstest.RunBondACLScenario(t, f, openvswitch.Driver{}, fabric.Endpoint{Switch: "leaf1", Address: f.Switch.UnixRemote, Bridge: f.Bridge})
+}

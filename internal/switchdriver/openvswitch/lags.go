@@ -227,6 +227,7 @@ func observedLAGEqual(cur portRow, v *lagView, l fabric.LAG) bool {
 		names = append(names, v.ifaceName[u])
 	}
 	have := observedLAG(cur, names)
+	have.Port.Down = l.Port.Down // the members' state is OpenFlow's (portstate.go), not the row's
 	wantMode := bondActiveBackup
 	if l.LACP {
 		wantMode = bondBalanceTCP
@@ -315,22 +316,27 @@ func (s *Session) readLAGs(ctx context.Context, ports map[string]portRow, names 
 	if err != nil {
 		return nil, err
 	}
-	name := map[string]string{}
+	name, down := map[string]string{}, map[string]bool{}
 	for i := range ops {
 		var rows []interfaceRow
 		if err := s.decode(tableInterface, results[i].Rows, &rows); err != nil {
 			return nil, err
 		}
 		for _, r := range rows {
-			name[r.UUID] = r.Name
+			name[r.UUID], down[r.UUID] = r.Name, s.portDown(r)
 		}
 	}
 	for _, b := range bonds {
 		members := make([]string, 0, len(b.Interfaces))
+		allDown := len(b.Interfaces) > 0
 		for _, u := range b.Interfaces {
 			members = append(members, name[u])
+			allDown = allDown && down[u]
 		}
-		out[b.Name] = observedLAG(b, members)
+		l := observedLAG(b, members)
+		// A bond is down when every member is: one member up still carries traffic.
+		l.Port.Down = allDown
+		out[b.Name] = l
 	}
 	return out, nil
 }

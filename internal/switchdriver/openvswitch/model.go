@@ -27,12 +27,14 @@ type portRow struct {
 	OtherConfig map[string]string `ovsdb:"other_config"`
 }
 
-// interfaceRow is a row of the Interface table: the MTU metalwire may ask of it. A port that
+// interfaceRow is a row of the Interface table: the MTU metalwire may ask of it, and the
+// administrative state ovs-vswitchd reports (what an OpenFlow port-mod sets). A port that
 // metalwire configures has one interface of its own name.
 type interfaceRow struct {
-	UUID       string `ovsdb:"_uuid"`
-	Name       string `ovsdb:"name"`
-	MTURequest *int   `ovsdb:"mtu_request"`
+	UUID       string  `ovsdb:"_uuid"`
+	Name       string  `ovsdb:"name"`
+	MTURequest *int    `ovsdb:"mtu_request"`
+	AdminState *string `ovsdb:"admin_state"`
 }
 
 // openvSwitchRow is the single row of the Open_vSwitch table.
@@ -40,6 +42,10 @@ type openvSwitchRow struct {
 	UUID       string  `ovsdb:"_uuid"`
 	OVSVersion *string `ovsdb:"ovs_version"`
 	DBVersion  *string `ovsdb:"db_version"`
+	// NextCfg is what clients raise after a change; ovs-vswitchd sets CurCfg to it once the
+	// change is applied (how ovs-vsctl waits).
+	NextCfg int `ovsdb:"next_cfg"`
+	CurCfg  int `ovsdb:"cur_cfg"`
 }
 
 const (

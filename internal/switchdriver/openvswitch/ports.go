@@ -148,7 +148,9 @@ func check(i int, c fabric.Change) error {
 			}
 		}
 	case fabric.OpEnsureACL, fabric.OpRemoveACL:
-		return fmt.Errorf("change %d (%s): %w (networkOS openvswitch has no %s yet)", i, c, fabric.ErrUnsupported, c.Op)
+		if err := checkACL(c); err != nil {
+			return bad("%v", err)
+		}
 	default:
 		return bad("unknown operation %q", c.Op)
 	}

@@ -67,7 +67,11 @@ func TestCheckRefusesBeforeSending(t *testing.T) {
 		{c: fabric.Change{Op: fabric.OpEnsureVLAN, VLAN: fabric.VLAN{ID: 0}}},
 		{c: fabric.Change{Op: fabric.OpEnsureLAG, LAG: fabric.LAG{Name: "bond0"}}},
 		{c: fabric.Change{Op: fabric.OpEnsureLAG, LAG: fabric.LAG{Name: "bond0", Members: []string{"p1", "p2"}, MLAG: &fabric.MLAG{Pair: "p", Domain: 1, Peer: "leaf2"}}}, unsupported: true},
-		{c: fabric.Change{Op: fabric.OpRemoveACL, ACL: fabric.ACL{Name: "a"}}, unsupported: true},
+		{c: fabric.Change{Op: fabric.OpRemoveACL, ACL: fabric.ACL{Name: "a"}}},                                                 // no cookie: never guess whose flows to delete
+		{c: fabric.Change{Op: fabric.OpRemoveACL, ACL: fabric.ACL{Name: "acl0000000001", Cookie: fabric.ACLCookie("h", "n")}}}, // name and cookie disagree
+		{c: fabric.Change{Op: fabric.OpEnsureACL, ACL: fabric.ACL{Name: fabric.ACLName("h", "n"), Cookie: fabric.ACLCookie("h", "n"), Port: "p",
+			Rules: []fabric.ACLRule{{Direction: "inbound", Protocol: "ssh", Action: "deny"}}}}},
+		{c: fabric.Change{Op: fabric.OpEnsureACL, ACL: fabric.ACL{Name: fabric.ACLName("h", "n"), Cookie: fabric.ACLCookie("h", "n")}}}, // bound to no port
 	} {
 		err := check(0, tc.c)
 		if err == nil || errors.Is(err, fabric.ErrUnsupported) != tc.unsupported {
@@ -76,6 +80,31 @@ func TestCheckRefusesBeforeSending(t *testing.T) {
 	}
 	if err := check(0, fabric.Change{Op: fabric.OpResetPort, Port: fabric.Port{Name: "p"}}); err != nil {
 		t.Errorf("reset with idle VLAN 0: %v", err)
+	}
+}
+
+func TestOpenFlowRemote(t *testing.T) {
+	for _, tc := range []struct {
+		ep      fabric.Endpoint
+		ovsdb   string
+		want    string
+		wantErr string
+	}{
+		{ep: fabric.Endpoint{Bridge: "br0", OpenFlowRemote: "tcp:192.0.2.10:6653"}, ovsdb: "tcp:192.0.2.10:6640", want: "tcp:192.0.2.10:6653"},
+		{ep: fabric.Endpoint{Bridge: "br0"}, ovsdb: "unix:/var/run/openvswitch/db.sock", want: "unix:/var/run/openvswitch/br0.mgmt"},
+		{ep: fabric.Endpoint{Switch: "leaf1", Bridge: "br0"}, ovsdb: "tcp:192.0.2.10:6640", wantErr: "switch leaf1: access lists and port state are written through the bridge's OpenFlow endpoint"},
+		{ep: fabric.Endpoint{Switch: "leaf1"}, ovsdb: "unix:/var/run/openvswitch/db.sock", wantErr: "set the switch's bridge"},
+	} {
+		got, err := OpenFlowRemote(tc.ep, tc.ovsdb)
+		if tc.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("OpenFlowRemote(%+v, %q) = %q, %v; want an error with %q", tc.ep, tc.ovsdb, got, err, tc.wantErr)
+			}
+			continue
+		}
+		if err != nil || got != tc.want {
+			t.Errorf("OpenFlowRemote(%+v, %q) = %q, %v; want %q", tc.ep, tc.ovsdb, got, err, tc.want)
+		}
 	}
 }
 

@@ -74,6 +74,9 @@ func interfaceRowsOf(rows []ovsdb.Row) ([]interfaceRow, error) {
 		if len(mtus) > 0 {
 			r.MTURequest = ptr(mtus[0])
 		}
+		if r.AdminState, err = optionalString(row, "admin_state"); err != nil {
+			return nil, err
+		}
 		out = append(out, r)
 	}
 	return out, nil
@@ -108,6 +111,15 @@ func openvSwitchRowsOf(rows []ovsdb.Row) ([]openvSwitchRow, error) {
 		}
 		if r.DBVersion, err = optionalString(row, "db_version"); err != nil {
 			return nil, err
+		}
+		for col, dst := range map[string]*int{"next_cfg": &r.NextCfg, "cur_cfg": &r.CurCfg} {
+			n, err := intsColumn(row, col)
+			if err != nil {
+				return nil, err
+			}
+			if len(n) > 0 {
+				*dst = n[0]
+			}
 		}
 		out = append(out, r)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/ovn-org/libovsdb/mapper"
 	"github.com/ovn-org/libovsdb/ovsdb"
 
+	"github.com/metalwire/metalwire/internal/switchdriver/openflow"
 	"github.com/metalwire/metalwire/pkg/fabric"
 )
 
@@ -30,17 +31,29 @@ type Session struct {
 	broken bool
 	// changes counts the transactions that changed something (the idempotence measure).
 	changes int
+	// openFlow is the bridge's OpenFlow remote for ACL flows and port state ("" when none can be
+	// known: noOpenFlow says why); of is its connection, dialled on first use.
+	openFlow   string
+	noOpenFlow error
+	of         *openflow.Conn
+	// bundles and portMods count the OpenFlow bundles and port-mods the switch applied.
+	bundles, portMods int
 }
 
 var _ fabric.Session = &Session{}
 
-// Changes is the number of transactions this session sent that change the switch. An
-// empty batch, or one the switch already matches, sends none.
-func (s *Session) Changes() int { return s.changes }
+// Changes is the number of OVSDB transactions, OpenFlow bundles and OpenFlow port-mods this
+// session sent that change the switch. An empty batch, or one the switch already matches, sends
+// none.
+func (s *Session) Changes() int { return s.changes + s.bundles + s.portMods }
 
 // Close ends the session: the connection is kept for the next one when the driver keeps
 // connections and nothing failed on it, else closed.
 func (s *Session) Close() error {
+	if s.of != nil {
+		_ = s.of.Close()
+		s.of = nil
+	}
 	if s.client == nil {
 		return nil
 	}
@@ -103,7 +116,13 @@ func (s *Session) Read(ctx context.Context, names []string) (fabric.State, error
 		if r, ok := ifaces[n]; ok && r.MTURequest != nil {
 			p.MTU = *r.MTURequest
 		}
+		p.Down = s.portDown(ifaces[n])
 		st.Ports[n] = p
+	}
+	if asked := aclNamesAsked(names, ports); len(asked) > 0 {
+		if st.ACLs, err = s.readACLs(ctx, asked); err != nil {
+			return fabric.State{}, err
+		}
 	}
 	return st, nil
 }
@@ -136,7 +155,7 @@ func (s *Session) interfacesNamed(ctx context.Context, names []string) (map[stri
 }
 
 // interfaceColumns are the Interface columns the driver reads.
-var interfaceColumns = []string{"_uuid", "name", "mtu_request"}
+var interfaceColumns = []string{"_uuid", "name", "mtu_request", "admin_state"}
 
 // mtuOps are the updates of the interfaces whose mtu_request differs from what the batch's
 // port changes ask (a reset clears it).
@@ -180,14 +199,46 @@ func (s *Session) mtuOps(ctx context.Context, order []string, mtus map[string]in
 	return ops, nil
 }
 
-// Apply checks every change, reads the ports the batch names, and sends one transaction that
-// updates the ports whose tag, trunks or vlan_mode differ. Nothing is sent when none differ.
+// Apply checks every change, sends one OVSDB transaction for the ports and bonds whose columns
+// differ, then, through the bridge's OpenFlow endpoint, one bundle for the batch's access lists
+// and a port-mod for each port whose administrative state differs (see openflow.go). Nothing is
+// sent when the switch already matches, and no OpenFlow connection is opened for a batch that
+// changes no list and no port's state.
 func (s *Session) Apply(ctx context.Context, batch fabric.Batch) error {
 	for i, c := range batch {
 		if err := check(i, c); err != nil {
 			return fmt.Errorf("switch %s: %w", s.switchName, err)
 		}
 	}
+	downs, err := s.adminChanges(ctx, batch)
+	if err != nil {
+		return err
+	}
+	acls := aclChanges(batch)
+	if (len(acls) > 0 || len(downs) > 0) && s.openFlow == "" {
+		return s.noOpenFlow
+	}
+	before := s.changes
+	if err := s.applyOVSDB(ctx, batch); err != nil {
+		return err
+	}
+	if len(acls) == 0 && len(downs) == 0 {
+		return nil
+	}
+	if s.changes > before {
+		// The flows name ports, and port-mods address them, as ovs-vswitchd has them: wait until
+		// it has applied the transaction (a bond's members moved, a port re-made).
+		if err := s.syncVswitchd(ctx); err != nil {
+			return err
+		}
+	}
+	return s.applyOpenFlow(ctx, acls, downs)
+}
+
+// applyOVSDB reads the ports the batch names and sends one transaction that updates the ports
+// whose tag, trunks or vlan_mode differ, and the bonds made or undone. Nothing is sent when none
+// differ.
+func (s *Session) applyOVSDB(ctx context.Context, batch fabric.Batch) error {
 	want := map[string]vlanConfig{}
 	mtus := map[string]int{}
 	order := []string{}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -28,8 +29,11 @@ func CommandSet() sshcli.CommandSet {
 		NetworkOS: NetworkOS,
 		Mode:      sshcli.ModeExec,
 		PortMTU:   true,
+		ACLs:      true,
+		PortState: true,
 		Errors: []*regexp.Regexp{
 			regexp.MustCompile(`^ovs-vsctl: `),
+			regexp.MustCompile(`^ovs-ofctl: `),
 			regexp.MustCompile(`command not found`),
 			regexp.MustCompile(`Permission denied`),
 		},
@@ -58,7 +62,8 @@ func CommandSet() sshcli.CommandSet {
 //	mtu:     set interface P mtu_request=N, or clear interface P mtu_request (only when the
 //	         port's MTU, as read back in have, differs)
 //
-// VLANs exist on Open vSwitch only as port tags: ensure-vlan and remove-vlan render nothing.
+// then the lists' ovs-ofctl bundle and the ports' state (see openflow.go). VLANs exist on Open
+// vSwitch only as port tags: ensure-vlan and remove-vlan render nothing.
 func render(ep fabric.Endpoint, have fabric.State, batch fabric.Batch) ([]string, error) {
 	for i, c := range batch {
 		if (c.Op == fabric.OpEnsureLAG || c.Op == fabric.OpRemoveLAG) && c.LAG.MLAG != nil {
@@ -111,30 +116,52 @@ func render(ep fabric.Endpoint, have fabric.State, batch fabric.Batch) ([]string
 				return nil, err
 			}
 			cmds = append(cmds, lagCmds...)
+		case fabric.OpEnsureACL, fabric.OpRemoveACL:
+			// OpenFlow's: after the database's changes, below.
 		default:
 			return nil, fmt.Errorf("change %d (%s): %w (networkOS %s has no %s yet)", i, c, fabric.ErrUnsupported, NetworkOS, c.Op)
 		}
 	}
-	if len(cmds) == 0 {
-		return nil, nil
-	}
-	line := vsctl
-	for _, cmd := range cmds {
-		line += " --"
-		for _, arg := range cmd {
-			line += " " + quote(arg)
+	var lines []string
+	if len(cmds) > 0 {
+		line := vsctl
+		for _, cmd := range cmds {
+			line += " --"
+			for _, arg := range cmd {
+				line += " " + quote(arg)
+			}
 		}
+		lines = append(lines, line)
 	}
-	return []string{line}, nil
+	// ovs-vsctl returns once ovs-vswitchd has applied its changes, so the flows and port-mods
+	// below find the ports (and bonds' members) as it left them.
+	acls, err := renderACLs(ep, batch)
+	if err != nil {
+		return nil, err
+	}
+	if acls != "" {
+		lines = append(lines, acls)
+	}
+	states, err := renderPortState(ep, have, batch)
+	if err != nil {
+		return nil, err
+	}
+	return append(lines, states...), nil
 }
 
-func readCommands(ep fabric.Endpoint, _ []string) []string {
+// readCommands list the Port and Interface tables and the bridge's ports, and the bridge's
+// metalwire flows when a list is asked about.
+func readCommands(ep fabric.Endpoint, names []string) []string {
 	list := vsctl + " --format=json --columns=name,tag,trunks,vlan_mode,interfaces,bond_mode,lacp,other_config list Port"
-	mtus := vsctl + " --format=json --columns=name,mtu_request,_uuid list Interface"
+	ifaces := vsctl + " --format=json --columns=name,mtu_request,_uuid,admin_state list Interface"
 	if ep.Bridge == "" {
-		return []string{list, mtus}
+		return []string{list, ifaces}
 	}
-	return []string{list, mtus, vsctl + " list-ports " + quote(ep.Bridge)}
+	cmds := []string{list, ifaces, vsctl + " list-ports " + quote(ep.Bridge)}
+	if asksACLs(names) {
+		cmds = append(cmds, dumpFlows(ep.Bridge))
+	}
+	return cmds
 }
 
 // parseState reads `ovs-vsctl --format=json list Port` (and list-ports of the bridge).
@@ -145,7 +172,7 @@ func parseState(ep fabric.Endpoint, names []string, outs []string) (fabric.State
 	if err := json.Unmarshal([]byte(outs[0]), &table); err != nil {
 		return fabric.State{}, fmt.Errorf("ovs-vsctl list Port: %w", err)
 	}
-	mtus, ifaceNames, err := parseInterfaces(outs[1])
+	ifs, err := parseInterfaces(outs[1])
 	if err != nil {
 		return fabric.State{}, err
 	}
@@ -179,12 +206,15 @@ func parseState(ep fabric.Endpoint, names []string, outs []string) (fabric.State
 		p := openvswitch.PortFromColumns(name, tag, ints(row[2]), mode)
 		all = append(all, p)
 		if len(row) == 8 {
-			if l, bond := bondOf(p, row[4:], ifaceNames); bond {
+			if l, bond := bondOf(p, row[4:], ifs.names); bond {
+				// A bond is down when every member is: one member up still carries traffic.
+				l.Port.Down = len(l.Members) > 0 && !slices.ContainsFunc(l.Members, func(m string) bool { return !ifs.down[m] })
 				lags[name] = l
 				continue
 			}
 		}
-		p.MTU = mtus[name] // a port's interface of the same name
+		p.MTU = ifs.mtus[name] // a port's interface of the same name
+		p.Down = ifs.down[name]
 		ports[name] = p
 	}
 	st := fabric.State{VLANs: openvswitch.VLANsCarried(all), Ports: map[string]fabric.Port{}}
@@ -199,37 +229,57 @@ func parseState(ep fabric.Endpoint, names []string, outs []string) (fabric.State
 			st.LAGs[n] = l
 		}
 	}
+	if asksACLs(names) {
+		if ep.Bridge == "" || len(outs) < 4 {
+			return fabric.State{}, fmt.Errorf("access lists are read from one bridge's flows: set the switch's bridge in the NetworkDevice")
+		}
+		if st.ACLs, err = parseACLs(outs[3], names); err != nil {
+			return fabric.State{}, err
+		}
+	}
 	return st, nil
 }
 
-// parseInterfaces reads `ovs-vsctl --format=json --columns=name,mtu_request,_uuid list
-// Interface`: the mtu_request of each interface that has one, and each interface's name by UUID.
-func parseInterfaces(out string) (map[string]int, map[string]string, error) {
+// interfaces is what `ovs-vsctl --format=json --columns=name,mtu_request,_uuid,admin_state list
+// Interface` says: each interface's mtu_request (those that have one), name by UUID, and
+// whether it is administratively down.
+type interfaces struct {
+	mtus  map[string]int
+	names map[string]string
+	down  map[string]bool
+}
+
+func parseInterfaces(out string) (interfaces, error) {
 	var table struct {
 		Data [][]json.RawMessage `json:"data"`
 	}
+	ifs := interfaces{mtus: map[string]int{}, names: map[string]string{}, down: map[string]bool{}}
 	if err := json.Unmarshal([]byte(out), &table); err != nil {
-		return nil, nil, fmt.Errorf("ovs-vsctl list Interface: %w", err)
+		return ifs, fmt.Errorf("ovs-vsctl list Interface: %w", err)
 	}
-	mtus, names := map[string]int{}, map[string]string{}
 	for _, row := range table.Data {
-		if len(row) != 2 && len(row) != 3 {
-			return nil, nil, fmt.Errorf("ovs-vsctl list Interface: a row of %d columns, want 3", len(row))
+		if len(row) < 2 || len(row) > 4 {
+			return ifs, fmt.Errorf("ovs-vsctl list Interface: a row of %d columns, want 4", len(row))
 		}
 		var name string
 		if err := json.Unmarshal(row[0], &name); err != nil {
-			return nil, nil, fmt.Errorf("ovs-vsctl list Interface: interface name: %w", err)
+			return ifs, fmt.Errorf("ovs-vsctl list Interface: interface name: %w", err)
 		}
 		if v := ints(row[1]); len(v) > 0 {
-			mtus[name] = v[0]
+			ifs.mtus[name] = v[0]
 		}
-		if len(row) == 3 {
+		if len(row) >= 3 {
 			for _, u := range uuids(row[2]) {
-				names[u] = name
+				ifs.names[u] = name
 			}
 		}
+		if len(row) == 4 {
+			var state string
+			_ = json.Unmarshal(row[3], &state) // ["set",[]] before ovs-vswitchd reports
+			ifs.down[name] = state == "down"
+		}
 	}
-	return mtus, names, nil
+	return ifs, nil
 }
 
 // ints reads an OVSDB integer or integer set as ovs-vsctl prints it in JSON: 5 or ["set",[1,2]].

@@ -70,10 +70,29 @@ func TestKeyLoginAndErrors(t *testing.T) {
 		t.Fatalf("ovs-vsctl error: %v, want a CommandError naming the command and ovs-vsctl's message", err)
 	}
 	t.Logf("as a user sees it: %v", err)
-	err = sess.Apply(ctx, fabric.Batch{{Op: fabric.OpEnsureACL, ACL: fabric.ACL{Name: "a1", Port: "p1"}}})
-	if !errors.Is(err, fabric.ErrUnsupported) {
-		t.Fatalf("ensure-acl: %v, want ErrUnsupported", err)
+	// A list whose cookie is not metalwire's is refused before anything runs.
+	err = sess.Apply(ctx, fabric.Batch{{Op: fabric.OpEnsureACL, ACL: fabric.ACL{Name: "a1", Port: "p1", Cookie: 0x1}}})
+	if err == nil || !strings.Contains(err.Error(), "not metalwire's") {
+		t.Fatalf("ensure-acl of cookie 0x1: %v, want a refusal", err)
 	}
+}
+
+// Access lists and port state with ovs-ofctl in the same SSH session, with real traffic.
+func TestACLsAndPortStateOverSSH(t *testing.T) {
+	f := ovstest.NewACLFabric(t)
+	srv := ovstest.StartSSHD(t, map[string]string{"OVS_RUNDIR": f.Switch.Dir})
+	ep := fabric.Endpoint{Switch: "leaf1", Address: srv.Host, Port: srv.Port, HostKey: srv.HostKey, Bridge: f.Bridge,
+		Credentials: fabric.Credentials{Username: srv.User, Password: srv.Password}}
+	ovstest.RunACLScenario(t, f, openvswitchssh.New(), ep)
+}
+
+// A bond's list matches every member, and a bond shut is every member shut, over SSH.
+func TestBondACLAndPortStateOverSSH(t *testing.T) {
+	f := ovstest.NewLAGFabric(t, true)
+	srv := ovstest.StartSSHD(t, map[string]string{"OVS_RUNDIR": f.Switch.Dir})
+	ep := fabric.Endpoint{Switch: "leaf1", Address: srv.Host, Port: srv.Port, HostKey: srv.HostKey, Bridge: f.Bridge,
+		Credentials: fabric.Credentials{Username: srv.User, Password: srv.Password}}
+	ovstest.RunBondACLScenario(t, f, openvswitchssh.New(), ep)
 }
 
 // Two hosts bonded on their side negotiate LACP with the bonds ovs-vsctl makes over SSH.

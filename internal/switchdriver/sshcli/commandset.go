@@ -29,6 +29,10 @@ type CommandSet struct {
 	Mode      Mode
 	// PortMTU says Render sets, and ParseState reads back, a port's MTU (fabric.Port.MTU).
 	PortMTU bool
+	// ACLs says Render binds access lists (ensure-acl, remove-acl) and ParseState reads them
+	// back when asked by name; PortState that Render shuts and opens ports (Port.Down) and
+	// ParseState reads their state back.
+	ACLs, PortState bool
 	// Setup lines are sent first in each shell session (e.g. "terminal length 0").
 	Setup []string
 	// ConfigEnter and ConfigExit surround the rendered lines of a batch (shell mode; in platform
@@ -129,8 +133,14 @@ func checkChange(i int, c fabric.Change) error {
 			}
 		}
 	case fabric.OpEnsureACL, fabric.OpRemoveACL:
-		if !safeName.MatchString(c.ACL.Name) || !safeName.MatchString(c.ACL.Port) {
+		// A list read back from flows (Open vSwitch) has no port: removing it needs none.
+		if !safeName.MatchString(c.ACL.Name) || ((c.Op == fabric.OpEnsureACL || c.ACL.Port != "") && !safeName.MatchString(c.ACL.Port)) {
 			return bad("ACL name %q or port %q is not a switch name", c.ACL.Name, c.ACL.Port)
+		}
+		for _, n := range c.ACL.Members {
+			if !safeName.MatchString(n) {
+				return bad("bond member %q is not a switch interface name", n)
+			}
 		}
 	default:
 		return bad("unknown operation %q", c.Op)
@@ -147,6 +157,18 @@ func portsOf(batch fabric.Batch) []string {
 			if !slices.Contains(out, c.Port.Name) {
 				out = append(out, c.Port.Name)
 			}
+		}
+	}
+	return out
+}
+
+// aclsOf lists the access lists a batch binds or removes, in order, once each: read with the
+// ports, so a list already as asked (or already gone) is not sent again.
+func aclsOf(batch fabric.Batch) []string {
+	var out []string
+	for _, c := range batch {
+		if (c.Op == fabric.OpEnsureACL || c.Op == fabric.OpRemoveACL) && !slices.Contains(out, c.ACL.Name) {
+			out = append(out, c.ACL.Name)
 		}
 	}
 	return out

@@ -90,7 +90,11 @@ func (s *Session) Apply(ctx context.Context, batch fabric.Batch) error {
 	var have fabric.State
 	if s.set.ReadCommands != nil {
 		names := portsOf(batch)
-		st, err := s.Read(ctx, append(slices.Clone(names), lagsOf(batch)...))
+		read := append(slices.Clone(names), lagsOf(batch)...)
+		if s.set.ACLs {
+			read = append(read, aclsOf(batch)...)
+		}
+		st, err := s.Read(ctx, read)
 		if err != nil {
 			return err
 		}
