@@ -388,12 +388,6 @@ var OSesWithoutACLs = map[string]string{
 // a network with portStatus down on them is refused before anything is configured, and the host
 // is not offered. Every other driver is a PortStateSetter (checked by switchdriver/builtin's tests).
 var OSesWithoutPortState = map[string]string{
-	"eos":           "the eos driver does not shut ports yet",
-	"nxos":          "the nxos driver does not shut ports yet",
-	"junos":         "the junos driver does not disable interfaces yet",
-	"sonic":         "the sonic driver does not shut ports yet",
-	"dellos10":      "the dellos10 driver does not shut ports yet",
-	"cumulus":       "the cumulus driver does not shut ports yet",
 	"openconfig":    "the gNMI driver does not set interface enabled yet",
 	"equinix-metal": "Equinix Metal's API cannot shut a device's port; remove the host from the network instead",
 }

@@ -29,6 +29,11 @@ type CommandSet struct {
 	Mode      Mode
 	// PortMTU says Render sets, and ParseState reads back, a port's MTU (fabric.Port.MTU).
 	PortMTU bool
+	// PortState says Render shuts and opens ports (fabric.Port.Down) and ParseState reads it back.
+	PortState bool
+	// ACLs says Render binds access lists (ensure-acl, remove-acl) and ParseState reads back the
+	// lists it is asked about by name (fabric.State.ACLs).
+	ACLs bool
 	// Setup lines are sent first in each shell session (e.g. "terminal length 0").
 	Setup []string
 	// ConfigEnter and ConfigExit surround the rendered lines of a batch (shell mode; in platform
@@ -132,6 +137,11 @@ func checkChange(i int, c fabric.Change) error {
 		if !safeName.MatchString(c.ACL.Name) || !safeName.MatchString(c.ACL.Port) {
 			return bad("ACL name %q or port %q is not a switch name", c.ACL.Name, c.ACL.Port)
 		}
+		for _, m := range c.ACL.Members {
+			if !safeName.MatchString(m) {
+				return bad("bond member %q is not a switch interface name", m)
+			}
+		}
 	default:
 		return bad("unknown operation %q", c.Op)
 	}
@@ -147,6 +157,18 @@ func portsOf(batch fabric.Batch) []string {
 			if !slices.Contains(out, c.Port.Name) {
 				out = append(out, c.Port.Name)
 			}
+		}
+	}
+	return out
+}
+
+// aclsOf lists the access lists a batch binds or removes, in order, once each: read with the
+// ports, so a list already as asked (or already gone) is not sent again.
+func aclsOf(batch fabric.Batch) []string {
+	var out []string
+	for _, c := range batch {
+		if (c.Op == fabric.OpEnsureACL || c.Op == fabric.OpRemoveACL) && !slices.Contains(out, c.ACL.Name) {
+			out = append(out, c.ACL.Name)
 		}
 	}
 	return out

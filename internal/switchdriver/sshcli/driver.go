@@ -41,6 +41,12 @@ func (d Driver) NetworkOS() string { return d.Set.NetworkOS }
 // SetsPortMTU implements fabric.PortMTUSetter: the command set's PortMTU.
 func (d Driver) SetsPortMTU() bool { return d.Set.PortMTU }
 
+// SetsPortState implements fabric.PortStateSetter: the command set's PortState.
+func (d Driver) SetsPortState() bool { return d.Set.PortState }
+
+// SetsACLs implements fabric.ACLSetter: the command set's ACLs.
+func (d Driver) SetsACLs() bool { return d.Set.ACLs }
+
 // DefaultPort is 22.
 func (Driver) DefaultPort() int { return DefaultPort }
 

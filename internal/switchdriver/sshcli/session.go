@@ -90,7 +90,7 @@ func (s *Session) Apply(ctx context.Context, batch fabric.Batch) error {
 	var have fabric.State
 	if s.set.ReadCommands != nil {
 		names := portsOf(batch)
-		st, err := s.Read(ctx, append(slices.Clone(names), lagsOf(batch)...))
+		st, err := s.Read(ctx, append(append(slices.Clone(names), lagsOf(batch)...), aclsOf(batch)...))
 		if err != nil {
 			return err
 		}

@@ -19,6 +19,7 @@ import (
 func EOS() sshcli.CommandSet {
 	return sshcli.CommandSet{
 		NetworkOS: "eos",
+		PortState: true,
 		Mode:      sshcli.ModePlatform,
 		Platform:  "arista_eos",
 		Save:      []string{"write memory"},
@@ -41,6 +42,7 @@ func EOS() sshcli.CommandSet {
 func NXOS() sshcli.CommandSet {
 	return sshcli.CommandSet{
 		NetworkOS: "nxos",
+		PortState: true,
 		Mode:      sshcli.ModePlatform,
 		Platform:  "cisco_nxos",
 		Save:      []string{"copy running-config startup-config"},
@@ -68,6 +70,9 @@ func NXOS() sshcli.CommandSet {
 //	             switchport trunk native vlan N (or no switchport trunk native vlan) / exit
 //	reset:       interface P / switchport mode access / switchport access vlan IDLE /
 //	             no switchport trunk allowed vlan / no switchport trunk native vlan / exit
+//
+// Every port change ends with the port's state: "shutdown" (portStatus down) or "no shutdown"
+// (a reset port is up).
 //
 // Both CLIs take ranges, so a batch configures together what one line can name: the VLANs of a
 // run of ensure-vlan (or remove-vlan) changes, as ranges of consecutive IDs ("vlan 1001-1003"),
@@ -116,6 +121,9 @@ func renderIOS(os string, l2 bool, batch fabric.Batch, lag func(i int, c fabric.
 		}
 		if l2 && it.body != nil {
 			it.body = append([]string{"switchport"}, it.body...)
+		}
+		if it.body != nil {
+			it.body = append(it.body, shutdownLine(c.Op != fabric.OpResetPort && p.Down))
 		}
 		items = append(items, it)
 	}
@@ -248,6 +256,7 @@ func parseEOS(_ fabric.Endpoint, names []string, outs []string) (fabric.State, e
 	if err != nil {
 		return fabric.State{}, fmt.Errorf("show running-config | json: %w", err)
 	}
+	readShutdown(all, secs)
 	lags, members := eosLAG.parseLAGs(secs, all, names)
 	for m := range members {
 		delete(all, m)
@@ -302,11 +311,37 @@ func parseNXOS(_ fabric.Endpoint, names []string, outs []string) (fabric.State, 
 		}
 		all[r.Interface] = p
 	}
-	lags, members := nxosLAG.parseLAGs(textSections(outs[2]), all, names)
+	secs := textSections(outs[2])
+	readShutdown(all, secs)
+	lags, members := nxosLAG.parseLAGs(secs, all, names)
 	for m := range members {
 		delete(all, m)
 	}
 	return fabric.State{VLANs: vlansOf(ids), Ports: wantPorts(all, names), LAGs: lags}, nil
+}
+
+// shutdownLine is a port's administrative state as the CLIs write it.
+func shutdownLine(down bool) string {
+	if down {
+		return "shutdown"
+	}
+	return "no shutdown"
+}
+
+// readShutdown sets Down on the ports whose configuration lines (secs, as the running
+// configuration shows them) shut them: the last of "shutdown" and "no shutdown" counts.
+func readShutdown(ports map[string]fabric.Port, secs map[string][]string) {
+	for name, p := range ports {
+		for _, line := range secs[name] {
+			switch line {
+			case "shutdown":
+				p.Down = true
+			case "no shutdown":
+				p.Down = false
+			}
+		}
+		ports[name] = p
+	}
 }
 
 // nxosRows reads a ROW_ value: one object or a list of them.

@@ -34,6 +34,9 @@ type PortConfig struct {
 	LACPFast    bool
 	// MLAG is a port-channel's "mlag N" (0: none); NVUE: a bond's "bond mlag id".
 	MLAG int
+	// Shutdown is the port's administrative state: shut (EOS, NX-OS, OS10 "shutdown"; Junos
+	// "disable"; NVUE "link state down"; SONiC admin_status down).
+	Shutdown bool
 	// Bond is the NVUE bond a member port belongs to (""); BondMode is a bond's "bond mode"
 	// (lacp, static; "" for a port that is no bond). LACPFast is its "bond lacp-rate fast".
 	Bond, BondMode string

@@ -179,6 +179,14 @@ func (c *iosLike) configLine(s *Server, st *shellState, cmd string) string {
 	if st.mode == "config-vlan" && f[0] == "name" {
 		return ""
 	}
+	if st.mode == "config-if" && len(f) == 1 && f[0] == "shutdown" {
+		cfg.edit(func(_ map[int]string, ports map[string]*PortConfig) {
+			for _, name := range st.ports {
+				ports[name].Shutdown = !no
+			}
+		})
+		return ""
+	}
 	if st.mode == "config-if" && c.lagPrefix != "" && lagCommands[f[0]] {
 		return c.lagLine(cfg, st.ports, no, f, cmd)
 	}

@@ -125,6 +125,9 @@ func (c *iosLike) interfaceLines(p PortConfig) []string {
 	if p.MLAG > 0 {
 		lines = append(lines, fmt.Sprintf("%s %d", c.mlagWord, p.MLAG))
 	}
+	if p.Shutdown {
+		lines = append(lines, "shutdown")
+	}
 	return lines
 }
 
@@ -159,6 +162,9 @@ func nxosRunningConfigInterface(s *Server) string {
 		b.WriteString("  switchport\n")
 		for _, l := range c.interfaceLines(p) {
 			fmt.Fprintf(&b, "  %s\n", l)
+		}
+		if !p.Shutdown {
+			b.WriteString("  no shutdown\n")
 		}
 	}
 	return b.String()
