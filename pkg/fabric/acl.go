@@ -374,7 +374,6 @@ func (a ACL) Describe() string {
 // and why: a network with an acl on them is refused before anything is configured, and the host
 // is not offered. Every other driver is an ACLSetter (checked by switchdriver/builtin's tests).
 var OSesWithoutACLs = map[string]string{
-	"eos":           "the eos driver renders no access list yet",
 	"nxos":          "the nxos driver renders no access list yet",
 	"junos":         "the junos driver renders no firewall filter yet",
 	"sonic":         "the sonic driver renders no ACL table yet",

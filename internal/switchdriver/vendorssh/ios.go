@@ -20,12 +20,16 @@ func EOS() sshcli.CommandSet {
 	return sshcli.CommandSet{
 		NetworkOS: "eos",
 		PortState: true,
+		ACLs:      true,
 		Mode:      sshcli.ModePlatform,
 		Platform:  "arista_eos",
 		Save:      []string{"write memory"},
 		Errors:    []*regexp.Regexp{regexp.MustCompile(`^% `)},
 		Render: func(ep fabric.Endpoint, have fabric.State, b fabric.Batch) ([]string, error) {
 			return renderIOS("eos", false, b, func(i int, c fabric.Change) ([]string, error) {
+				if c.Op == fabric.OpEnsureACL || c.Op == fabric.OpRemoveACL {
+					return eosLAG.renderACL(have, i, c)
+				}
 				return eosLAG.renderLAG(ep, have, i, c)
 			})
 		},
@@ -82,8 +86,10 @@ func NXOS() sshcli.CommandSet {
 // the prompt EOS then shows ("config-if-Et1,3") is not one scrapligo's arista_eos platform
 // recognizes.
 //
-// lag renders a bond change (ensure-lag, remove-lag) as lines of their own, sent where the change
-// comes in the batch; nil when the OS's bonds are not rendered yet (refused: ErrUnsupported).
+// lag renders a bond change (ensure-lag, remove-lag) and, on EOS, an access list change
+// (ensure-acl, remove-acl) as lines of their own, sent where the change comes in the batch; nil
+// when the OS's bonds are not rendered yet (refused: ErrUnsupported). NX-OS refuses access lists
+// (its port lists filter inbound only).
 func renderIOS(os string, l2 bool, batch fabric.Batch, lag func(i int, c fabric.Change) ([]string, error)) ([]string, error) {
 	items := make([]batchItem, 0, len(batch))
 	for i, c := range batch {
@@ -91,8 +97,8 @@ func renderIOS(os string, l2 bool, batch fabric.Batch, lag func(i int, c fabric.
 		it := batchItem{op: c.Op, vlan: c.VLAN.ID, port: p.Name}
 		switch c.Op {
 		case fabric.OpEnsureVLAN, fabric.OpRemoveVLAN:
-		case fabric.OpEnsureLAG, fabric.OpRemoveLAG:
-			if lag == nil {
+		case fabric.OpEnsureLAG, fabric.OpRemoveLAG, fabric.OpEnsureACL, fabric.OpRemoveACL:
+			if lag == nil || (os != "eos" && (c.Op == fabric.OpEnsureACL || c.Op == fabric.OpRemoveACL)) {
 				return nil, unsupported(os, i, c)
 			}
 			lines, err := lag(i, c)
@@ -252,7 +258,7 @@ func parseEOS(_ fabric.Endpoint, names []string, outs []string) (fabric.State, e
 		}
 		all[name] = p
 	}
-	secs, err := eosSections(outs[2])
+	secs, top, err := eosSections(outs[2])
 	if err != nil {
 		return fabric.State{}, fmt.Errorf("show running-config | json: %w", err)
 	}
@@ -261,7 +267,8 @@ func parseEOS(_ fabric.Endpoint, names []string, outs []string) (fabric.State, e
 	for m := range members {
 		delete(all, m)
 	}
-	return fabric.State{VLANs: vlansOf(ids), Ports: wantPorts(all, names), LAGs: lags}, nil
+	acls := parseIOSACLs(names, eosACLLists(top), secs, lags)
+	return fabric.State{VLANs: vlansOf(ids), Ports: wantPorts(all, names), LAGs: lags, ACLs: acls}, nil
 }
 
 // parseNXOS reads "show vlan brief | json" and "show interface switchport | json". NX-OS prints a

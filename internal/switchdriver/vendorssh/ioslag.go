@@ -247,25 +247,29 @@ func (d lagDialect) portLines(ports, body []string) []string {
 	return lines
 }
 
-// eosSections reads "show running-config | json" as each interface's configuration lines.
-func eosSections(out string) (map[string][]string, error) {
+// eosSections reads "show running-config | json" as each interface's configuration lines, and
+// every top-level section's (an access list's entries, by "ip access-list NAME").
+func eosSections(out string) (ifaces, top map[string][]string, err error) {
 	var rc struct {
 		Cmds map[string]struct {
 			Cmds map[string]json.RawMessage `json:"cmds"`
 		} `json:"cmds"`
 	}
 	if err := json.Unmarshal([]byte(out), &rc); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	secs := map[string][]string{}
+	ifaces, top = map[string][]string{}, map[string][]string{}
 	for section, body := range rc.Cmds {
+		lines := make([]string, 0, len(body.Cmds))
+		for line := range body.Cmds {
+			lines = append(lines, line)
+		}
+		top[section] = lines
 		if iface, ok := strings.CutPrefix(section, "interface "); ok {
-			for line := range body.Cmds {
-				secs[iface] = append(secs[iface], line)
-			}
+			ifaces[iface] = lines
 		}
 	}
-	return secs, nil
+	return ifaces, top, nil
 }
 
 // textSections reads a running configuration printed as text (NX-OS "show running-config

@@ -125,6 +125,7 @@ func (c *iosLike) interfaceLines(p PortConfig) []string {
 	if p.MLAG > 0 {
 		lines = append(lines, fmt.Sprintf("%s %d", c.mlagWord, p.MLAG))
 	}
+	lines = append(lines, p.AccessGroups...)
 	if p.Shutdown {
 		lines = append(lines, "shutdown")
 	}
@@ -147,6 +148,7 @@ func eosRunningConfigJSON(s *Server) string {
 		}
 		top["interface "+n] = map[string]any{"cmds": cmds, "comments": []string{}}
 	}
+	eosACLSections(s.Config, top)
 	return mustJSON(map[string]any{"cmds": top, "header": []string{"! device: leaf1 (vEOS-lab, EOS-4.31.2F)"}})
 }
 
