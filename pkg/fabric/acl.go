@@ -383,6 +383,15 @@ var OSesWithoutACLs = map[string]string{
 	"equinix-metal": "Equinix Metal's API has no per-port access list; filter on the hosts instead",
 }
 
+// OSesWithoutTrunkACLs are the switch operating systems whose drivers bind access lists to a
+// port (they are ACLSetters) but cannot scope one to a single VLAN of a trunk (ACL.VLAN), and
+// why: a network with an acl that a host carries tagged on such a switch is refused before
+// anything is configured, and the host is not offered. Their drivers refuse such a list with
+// ErrUnsupported naming the OS.
+var OSesWithoutTrunkACLs = map[string]string{
+	"eos": "an EOS port access list applies to every VLAN the port carries; IP access lists cannot match a VLAN",
+}
+
 // OSesWithoutPortState are the switch operating systems whose drivers cannot shut a port, and why:
 // a network with portStatus down on them is refused before anything is configured, and the host
 // is not offered. Every other driver is a PortStateSetter (checked by switchdriver/builtin's tests).
