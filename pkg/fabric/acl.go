@@ -396,6 +396,5 @@ var OSesWithoutTrunkACLs = map[string]string{
 // a network with portStatus down on them is refused before anything is configured, and the host
 // is not offered. Every other driver is a PortStateSetter (checked by switchdriver/builtin's tests).
 var OSesWithoutPortState = map[string]string{
-	"openconfig":    "the gNMI driver does not set interface enabled yet",
 	"equinix-metal": "Equinix Metal's API cannot shut a device's port; remove the host from the network instead",
 }
