@@ -374,7 +374,7 @@ func (a ACL) Describe() string {
 // and why: a network with an acl on them is refused before anything is configured, and the host
 // is not offered. Every other driver is an ACLSetter (checked by switchdriver/builtin's tests).
 var OSesWithoutACLs = map[string]string{
-	"nxos":          "the nxos driver renders no access list yet",
+	"nxos":          "NX-OS port access lists (ip port access-group) filter inbound only, so egress rules and the default could not be kept; not rendered yet",
 	"junos":         "the junos driver renders no firewall filter yet",
 	"sonic":         "the sonic driver renders no ACL table yet",
 	"dellos10":      "the dellos10 driver renders no access list yet",

@@ -143,8 +143,8 @@ func TestRefusals(t *testing.T) {
 // pass sends no Set; asked up they are enabled again, and a reset (the host leaving) enables a
 // port that was down.
 func TestPortState(t *testing.T) {
-	if !openconfig.New().SetsPortState() {
-		t.Fatal("the gNMI driver does not say it sets port state")
+	if !openconfig.New().SetsPortState() || fabric.OSesWithoutPortState[openconfig.NetworkOS] != "" {
+		t.Fatalf("the gNMI driver and fabric.OSesWithoutPortState (%q) disagree on port state", fabric.OSesWithoutPortState[openconfig.NetworkOS])
 	}
 	tg := gnmitest.Start(t, "Ethernet1", "Ethernet2", "Ethernet3")
 	enabled := func(port string) string { return tg.Leaf("/interfaces/interface[name=" + port + "]/config/enabled") }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/metalwire/metalwire/internal/switchdriver/sshcli"
+	"github.com/metalwire/metalwire/internal/switchdriver/vendorssh"
 	"github.com/metalwire/metalwire/internal/switchdriver/vendortest"
 	"github.com/metalwire/metalwire/pkg/fabric"
 )
@@ -207,5 +208,26 @@ func TestACLRefused(t *testing.T) {
 				t.Errorf("sent %q, want nothing", got)
 			}
 		})
+	}
+}
+
+// What each driver says it does is what the fabric's lists say, so the controller refuses a
+// network up front exactly where a driver would refuse the batch: port state, access lists,
+// and access lists on trunks (every OS here refuses those: TestACLRefused).
+func TestDriversAgreeWithTheFabricLists(t *testing.T) {
+	for _, d := range vendorssh.Drivers() {
+		os := d.NetworkOS()
+		if got, want := d.SetsPortState(), fabric.OSesWithoutPortState[os] == ""; got != want {
+			t.Errorf("networkOS %s sets port state: %v, but fabric.OSesWithoutPortState says %q", os, got, fabric.OSesWithoutPortState[os])
+		}
+		if got, want := d.SetsACLs(), fabric.OSesWithoutACLs[os] == ""; got != want {
+			t.Errorf("networkOS %s binds access lists: %v, but fabric.OSesWithoutACLs says %q", os, got, fabric.OSesWithoutACLs[os])
+		}
+		if d.SetsACLs() != slices.Contains(aclOSes, os) {
+			t.Errorf("networkOS %s binds access lists: %v, but the end-to-end test does not cover it", os, d.SetsACLs())
+		}
+		if d.SetsACLs() && fabric.OSesWithoutTrunkACLs[os] == "" {
+			t.Errorf("networkOS %s refuses a trunk's list but is not in fabric.OSesWithoutTrunkACLs", os)
+		}
 	}
 }
