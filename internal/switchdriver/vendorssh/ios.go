@@ -53,6 +53,9 @@ func NXOS() sshcli.CommandSet {
 		Errors:    []*regexp.Regexp{regexp.MustCompile(`^% `), regexp.MustCompile(`^ERROR:`)},
 		Render: func(ep fabric.Endpoint, have fabric.State, b fabric.Batch) ([]string, error) {
 			return renderIOS("nxos", true, b, func(i int, c fabric.Change) ([]string, error) {
+				if c.Op == fabric.OpEnsureACL || c.Op == fabric.OpRemoveACL {
+					return nil, unsupported("nxos", i, c) // its port lists filter inbound only
+				}
 				return nxosLAG.renderLAG(ep, have, i, c)
 			})
 		},
@@ -86,10 +89,10 @@ func NXOS() sshcli.CommandSet {
 // the prompt EOS then shows ("config-if-Et1,3") is not one scrapligo's arista_eos platform
 // recognizes.
 //
-// lag renders a bond change (ensure-lag, remove-lag) and, on EOS, an access list change
-// (ensure-acl, remove-acl) as lines of their own, sent where the change comes in the batch; nil
-// when the OS's bonds are not rendered yet (refused: ErrUnsupported). NX-OS refuses access lists
-// (its port lists filter inbound only).
+// lag renders a bond change (ensure-lag, remove-lag) and an access list change (ensure-acl,
+// remove-acl) as lines of their own, sent where the change comes in the batch, or refuses it
+// (NX-OS's access lists: its port lists filter inbound only); nil when the OS renders neither
+// (refused: ErrUnsupported).
 func renderIOS(os string, l2 bool, batch fabric.Batch, lag func(i int, c fabric.Change) ([]string, error)) ([]string, error) {
 	items := make([]batchItem, 0, len(batch))
 	for i, c := range batch {
@@ -98,7 +101,7 @@ func renderIOS(os string, l2 bool, batch fabric.Batch, lag func(i int, c fabric.
 		switch c.Op {
 		case fabric.OpEnsureVLAN, fabric.OpRemoveVLAN:
 		case fabric.OpEnsureLAG, fabric.OpRemoveLAG, fabric.OpEnsureACL, fabric.OpRemoveACL:
-			if lag == nil || (os != "eos" && (c.Op == fabric.OpEnsureACL || c.Op == fabric.OpRemoveACL)) {
+			if lag == nil {
 				return nil, unsupported(os, i, c)
 			}
 			lines, err := lag(i, c)
