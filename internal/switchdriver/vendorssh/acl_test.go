@@ -71,9 +71,9 @@ func entries(srv *vendortest.Server, list string) []string {
 
 // A host's access list end to end on each OS that binds them: its four lists (IPv4 and IPv6,
 // in and out) hold the rules in order and the default, bound to the host's port; read back as
-// asked, so a second pass sends nothing; a changed rule rewrites the lists; a list on a bond
-// binds to the bond's port-channel; a refused entry fails the batch with the switch's words; the
-// host leaving unbinds and removes every list.
+// asked, so a second pass sends nothing; an entry added by hand and a changed rule rewrite the
+// lists; a list on a bond binds to the bond's port-channel; a refused entry fails the batch with
+// the switch's words; the host leaving unbinds and removes every list.
 func TestACLEndToEnd(t *testing.T) {
 	for _, name := range aclOSes {
 		t.Run(name, func(t *testing.T) {
@@ -127,6 +127,16 @@ func TestACLEndToEnd(t *testing.T) {
 			if !fabric.SameACL(acl, have.ACLs[acl.Name]) {
 				t.Errorf("list reads back %+v, want %+v", have.ACLs[acl.Name], acl)
 			}
+
+			// An entry added by hand: the next pass rewrites the lists as they should be.
+			srv.Config.SetACLEntry(acl.Name+"-in", 35, "permit ip "+anyAny)
+			if _, err := aclPass(t, v.set, srv, want, fabric.RecordOf(want)); err != nil {
+				t.Fatalf("pass after the hand edit: %v", err)
+			}
+			if got := entries(srv, acl.Name+"-in"); !slices.Equal(got, wantIn) {
+				t.Errorf("IPv4 inbound list after the pass that repairs a hand edit:\n%q\nwant\n%q", got, wantIn)
+			}
+			srv.Commands()
 
 			// A rule changes: the lists are rewritten.
 			changed := acl

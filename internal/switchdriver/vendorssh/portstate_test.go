@@ -19,8 +19,9 @@ func shut(srv *vendortest.Server, ports ...string) []bool {
 }
 
 // A network's portStatus down on every OS: the access port and the trunk asked down end shut on
-// the switch and read back down, the other port stays up; a second pass sends nothing; asked up
-// again they are opened; shut again and then left, the reset brings them up.
+// the switch and read back down, the other port stays up; a second pass sends nothing; a port
+// shut or opened by hand is put back; asked up again they are opened; shut again and then left,
+// the reset brings them up.
 func TestPortStateEndToEnd(t *testing.T) {
 	for name, v := range vendors() {
 		t.Run(name, func(t *testing.T) {
@@ -55,6 +56,18 @@ func TestPortStateEndToEnd(t *testing.T) {
 			if got := srv.Commands(); len(got) != 0 {
 				t.Fatalf("second pass sent %q, want nothing", got)
 			}
+
+			// Someone shuts the port that should be up, and opens one that should be down: the
+			// next pass puts both back.
+			srv.Config.SetShutdown(v.ports[1], true)
+			srv.Config.SetShutdown(v.ports[0], false)
+			if err := pass(t, v.set, srv, down, fabric.RecordOf(down)); err != nil {
+				t.Fatalf("pass after the hand edit: %v", err)
+			}
+			if got := shut(srv, v.ports[:]...); !slices.Equal(got, []bool{true, false, true}) {
+				t.Errorf("ports shut after the pass that repairs a hand edit: %v, want [true false true]", got)
+			}
+			srv.Commands()
 
 			up := desired(v)
 			if err := pass(t, v.set, srv, up, fabric.RecordOf(down)); err != nil {

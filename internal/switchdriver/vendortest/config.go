@@ -92,6 +92,25 @@ func (c *Config) Port(name string) (PortConfig, bool) {
 	return cp, true
 }
 
+// SetShutdown shuts (or opens) a port as an operator would by hand, outside metalwire.
+func (c *Config) SetShutdown(port string, down bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if p, ok := c.ports[port]; ok {
+		p.Shutdown = down
+	}
+}
+
+// SetACLEntry writes an entry of an existing access list as an operator would by hand, outside
+// metalwire (text as the switch shows it).
+func (c *Config) SetACLEntry(list string, seq int, text string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if a, ok := c.acls[list]; ok {
+		a.Entries[seq] = text
+	}
+}
+
 // ACL returns a copy of an access list.
 func (c *Config) ACL(name string) (ACLConfig, bool) {
 	c.mu.Lock()
