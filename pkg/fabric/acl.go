@@ -374,8 +374,7 @@ func (a ACL) Describe() string {
 // and why: a network with an acl on them is refused before anything is configured, and the host
 // is not offered. Every other driver is an ACLSetter (checked by switchdriver/builtin's tests).
 var OSesWithoutACLs = map[string]string{
-	"eos":           "the eos driver renders no access list yet",
-	"nxos":          "the nxos driver renders no access list yet",
+	"nxos":          "NX-OS port access lists (ip port access-group) filter inbound only, so egress rules and the default could not be kept; not rendered yet",
 	"junos":         "the junos driver renders no firewall filter yet",
 	"sonic":         "the sonic driver renders no ACL table yet",
 	"dellos10":      "the dellos10 driver renders no access list yet",
@@ -384,16 +383,18 @@ var OSesWithoutACLs = map[string]string{
 	"equinix-metal": "Equinix Metal's API has no per-port access list; filter on the hosts instead",
 }
 
+// OSesWithoutTrunkACLs are the switch operating systems whose drivers bind access lists to a
+// port (they are ACLSetters) but cannot scope one to a single VLAN of a trunk (ACL.VLAN), and
+// why: a network with an acl that a host carries tagged on such a switch is refused before
+// anything is configured, and the host is not offered. Their drivers refuse such a list with
+// ErrUnsupported naming the OS.
+var OSesWithoutTrunkACLs = map[string]string{
+	"eos": "an EOS port access list applies to every VLAN the port carries; IP access lists cannot match a VLAN",
+}
+
 // OSesWithoutPortState are the switch operating systems whose drivers cannot shut a port, and why:
 // a network with portStatus down on them is refused before anything is configured, and the host
 // is not offered. Every other driver is a PortStateSetter (checked by switchdriver/builtin's tests).
 var OSesWithoutPortState = map[string]string{
-	"eos":           "the eos driver does not shut ports yet",
-	"nxos":          "the nxos driver does not shut ports yet",
-	"junos":         "the junos driver does not disable interfaces yet",
-	"sonic":         "the sonic driver does not shut ports yet",
-	"dellos10":      "the dellos10 driver does not shut ports yet",
-	"cumulus":       "the cumulus driver does not shut ports yet",
-	"openconfig":    "the gNMI driver does not set interface enabled yet",
 	"equinix-metal": "Equinix Metal's API cannot shut a device's port; remove the host from the network instead",
 }

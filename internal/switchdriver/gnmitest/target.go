@@ -234,7 +234,7 @@ func pathString(p *gnmi.Path) string {
 }
 
 // Leaf returns the value of a leaf of the configuration as text ("1001", "[1001 1002]",
-// "ACCESS"), or "" when it is not set: what a test compares with what it asked for.
+// "ACCESS", "false"), or "" when it is not set: what a test compares with what it asked for.
 func (tg *Target) Leaf(path string) string {
 	p, err := ygot.StringToStructuredPath(path)
 	if err != nil {
@@ -271,6 +271,8 @@ func scalar(tv *gnmi.TypedValue) string {
 		return fmt.Sprint(v.IntVal)
 	case *gnmi.TypedValue_StringVal:
 		return v.StringVal
+	case *gnmi.TypedValue_BoolVal:
+		return fmt.Sprint(v.BoolVal)
 	}
 	return tv.String()
 }

@@ -50,6 +50,9 @@ func New() Driver { return Driver{} }
 // NetworkOS is "openconfig".
 func (Driver) NetworkOS() string { return NetworkOS }
 
+// SetsPortState implements fabric.PortStateSetter: a port's openconfig-interfaces config/enabled.
+func (Driver) SetsPortState() bool { return true }
+
 // DefaultPort is 9339.
 func (Driver) DefaultPort() int { return DefaultPort }
 

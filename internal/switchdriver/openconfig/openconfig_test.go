@@ -137,3 +137,72 @@ func TestRefusals(t *testing.T) {
 		t.Fatalf("an unknown CA: %v", err)
 	}
 }
+
+// portStatus down through gNMI: the ports asked down end with config/enabled false on a target
+// that checks the Set against the schema, in the batch's one Set, and read back down; a second
+// pass sends no Set; asked up they are enabled again, and a reset (the host leaving) enables a
+// port that was down.
+func TestPortState(t *testing.T) {
+	if !openconfig.New().SetsPortState() || fabric.OSesWithoutPortState[openconfig.NetworkOS] != "" {
+		t.Fatalf("the gNMI driver and fabric.OSesWithoutPortState (%q) disagree on port state", fabric.OSesWithoutPortState[openconfig.NetworkOS])
+	}
+	tg := gnmitest.Start(t, "Ethernet1", "Ethernet2", "Ethernet3")
+	enabled := func(port string) string { return tg.Leaf("/interfaces/interface[name=" + port + "]/config/enabled") }
+	down := fabric.State{VLANs: []fabric.VLAN{{ID: 1001}, {ID: 1002}}, Ports: map[string]fabric.Port{
+		"Ethernet1": {Name: "Ethernet1", Mode: fabric.ModeAccess, VLAN: 1001, Down: true},
+		"Ethernet2": {Name: "Ethernet2", Mode: fabric.ModeAccess, VLAN: 1001},
+		"Ethernet3": {Name: "Ethernet3", Mode: fabric.ModeTrunk, VLAN: 1001, Trunk: []int{1002}, Down: true},
+	}}
+	if err := pass(t, tg, down, fabric.Record{}); err != nil {
+		t.Fatalf("first pass: %v", err)
+	}
+	if tg.Sets() != 1 {
+		t.Fatalf("%d Sets, want one", tg.Sets())
+	}
+	for port, want := range map[string]string{"Ethernet1": "false", "Ethernet2": "true", "Ethernet3": "false"} {
+		if got := enabled(port); got != want {
+			t.Errorf("%s config/enabled %q, want %q", port, got, want)
+		}
+	}
+	ctx := context.Background()
+	sess, err := openconfig.New().Connect(ctx, endpoint(tg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := sess.Read(ctx, []string{"Ethernet1", "Ethernet2", "Ethernet3"})
+	_ = sess.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n, p := range down.Ports {
+		if st.Ports[n].Down != p.Down {
+			t.Errorf("%s reads back down=%v, want %v", n, st.Ports[n].Down, p.Down)
+		}
+	}
+	if err := pass(t, tg, down, fabric.RecordOf(down)); err != nil || tg.Sets() != 1 {
+		t.Fatalf("second pass: %v, %d Sets in all, want no new one", err, tg.Sets())
+	}
+
+	up := fabric.State{VLANs: down.VLANs, Ports: map[string]fabric.Port{}}
+	for n, p := range down.Ports {
+		p.Down = false
+		up.Ports[n] = p
+	}
+	if err := pass(t, tg, up, fabric.RecordOf(down)); err != nil {
+		t.Fatalf("opening: %v", err)
+	}
+	if got := enabled("Ethernet1"); got != "true" {
+		t.Errorf("Ethernet1 config/enabled %q after portStatus up", got)
+	}
+	if err := pass(t, tg, down, fabric.RecordOf(up)); err != nil {
+		t.Fatalf("shutting again: %v", err)
+	}
+	if err := pass(t, tg, fabric.State{}, fabric.RecordOf(down)); err != nil {
+		t.Fatalf("leaving: %v", err)
+	}
+	for _, n := range []string{"Ethernet1", "Ethernet3"} {
+		if got := enabled(n); got != "true" {
+			t.Errorf("%s config/enabled %q after the reset, want true", n, got)
+		}
+	}
+}

@@ -63,7 +63,10 @@ type switchedVLAN struct {
 func parseState(ifacesJSON, vlansJSON []byte, names []string) (fabric.State, error) {
 	var ifaces struct {
 		Interface []struct {
-			Name     string `json:"name"`
+			Name   string `json:"name"`
+			Config struct {
+				Enabled *bool `json:"enabled"`
+			} `json:"config"`
 			Ethernet struct {
 				SwitchedVLAN struct {
 					Config *switchedVLAN `json:"config"`
@@ -109,6 +112,7 @@ func parseState(ifacesJSON, vlansJSON []byte, names []string) (fabric.State, err
 				p.Mode, p.VLAN, p.Trunk = fabric.ModeTrunk, c.Native, trunk
 			}
 		}
+		p.Down = i.Config.Enabled != nil && !*i.Config.Enabled
 		st.Ports[i.Name] = p
 	}
 	return st, nil

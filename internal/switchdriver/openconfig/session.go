@@ -54,6 +54,13 @@ func vlanPath(id int) *gnmi.Path {
 	return p
 }
 
+// interfaceConfigPath is an interface's config container (its enabled leaf: the port state).
+func interfaceConfigPath(port string) *gnmi.Path {
+	return &gnmi.Path{Elem: []*gnmi.PathElem{
+		{Name: "interfaces"}, {Name: "interface", Key: map[string]string{"name": port}}, {Name: "config"},
+	}}
+}
+
 func switchedVLANPath(port string) *gnmi.Path {
 	return &gnmi.Path{Elem: []*gnmi.PathElem{
 		{Name: "interfaces"}, {Name: "interface", Key: map[string]string{"name": port}},
@@ -97,7 +104,8 @@ func last(p []*gnmi.PathElem) string {
 
 // Apply reads the ports the batch names (refusing the batch if one is missing), drops what the
 // switch already shows and sends the rest as one Set: VLANs removed (delete), ports' switched-vlan
-// config replaced, VLANs added (update); the switch applies a Set all or nothing.
+// config replaced, VLANs added and ports' config/enabled set (update: false for portStatus down,
+// true otherwise and for a reset); the switch applies a Set all or nothing.
 func (s *Session) Apply(ctx context.Context, batch fabric.Batch) error {
 	if len(batch) == 0 {
 		return nil
@@ -158,6 +166,13 @@ func addChange(req *gnmi.SetRequest, i int, c fabric.Change) error {
 		return &gnmi.TypedValue{Value: &gnmi.TypedValue_JsonIetfVal{JsonIetfVal: b}}
 	}
 	p := c.Port
+	switch c.Op {
+	case fabric.OpAccessPort, fabric.OpTrunkPort, fabric.OpResetPort:
+		// The port's state rides with its VLANs: merged into its config (name and type stay),
+		// up for a reset.
+		enabled := c.Op == fabric.OpResetPort || !p.Down
+		req.Update = append(req.Update, &gnmi.Update{Path: interfaceConfigPath(p.Name), Val: jsonVal(map[string]any{"enabled": enabled})})
+	}
 	switch c.Op {
 	case fabric.OpEnsureVLAN:
 		cfg := vlanPath(c.VLAN.ID)

@@ -137,9 +137,9 @@ func checkChange(i int, c fabric.Change) error {
 		if !safeName.MatchString(c.ACL.Name) || ((c.Op == fabric.OpEnsureACL || c.ACL.Port != "") && !safeName.MatchString(c.ACL.Port)) {
 			return bad("ACL name %q or port %q is not a switch name", c.ACL.Name, c.ACL.Port)
 		}
-		for _, n := range c.ACL.Members {
-			if !safeName.MatchString(n) {
-				return bad("bond member %q is not a switch interface name", n)
+		for _, m := range c.ACL.Members {
+			if !safeName.MatchString(m) {
+				return bad("bond member %q is not a switch interface name", m)
 			}
 		}
 	default:
@@ -162,13 +162,19 @@ func portsOf(batch fabric.Batch) []string {
 	return out
 }
 
-// aclsOf lists the access lists a batch binds or removes, in order, once each: read with the
-// ports, so a list already as asked (or already gone) is not sent again.
+// aclsOf lists the access lists a batch binds or removes, and the ports or bonds they are bound
+// to, in order, once each: read with the ports, so a list already as asked (or already gone) is
+// not sent again, and a bond's list finds the bond's interface.
 func aclsOf(batch fabric.Batch) []string {
 	var out []string
 	for _, c := range batch {
-		if (c.Op == fabric.OpEnsureACL || c.Op == fabric.OpRemoveACL) && !slices.Contains(out, c.ACL.Name) {
-			out = append(out, c.ACL.Name)
+		if c.Op != fabric.OpEnsureACL && c.Op != fabric.OpRemoveACL {
+			continue
+		}
+		for _, n := range []string{c.ACL.Name, c.ACL.Port} {
+			if n != "" && !slices.Contains(out, n) {
+				out = append(out, n)
+			}
 		}
 	}
 	return out

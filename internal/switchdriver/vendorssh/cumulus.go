@@ -23,6 +23,7 @@ const DefaultCumulusBridge = "br_default"
 func Cumulus() sshcli.CommandSet {
 	return sshcli.CommandSet{
 		NetworkOS: "cumulus",
+		PortState: true,
 		Mode:      sshcli.ModeExec,
 		Save:      []string{"nv config apply -y", "nv config save"},
 		Errors: []*regexp.Regexp{
@@ -55,10 +56,12 @@ func cumulusBridge(ep fabric.Endpoint) string {
 // renderCumulus stages a batch in one NVUE revision (BR is the bridge domain):
 //
 //	ensure-vlan: nv set bridge domain BR vlan N      remove-vlan: nv unset bridge domain BR vlan N
-//	access:      nv unset interface P bridge domain BR / nv set interface P bridge domain BR access N
+//	access:      nv unset interface P bridge domain BR / nv set interface P bridge domain BR access N /
+//	             nv set interface P link state down (portStatus down; else up)
 //	trunk:       nv unset interface P bridge domain BR / nv set interface P bridge domain BR vlan L /
-//	             nv set interface P bridge domain BR untagged NATIVE (with a native VLAN)
-//	reset:       access in the idle VLAN
+//	             nv set interface P bridge domain BR untagged NATIVE (with a native VLAN) /
+//	             nv set interface P link state down (or up)
+//	reset:       access in the idle VLAN, link state up
 //
 // NVUE takes ranges and lists, so the VLANs of consecutive ensure (or remove) changes go in one
 // line ("vlan 1001-1003,1005"), and the ports of consecutive port changes that get the same
@@ -67,26 +70,28 @@ func cumulusBridge(ep fabric.Endpoint) string {
 // Bonds: see renderCumulusLAG.
 func renderCumulus(ep fabric.Endpoint, have fabric.State, batch fabric.Batch) ([]string, error) {
 	br := cumulusBridge(ep)
-	// A port's body is its lines after "nv set interface P bridge domain BR".
+	// A port's body is its lines after "nv set interface P ".
 	items := make([]batchItem, 0, len(batch))
 	for i, c := range batch {
 		p := c.Port
 		it := batchItem{op: c.Op, vlan: c.VLAN.ID, port: p.Name}
+		dom := "bridge domain " + br + " "
 		switch c.Op {
 		case fabric.OpEnsureVLAN, fabric.OpRemoveVLAN:
 		case fabric.OpAccessPort:
-			it.body = []string{fmt.Sprintf("access %d", p.VLAN)}
+			it.body = []string{fmt.Sprintf("%saccess %d", dom, p.VLAN), linkState(p.Down)}
 		case fabric.OpTrunkPort:
-			it.body = []string{"vlan " + joinInts(trunkVLANs(p))}
+			it.body = []string{dom + "vlan " + joinInts(trunkVLANs(p))}
 			if p.VLAN > 0 {
-				it.body = append(it.body, fmt.Sprintf("untagged %d", p.VLAN))
+				it.body = append(it.body, fmt.Sprintf("%suntagged %d", dom, p.VLAN))
 			}
+			it.body = append(it.body, linkState(p.Down))
 		case fabric.OpResetPort:
 			idle, err := idleOf("cumulus", i, c)
 			if err != nil {
 				return nil, err
 			}
-			it.body = []string{fmt.Sprintf("access %d", idle)}
+			it.body = []string{fmt.Sprintf("%saccess %d", dom, idle), linkState(false)}
 		case fabric.OpEnsureLAG, fabric.OpRemoveLAG:
 			lines, err := renderCumulusLAG(ep, have, i, c)
 			if err != nil {
@@ -115,7 +120,7 @@ func renderCumulus(ep fabric.Endpoint, have fabric.State, batch fabric.Batch) ([
 				ports := strings.Join(portRanges(g.ports), ",")
 				lines = append(lines, fmt.Sprintf("nv unset interface %s bridge domain %s", ports, br))
 				for _, tail := range g.body {
-					lines = append(lines, fmt.Sprintf("nv set interface %s bridge domain %s %s", ports, br, tail))
+					lines = append(lines, fmt.Sprintf("nv set interface %s %s", ports, tail))
 				}
 			}
 		}
@@ -141,6 +146,9 @@ func parseCumulus(ep fabric.Endpoint, names []string, outs []string) (fabric.Sta
 				} `json:"bridge"`
 				Description string    `json:"description"`
 				Bond        *nvueBond `json:"bond"`
+				Link        struct {
+					State nvueState `json:"state"`
+				} `json:"link"`
 			} `json:"interface"`
 		} `json:"set"`
 	}
@@ -184,6 +192,9 @@ func parseCumulus(ep fabric.Endpoint, names []string, outs []string) (fabric.Sta
 			default:
 				all[name] = fabric.Port{Name: name, Mode: fabric.ModeAccess, VLAN: int(d.Access)}
 			}
+			p := all[name]
+			p.Down = iface.Link.State == "down"
+			all[name] = p
 		}
 		st.LAGs = map[string]fabric.LAG{}
 		for name, iface := range item.Set.Interface {
@@ -199,6 +210,34 @@ func parseCumulus(ep fabric.Endpoint, names []string, outs []string) (fabric.Sta
 		st.Ports = wantPorts(all, names)
 	}
 	return st, nil
+}
+
+// linkState is a port's administrative state line (after "nv set interface P ").
+func linkState(down bool) string {
+	if down {
+		return "link state down"
+	}
+	return "link state up"
+}
+
+// nvueState is an interface's "link state" in "nv config show -o json": NVUE writes the value as
+// a string ("down") or as an object keyed by it ({"down": {}}); both read as the word.
+type nvueState string
+
+func (n *nvueState) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err == nil {
+		*n = nvueState(s)
+		return nil
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		return fmt.Errorf("link state %s is neither a word nor an object", b)
+	}
+	for k := range m {
+		*n = nvueState(k)
+	}
+	return nil
 }
 
 func vlansToInts(v []fabric.VLAN) []int {

@@ -32,9 +32,11 @@ func cumulusMLAGID(lag string) int {
 //	            nv set interface L bond mlag id N (or nv unset interface L bond mlag) /
 //	            nv set interface L description metalwire[:PAIR:DOMAIN:PEER] /
 //	            nv unset interface L bridge domain BR / the bond's access or trunk lines, as a
-//	            port's; a member the bond no longer has: nv unset interface L bond member M and M
-//	            back to the idle VLAN
-//	remove-lag: nv unset interface L / nv set interface M bridge domain BR access IDLE (each member)
+//	            port's, and nv set interface L link state down (portStatus down; else up); each
+//	            member gets link state up; a member the bond no longer has: nv unset interface L
+//	            bond member M and M back to the idle VLAN, up
+//	remove-lag: nv unset interface L / nv set interface M bridge domain BR access IDLE and
+//	            nv set interface M link state up (each member)
 func renderCumulusLAG(ep fabric.Endpoint, have fabric.State, i int, c fabric.Change) ([]string, error) {
 	br := cumulusBridge(ep)
 	l := c.LAG
@@ -51,7 +53,7 @@ func renderCumulusLAG(ep fabric.Endpoint, have fabric.State, i int, c fabric.Cha
 			lines = append(lines, "nv unset interface "+l.Name)
 		}
 		for _, m := range slices.Compact(slices.Sorted(slices.Values(append(slices.Clone(l.Members), cur.Members...)))) {
-			lines = append(lines, access(m, l.Port.VLAN))
+			lines = append(lines, access(m, l.Port.VLAN), "nv set interface "+m+" "+linkState(false))
 		}
 		return lines, nil
 	}
@@ -68,7 +70,7 @@ func renderCumulusLAG(ep fabric.Endpoint, have fabric.State, i int, c fabric.Cha
 		lines = append(lines, fmt.Sprintf("nv unset interface %s bridge domain %s", m, br))
 	}
 	for _, m := range members {
-		lines = append(lines, set+"bond member "+m)
+		lines = append(lines, set+"bond member "+m, "nv set interface "+m+" "+linkState(false))
 	}
 	mode, rate := "static", "slow"
 	if l.LACP {
@@ -98,9 +100,10 @@ func renderCumulusLAG(ep fabric.Endpoint, have fabric.State, i int, c fabric.Cha
 		}
 		lines = append(lines, access(l.Name, p.VLAN))
 	}
+	lines = append(lines, set+linkState(p.Down))
 	for _, m := range cur.Members {
 		if !slices.Contains(l.Members, m) {
-			lines = append(lines, "nv unset interface "+l.Name+" bond member "+m, access(m, max(ep.IdleVLAN, 1)))
+			lines = append(lines, "nv unset interface "+l.Name+" bond member "+m, access(m, max(ep.IdleVLAN, 1)), "nv set interface "+m+" "+linkState(false))
 		}
 	}
 	return lines, nil

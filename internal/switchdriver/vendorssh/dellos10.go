@@ -22,6 +22,7 @@ var dellOS10Platform []byte
 func DellOS10() sshcli.CommandSet {
 	return sshcli.CommandSet{
 		NetworkOS:          "dellos10",
+		PortState:          true,
 		Mode:               sshcli.ModePlatform,
 		PlatformDefinition: dellOS10Platform,
 		Save:               []string{"write memory"},
@@ -54,6 +55,9 @@ func DellOS10() sshcli.CommandSet {
 //	             (no native: no switchport access vlan) / exit
 //	reset:       access in the idle VLAN
 //
+// Every port change ends with the port's state before exit: "shutdown" (portStatus down) or
+// "no shutdown" (a reset port is up).
+//
 // Bonds: port-channels, as on EOS (lagDialect.renderLAG); no VLT.
 func renderOS10(ep fabric.Endpoint, have fabric.State, batch fabric.Batch) ([]string, error) {
 	var lines []string
@@ -68,10 +72,10 @@ func renderOS10(ep fabric.Endpoint, have fabric.State, batch fabric.Batch) ([]st
 			}
 		}
 	}
-	access := func(name string, vlan int) {
+	access := func(name string, vlan int, down bool) {
 		lines = append(lines, "interface "+name)
 		drop(name, nil)
-		lines = append(lines, "switchport mode access", fmt.Sprintf("switchport access vlan %d", vlan), "exit")
+		lines = append(lines, "switchport mode access", fmt.Sprintf("switchport access vlan %d", vlan), shutdownLine(down), "exit")
 	}
 	for i, c := range batch {
 		p := c.Port
@@ -81,7 +85,7 @@ func renderOS10(ep fabric.Endpoint, have fabric.State, batch fabric.Batch) ([]st
 		case fabric.OpRemoveVLAN:
 			lines = append(lines, fmt.Sprintf("no interface vlan %d", c.VLAN.ID))
 		case fabric.OpAccessPort:
-			access(p.Name, p.VLAN)
+			access(p.Name, p.VLAN, p.Down)
 		case fabric.OpTrunkPort:
 			lines = append(lines, "interface "+p.Name, "switchport mode trunk")
 			drop(p.Name, p.Trunk)
@@ -91,13 +95,13 @@ func renderOS10(ep fabric.Endpoint, have fabric.State, batch fabric.Batch) ([]st
 			} else {
 				lines = append(lines, "no switchport access vlan")
 			}
-			lines = append(lines, "exit")
+			lines = append(lines, shutdownLine(p.Down), "exit")
 		case fabric.OpResetPort:
 			idle, err := idleOf("dellos10", i, c)
 			if err != nil {
 				return nil, err
 			}
-			access(p.Name, idle)
+			access(p.Name, idle, false)
 		case fabric.OpEnsureLAG, fabric.OpRemoveLAG:
 			l, err := os10LAG.renderLAG(ep, have, i, c)
 			if err != nil {
@@ -182,7 +186,9 @@ func parseOS10(_ fabric.Endpoint, names []string, outs []string) (fabric.State, 
 		}
 	}
 	flush()
-	lags, members := os10LAG.parseLAGs(textSections(outs[0]), all, names)
+	secs := textSections(outs[0])
+	readShutdown(all, secs)
+	lags, members := os10LAG.parseLAGs(secs, all, names)
 	for m := range members {
 		delete(all, m)
 	}

@@ -19,12 +19,17 @@ import (
 func EOS() sshcli.CommandSet {
 	return sshcli.CommandSet{
 		NetworkOS: "eos",
+		PortState: true,
+		ACLs:      true,
 		Mode:      sshcli.ModePlatform,
 		Platform:  "arista_eos",
 		Save:      []string{"write memory"},
 		Errors:    []*regexp.Regexp{regexp.MustCompile(`^% `)},
 		Render: func(ep fabric.Endpoint, have fabric.State, b fabric.Batch) ([]string, error) {
 			return renderIOS("eos", false, b, func(i int, c fabric.Change) ([]string, error) {
+				if c.Op == fabric.OpEnsureACL || c.Op == fabric.OpRemoveACL {
+					return eosLAG.renderACL(have, i, c)
+				}
 				return eosLAG.renderLAG(ep, have, i, c)
 			})
 		},
@@ -41,12 +46,16 @@ func EOS() sshcli.CommandSet {
 func NXOS() sshcli.CommandSet {
 	return sshcli.CommandSet{
 		NetworkOS: "nxos",
+		PortState: true,
 		Mode:      sshcli.ModePlatform,
 		Platform:  "cisco_nxos",
 		Save:      []string{"copy running-config startup-config"},
 		Errors:    []*regexp.Regexp{regexp.MustCompile(`^% `), regexp.MustCompile(`^ERROR:`)},
 		Render: func(ep fabric.Endpoint, have fabric.State, b fabric.Batch) ([]string, error) {
 			return renderIOS("nxos", true, b, func(i int, c fabric.Change) ([]string, error) {
+				if c.Op == fabric.OpEnsureACL || c.Op == fabric.OpRemoveACL {
+					return nil, unsupported("nxos", i, c) // its port lists filter inbound only
+				}
 				return nxosLAG.renderLAG(ep, have, i, c)
 			})
 		},
@@ -69,6 +78,9 @@ func NXOS() sshcli.CommandSet {
 //	reset:       interface P / switchport mode access / switchport access vlan IDLE /
 //	             no switchport trunk allowed vlan / no switchport trunk native vlan / exit
 //
+// Every port change ends with the port's state: "shutdown" (portStatus down) or "no shutdown"
+// (a reset port is up).
+//
 // Both CLIs take ranges, so a batch configures together what one line can name: the VLANs of a
 // run of ensure-vlan (or remove-vlan) changes, as ranges of consecutive IDs ("vlan 1001-1003"),
 // and the ports of a run of port changes that get the same lines, as ranges of consecutive ports
@@ -77,8 +89,10 @@ func NXOS() sshcli.CommandSet {
 // the prompt EOS then shows ("config-if-Et1,3") is not one scrapligo's arista_eos platform
 // recognizes.
 //
-// lag renders a bond change (ensure-lag, remove-lag) as lines of their own, sent where the change
-// comes in the batch; nil when the OS's bonds are not rendered yet (refused: ErrUnsupported).
+// lag renders a bond change (ensure-lag, remove-lag) and an access list change (ensure-acl,
+// remove-acl) as lines of their own, sent where the change comes in the batch, or refuses it
+// (NX-OS's access lists: its port lists filter inbound only); nil when the OS renders neither
+// (refused: ErrUnsupported).
 func renderIOS(os string, l2 bool, batch fabric.Batch, lag func(i int, c fabric.Change) ([]string, error)) ([]string, error) {
 	items := make([]batchItem, 0, len(batch))
 	for i, c := range batch {
@@ -86,7 +100,7 @@ func renderIOS(os string, l2 bool, batch fabric.Batch, lag func(i int, c fabric.
 		it := batchItem{op: c.Op, vlan: c.VLAN.ID, port: p.Name}
 		switch c.Op {
 		case fabric.OpEnsureVLAN, fabric.OpRemoveVLAN:
-		case fabric.OpEnsureLAG, fabric.OpRemoveLAG:
+		case fabric.OpEnsureLAG, fabric.OpRemoveLAG, fabric.OpEnsureACL, fabric.OpRemoveACL:
 			if lag == nil {
 				return nil, unsupported(os, i, c)
 			}
@@ -116,6 +130,9 @@ func renderIOS(os string, l2 bool, batch fabric.Batch, lag func(i int, c fabric.
 		}
 		if l2 && it.body != nil {
 			it.body = append([]string{"switchport"}, it.body...)
+		}
+		if it.body != nil {
+			it.body = append(it.body, shutdownLine(c.Op != fabric.OpResetPort && p.Down))
 		}
 		items = append(items, it)
 	}
@@ -244,15 +261,17 @@ func parseEOS(_ fabric.Endpoint, names []string, outs []string) (fabric.State, e
 		}
 		all[name] = p
 	}
-	secs, err := eosSections(outs[2])
+	secs, top, err := eosSections(outs[2])
 	if err != nil {
 		return fabric.State{}, fmt.Errorf("show running-config | json: %w", err)
 	}
+	readShutdown(all, secs)
 	lags, members := eosLAG.parseLAGs(secs, all, names)
 	for m := range members {
 		delete(all, m)
 	}
-	return fabric.State{VLANs: vlansOf(ids), Ports: wantPorts(all, names), LAGs: lags}, nil
+	acls := parseIOSACLs(names, eosACLLists(top), secs, lags)
+	return fabric.State{VLANs: vlansOf(ids), Ports: wantPorts(all, names), LAGs: lags, ACLs: acls}, nil
 }
 
 // parseNXOS reads "show vlan brief | json" and "show interface switchport | json". NX-OS prints a
@@ -302,11 +321,37 @@ func parseNXOS(_ fabric.Endpoint, names []string, outs []string) (fabric.State, 
 		}
 		all[r.Interface] = p
 	}
-	lags, members := nxosLAG.parseLAGs(textSections(outs[2]), all, names)
+	secs := textSections(outs[2])
+	readShutdown(all, secs)
+	lags, members := nxosLAG.parseLAGs(secs, all, names)
 	for m := range members {
 		delete(all, m)
 	}
 	return fabric.State{VLANs: vlansOf(ids), Ports: wantPorts(all, names), LAGs: lags}, nil
+}
+
+// shutdownLine is a port's administrative state as the CLIs write it.
+func shutdownLine(down bool) string {
+	if down {
+		return "shutdown"
+	}
+	return "no shutdown"
+}
+
+// readShutdown sets Down on the ports whose configuration lines (secs, as the running
+// configuration shows them) shut them: the last of "shutdown" and "no shutdown" counts.
+func readShutdown(ports map[string]fabric.Port, secs map[string][]string) {
+	for name, p := range ports {
+		for _, line := range secs[name] {
+			switch line {
+			case "shutdown":
+				p.Down = true
+			case "no shutdown":
+				p.Down = false
+			}
+		}
+		ports[name] = p
+	}
 }
 
 // nxosRows reads a ROW_ value: one object or a list of them.

@@ -97,27 +97,30 @@ func (d lagDialect) channel(members []string) (int, error) {
 // idleLines put a port back as an idle access port of vlan, out of any channel.
 func (d lagDialect) idleLines(vlan int) []string {
 	if d.os10 {
-		return []string{"no channel-group", "switchport mode access", fmt.Sprintf("switchport access vlan %d", vlan)}
+		return []string{"no channel-group", "switchport mode access", fmt.Sprintf("switchport access vlan %d", vlan), "no shutdown"}
 	}
 	lines := []string{"no channel-group"}
 	if d.l2 {
 		lines = append(lines, "switchport")
 	}
 	return append(lines, "switchport mode access", fmt.Sprintf("switchport access vlan %d", vlan),
-		"no switchport trunk allowed vlan", "no switchport trunk native vlan")
+		"no switchport trunk allowed vlan", "no switchport trunk native vlan", "no shutdown")
 }
 
 // renderLAG writes one bond change (NX-OS: "switchport" before the switchport lines, "vpc ID",
 // "lacp rate"):
 //
 //	ensure-lag: interface Port-ChannelN / description metalwire L [mlag P domain D peer S] /
-//	            the bond's VLAN lines (as an access or trunk port) / mlag ID (or no mlag) / exit,
+//	            the bond's VLAN lines (as an access or trunk port) / shutdown (portStatus down; else
+//	            no shutdown) / mlag ID (or no mlag) / exit,
 //	            interface MEMBERS / channel-group N mode active (static: mode on) /
-//	            lacp timer fast (or normal; static: none) / exit, and each member the bond no longer has back
-//	            to the idle VLAN
+//	            lacp timer fast (or normal; static: none) / no shutdown / exit, and each member the
+//	            bond no longer has back to the idle VLAN
 //	remove-lag: interface MEMBERS / no channel-group / switchport mode access /
 //	            switchport access vlan IDLE / no switchport trunk allowed vlan /
-//	            no switchport trunk native vlan / exit, then no interface Port-ChannelN
+//	            no switchport trunk native vlan / no shutdown / exit, then no interface Port-ChannelN
+//
+// The bond's state is its port-channel's; its members are always up.
 func (d lagDialect) renderLAG(ep fabric.Endpoint, have fabric.State, i int, c fabric.Change) ([]string, error) {
 	l := c.LAG
 	cur, exists := have.LAGs[l.Name]
@@ -164,8 +167,10 @@ func (d lagDialect) renderLAG(ep fabric.Endpoint, have fabric.State, i int, c fa
 		}
 		lines = append(lines, "switchport mode trunk", "switchport trunk allowed vlan "+joinInts(trunkVLANs(p)), native)
 	default:
-		lines = append(lines, d.idleLines(p.VLAN)[1:]...)
+		idle := d.idleLines(p.VLAN)
+		lines = append(lines, idle[1:len(idle)-1]...)
 	}
+	lines = append(lines, shutdownLine(p.Down))
 	switch {
 	case l.MLAG != nil && d.mlag == "":
 		return nil, unsupported(d.os, i, c)
@@ -186,6 +191,7 @@ func (d lagDialect) renderLAG(ep fabric.Endpoint, have fabric.State, i int, c fa
 	if l.LACP {
 		member = append(member, d.rate+" "+timer)
 	}
+	member = append(member, "no shutdown")
 	lines = append(lines, d.portLines(l.Members, member)...)
 	var gone []string
 	for _, m := range cur.Members {
@@ -241,25 +247,29 @@ func (d lagDialect) portLines(ports, body []string) []string {
 	return lines
 }
 
-// eosSections reads "show running-config | json" as each interface's configuration lines.
-func eosSections(out string) (map[string][]string, error) {
+// eosSections reads "show running-config | json" as each interface's configuration lines, and
+// every top-level section's (an access list's entries, by "ip access-list NAME").
+func eosSections(out string) (ifaces, top map[string][]string, err error) {
 	var rc struct {
 		Cmds map[string]struct {
 			Cmds map[string]json.RawMessage `json:"cmds"`
 		} `json:"cmds"`
 	}
 	if err := json.Unmarshal([]byte(out), &rc); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	secs := map[string][]string{}
+	ifaces, top = map[string][]string{}, map[string][]string{}
 	for section, body := range rc.Cmds {
+		lines := make([]string, 0, len(body.Cmds))
+		for line := range body.Cmds {
+			lines = append(lines, line)
+		}
+		top[section] = lines
 		if iface, ok := strings.CutPrefix(section, "interface "); ok {
-			for line := range body.Cmds {
-				secs[iface] = append(secs[iface], line)
-			}
+			ifaces[iface] = lines
 		}
 	}
-	return secs, nil
+	return ifaces, top, nil
 }
 
 // textSections reads a running configuration printed as text (NX-OS "show running-config

@@ -18,6 +18,7 @@ import (
 func Junos() sshcli.CommandSet {
 	return sshcli.CommandSet{
 		NetworkOS:       "junos",
+		PortState:       true,
 		Mode:            sshcli.ModePlatform,
 		Platform:        "juniper_junos",
 		ConfigPrivilege: "configuration-private",
@@ -58,11 +59,15 @@ func junosVLANName(id int) string { return fmt.Sprintf("vlan%d", id) }
 //
 //	ensure-vlan: set vlans vlanN vlan-id N       remove-vlan: delete vlans NAME
 //	access:      delete interfaces P ES / delete interfaces P native-vlan-id /
-//	             set interfaces P ES interface-mode access / set interfaces P ES vlan members N
+//	             delete interfaces P disable /
+//	             set interfaces P ES interface-mode access / set interfaces P ES vlan members N /
+//	             set interfaces P disable (portStatus down)
 //	trunk:       delete interfaces P ES / delete interfaces P native-vlan-id /
+//	             delete interfaces P disable /
 //	             set interfaces P ES interface-mode trunk / set interfaces P ES vlan members V (each) /
-//	             set interfaces P native-vlan-id NATIVE (with a native VLAN)
-//	reset:       access in the idle VLAN
+//	             set interfaces P native-vlan-id NATIVE (with a native VLAN) /
+//	             set interfaces P disable (portStatus down)
+//	reset:       access in the idle VLAN (enabled: no disable)
 //
 // Bonds: ae interfaces (renderJunosLAG).
 func renderJunos(ep fabric.Endpoint, have fabric.State, batch fabric.Batch) ([]string, error) {
@@ -73,11 +78,17 @@ func renderJunos(ep fabric.Endpoint, have fabric.State, batch fabric.Batch) ([]s
 	var lines []string
 	es := func(port string) string { return "interfaces " + port + " unit 0 family ethernet-switching" }
 	unset := func(port string) {
-		lines = append(lines, "delete "+es(port), "delete interfaces "+port+" native-vlan-id")
+		lines = append(lines, "delete "+es(port), "delete interfaces "+port+" native-vlan-id", "delete interfaces "+port+" disable")
 	}
-	access := func(port string, vlan int) {
+	disable := func(port string, down bool) {
+		if down {
+			lines = append(lines, "set interfaces "+port+" disable")
+		}
+	}
+	access := func(port string, vlan int, down bool) {
 		unset(port)
 		lines = append(lines, "set "+es(port)+" interface-mode access", fmt.Sprintf("set %s vlan members %d", es(port), vlan))
+		disable(port, down)
 	}
 	trunk := func(port string, p fabric.Port) {
 		unset(port)
@@ -88,6 +99,7 @@ func renderJunos(ep fabric.Endpoint, have fabric.State, batch fabric.Batch) ([]s
 		if p.VLAN > 0 {
 			lines = append(lines, fmt.Sprintf("set interfaces %s native-vlan-id %d", port, p.VLAN))
 		}
+		disable(port, p.Down)
 	}
 	// portLines are a port's lines on their own, for a bond's.
 	portLines := func(port string, p fabric.Port) []string {
@@ -96,7 +108,7 @@ func renderJunos(ep fabric.Endpoint, have fabric.State, batch fabric.Batch) ([]s
 		if p.Mode == fabric.ModeTrunk {
 			trunk(port, p)
 		} else {
-			access(port, p.VLAN)
+			access(port, p.VLAN, p.Down)
 		}
 		out := lines
 		lines = saved
@@ -120,7 +132,7 @@ func renderJunos(ep fabric.Endpoint, have fabric.State, batch fabric.Batch) ([]s
 			}
 			lines = append(lines, "delete vlans "+name)
 		case fabric.OpAccessPort:
-			access(p.Name, p.VLAN)
+			access(p.Name, p.VLAN, p.Down)
 		case fabric.OpTrunkPort:
 			trunk(p.Name, p)
 		case fabric.OpResetPort:
@@ -128,7 +140,7 @@ func renderJunos(ep fabric.Endpoint, have fabric.State, batch fabric.Batch) ([]s
 			if err != nil {
 				return nil, err
 			}
-			access(p.Name, idle)
+			access(p.Name, idle, false)
 		default:
 			return nil, unsupported("junos", i, c)
 		}
@@ -166,9 +178,10 @@ func parseJunos(_ fabric.Endpoint, names []string, outs []string) (fabric.State,
 			Interfaces struct {
 				Interface []struct {
 					junosIface
-					Name   string  `json:"name"`
-					Native flexInt `json:"native-vlan-id"`
-					Unit   []struct {
+					Name    string  `json:"name"`
+					Native  flexInt `json:"native-vlan-id"`
+					Disable json0   `json:"disable"`
+					Unit    []struct {
 						Name   json.RawMessage `json:"name"`
 						Family struct {
 							ES *struct {
@@ -213,6 +226,7 @@ func parseJunos(_ fabric.Endpoint, names []string, outs []string) (fabric.State,
 				p = fabric.Port{Name: iface.Name, Mode: fabric.ModeAccess, VLAN: ids[0]}
 			}
 		}
+		p.Down = iface.Disable != nil
 		all[iface.Name] = p
 	}
 	lags, members := junosLAGs(bonds, all, names)

@@ -46,9 +46,10 @@ func junosAE(members []string) (int, error) {
 //	            set interfaces aeN description metalwire:NAME /
 //	            set interfaces aeN aggregated-ether-options lacp active (static: none) /
 //	            set interfaces aeN aggregated-ether-options lacp periodic fast (fast rate) /
-//	            the bond's ES lines as a port's (access, or trunk with native-vlan-id) /
+//	            the bond's ES lines as a port's (access, or trunk with native-vlan-id; set
+//	            interfaces aeN disable when its portStatus is down) /
 //	            per member: delete interfaces M ES / delete interfaces M native-vlan-id /
-//	            set interfaces M ether-options 802.3ad aeN; a member the bond no longer has:
+//	            delete interfaces M disable / set interfaces M ether-options 802.3ad aeN; a member the bond no longer has:
 //	            delete interfaces M ether-options 802.3ad and access in the idle VLAN
 //	remove-lag: delete interfaces aeN / per member: delete interfaces M ether-options 802.3ad and
 //	            access in the idle VLAN
@@ -109,7 +110,7 @@ func renderJunosLAG(ep fabric.Endpoint, have fabric.State, i int, c fabric.Chang
 	members := slices.Sorted(slices.Values(l.Members))
 	for _, m := range members {
 		lines = append(lines, "delete interfaces "+m+" unit 0 family ethernet-switching", "delete interfaces "+m+" native-vlan-id",
-			"set interfaces "+m+" ether-options 802.3ad "+ae)
+			"delete interfaces "+m+" disable", "set interfaces "+m+" ether-options 802.3ad "+ae)
 	}
 	for _, m := range cur.Members {
 		if !slices.Contains(l.Members, m) {

@@ -72,9 +72,9 @@ func testRanges(t *testing.T, networkOS, prefix string, set sshcli.CommandSet) {
 		return append(append(out, body...), "exit")
 	}
 	accessLines := func(vlan string) []string {
-		return []string{"switchport mode access", "switchport access vlan " + vlan}
+		return []string{"switchport mode access", "switchport access vlan " + vlan, "no shutdown"}
 	}
-	trunkLines := []string{"switchport mode trunk", "switchport trunk allowed vlan 1001,1002,1005", "switchport trunk native vlan 1005"}
+	trunkLines := []string{"switchport mode trunk", "switchport trunk allowed vlan 1001,1002,1005", "switchport trunk native vlan 1005", "no shutdown"}
 	want := []string{"configure terminal", "vlan 1001-1002", "exit", "vlan 1005", "exit"}
 	want = append(want, iface("1-3", accessLines("1001")...)...)
 	want = append(want, iface("5", accessLines("1001")...)...)
@@ -196,8 +196,9 @@ func TestCumulusRanges(t *testing.T) {
 	want := []string{"nv config detach",
 		"nv set" + br + " vlan 1001-1002,1005",
 		"nv unset interface swp1-2,swp4" + br, "nv set interface swp1-2,swp4" + br + " access 1001",
+		"nv set interface swp1-2,swp4 link state up",
 		"nv unset interface swp3,swp5" + br, "nv set interface swp3,swp5" + br + " vlan 1001,1002,1005",
-		"nv set interface swp3,swp5" + br + " untagged 1005",
+		"nv set interface swp3,swp5" + br + " untagged 1005", "nv set interface swp3,swp5 link state up",
 		"nv config apply -y", "nv config save"}
 	if got := srv.Commands(); !slices.Equal(got, want) {
 		t.Fatalf("sent:\n%q\nwant:\n%q", got, want)

@@ -18,6 +18,7 @@ import (
 func SONiC() sshcli.CommandSet {
 	return sshcli.CommandSet{
 		NetworkOS: "sonic",
+		PortState: true,
 		Mode:      sshcli.ModeExec,
 		Save:      []string{"sudo config save -y"},
 		Errors: []*regexp.Regexp{
@@ -51,6 +52,10 @@ func SONiC() sshcli.CommandSet {
 //	trunk:       sudo config vlan member del V P (each unwanted) /
 //	             sudo config vlan member add -u NATIVE P / sudo config vlan member add V P (each VLAN)
 //	reset:       access in the idle VLAN (sudo config vlan add IDLE first if the switch lacks it)
+//
+// A port whose administrative state (PORT's admin_status) is not the one asked is then shut or
+// started: sudo config interface shutdown P (portStatus down) or sudo config interface startup P
+// (up; a reset port is up).
 func renderSONiC(_ fabric.Endpoint, have fabric.State, batch fabric.Batch) ([]string, error) {
 	var lines []string
 	vlans := map[int]bool{}
@@ -85,6 +90,15 @@ func renderSONiC(_ fabric.Endpoint, have fabric.State, batch fabric.Batch) ([]st
 			}
 		}
 	}
+	// state shuts or starts a port whose administrative state (as read back) is not the one asked.
+	state := func(port string, down bool) {
+		switch cur, ok := have.Ports[port]; {
+		case down && (!ok || !cur.Down):
+			lines = append(lines, "sudo config interface shutdown "+port)
+		case !down && (!ok || cur.Down):
+			lines = append(lines, "sudo config interface startup "+port)
+		}
+	}
 	for i, c := range batch {
 		p := c.Port
 		switch c.Op {
@@ -96,6 +110,7 @@ func renderSONiC(_ fabric.Endpoint, have fabric.State, batch fabric.Batch) ([]st
 			delete(vlans, c.VLAN.ID)
 		case fabric.OpAccessPort:
 			member(p.Name, []int{p.VLAN}, nil)
+			state(p.Name, p.Down)
 		case fabric.OpTrunkPort:
 			var untagged []int
 			if p.VLAN > 0 {
@@ -103,6 +118,7 @@ func renderSONiC(_ fabric.Endpoint, have fabric.State, batch fabric.Batch) ([]st
 			}
 			tagged := slices.DeleteFunc(slices.Clone(p.Trunk), func(v int) bool { return v == p.VLAN })
 			member(p.Name, untagged, tagged)
+			state(p.Name, p.Down)
 		case fabric.OpResetPort:
 			idle, err := idleOf("sonic", i, c)
 			if err != nil {
@@ -113,6 +129,7 @@ func renderSONiC(_ fabric.Endpoint, have fabric.State, batch fabric.Batch) ([]st
 				vlans[idle] = true
 			}
 			member(p.Name, []int{idle}, nil)
+			state(p.Name, false)
 		default:
 			return nil, unsupported("sonic", i, c)
 		}
@@ -138,7 +155,9 @@ func parseSONiC(_ fabric.Endpoint, names []string, outs []string) (fabric.State,
 	if err := json.Unmarshal([]byte(outs[1]), &members); err != nil {
 		return fabric.State{}, fmt.Errorf("sonic-cfggen VLAN_MEMBER: %w", err)
 	}
-	var portTable map[string]json.RawMessage
+	var portTable map[string]struct {
+		AdminStatus string `json:"admin_status"`
+	}
 	if err := json.Unmarshal([]byte(outs[2]), &portTable); err != nil {
 		return fabric.State{}, fmt.Errorf("sonic-cfggen PORT: %w", err)
 	}
@@ -157,7 +176,7 @@ func parseSONiC(_ fabric.Endpoint, names []string, outs []string) (fabric.State,
 		}
 	}
 	all := map[string]fabric.Port{}
-	for name := range portTable {
+	for name, row := range portTable {
 		t := tagged[name]
 		slices.Sort(t)
 		switch {
@@ -168,6 +187,10 @@ func parseSONiC(_ fabric.Endpoint, names []string, outs []string) (fabric.State,
 		default:
 			all[name] = fabric.Port{Name: name}
 		}
+		// SONiC's ports are down unless admin_status says up (a row without it is down).
+		p := all[name]
+		p.Down = row.AdminStatus != "up"
+		all[name] = p
 	}
 	return fabric.State{VLANs: vlansOf(ids), Ports: wantPorts(all, names)}, nil
 }

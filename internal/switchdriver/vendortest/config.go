@@ -34,6 +34,11 @@ type PortConfig struct {
 	LACPFast    bool
 	// MLAG is a port-channel's "mlag N" (0: none); NVUE: a bond's "bond mlag id".
 	MLAG int
+	// AccessGroups are the interface's access-list bindings as typed ("ip access-group L in").
+	AccessGroups []string
+	// Shutdown is the port's administrative state: shut (EOS, NX-OS, OS10 "shutdown"; Junos
+	// "disable"; NVUE "link state down"; SONiC admin_status down).
+	Shutdown bool
 	// Bond is the NVUE bond a member port belongs to (""); BondMode is a bond's "bond mode"
 	// (lacp, static; "" for a port that is no bond). LACPFast is its "bond lacp-rate fast".
 	Bond, BondMode string
@@ -44,11 +49,20 @@ type Config struct {
 	mu    sync.Mutex
 	vlans map[int]string
 	ports map[string]*PortConfig
+	// acls are the access lists by name.
+	acls map[string]*ACLConfig
+}
+
+// ACLConfig is an access list: its family and its entries by sequence number, as the switch
+// shows them.
+type ACLConfig struct {
+	V6      bool
+	Entries map[int]string
 }
 
 // NewConfig is a factory-default switch: VLAN 1, the ports access ports of VLAN 1.
 func NewConfig(ports ...string) *Config {
-	c := &Config{vlans: map[int]string{1: "default"}, ports: map[string]*PortConfig{}}
+	c := &Config{vlans: map[int]string{1: "default"}, ports: map[string]*PortConfig{}, acls: map[string]*ACLConfig{}}
 	for _, p := range ports {
 		c.ports[p] = defaultPort()
 	}
@@ -74,7 +88,45 @@ func (c *Config) Port(name string) (PortConfig, bool) {
 	}
 	cp := *p
 	cp.Allowed = slices.Clone(p.Allowed)
+	cp.AccessGroups = slices.Clone(p.AccessGroups)
 	return cp, true
+}
+
+// SetShutdown shuts (or opens) a port as an operator would by hand, outside metalwire.
+func (c *Config) SetShutdown(port string, down bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if p, ok := c.ports[port]; ok {
+		p.Shutdown = down
+	}
+}
+
+// SetACLEntry writes an entry of an existing access list as an operator would by hand, outside
+// metalwire (text as the switch shows it).
+func (c *Config) SetACLEntry(list string, seq int, text string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if a, ok := c.acls[list]; ok {
+		a.Entries[seq] = text
+	}
+}
+
+// ACL returns a copy of an access list.
+func (c *Config) ACL(name string) (ACLConfig, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	a, ok := c.acls[name]
+	if !ok {
+		return ACLConfig{}, false
+	}
+	return ACLConfig{V6: a.V6, Entries: maps.Clone(a.Entries)}, true
+}
+
+// ACLNames lists the access lists, sorted.
+func (c *Config) ACLNames() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Sorted(maps.Keys(c.acls))
 }
 
 // PortNames lists the ports, sorted.
@@ -88,11 +140,15 @@ func (c *Config) PortNames() []string {
 func (c *Config) Clone() *Config {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	out := &Config{vlans: maps.Clone(c.vlans), ports: map[string]*PortConfig{}}
+	out := &Config{vlans: maps.Clone(c.vlans), ports: map[string]*PortConfig{}, acls: map[string]*ACLConfig{}}
 	for n, p := range c.ports {
 		cp := *p
 		cp.Allowed = slices.Clone(p.Allowed)
+		cp.AccessGroups = slices.Clone(p.AccessGroups)
 		out.ports[n] = &cp
+	}
+	for n, a := range c.acls {
+		out.acls[n] = &ACLConfig{V6: a.V6, Entries: maps.Clone(a.Entries)}
 	}
 	return out
 }
@@ -102,7 +158,7 @@ func (c *Config) replace(other *Config) {
 	o := other.Clone()
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.vlans, c.ports = o.vlans, o.ports
+	c.vlans, c.ports, c.acls = o.vlans, o.ports, o.acls
 }
 
 // edit runs f on the configuration under its lock.

@@ -11,7 +11,7 @@ func init() {
 	personalities["eos"] = &iosLike{
 		hostname: "leaf1", startMode: "exec",
 		ifPrompt: "(config-if-%s)", vlanPrompt: "(config-vlan-%s)", ranges: true,
-		lagPrefix: "Port-Channel", lagMax: 2000, mlagWord: "mlag", rateWord: "timer",
+		lagPrefix: "Port-Channel", lagMax: 2000, mlagWord: "mlag", rateWord: "timer", acls: true,
 		invalid: func(cmd string) string {
 			return fmt.Sprintf("%% Invalid input (at token 0: '%s')", firstWord(cmd))
 		},

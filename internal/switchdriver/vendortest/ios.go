@@ -29,8 +29,11 @@ type iosLike struct {
 	// Empty: the OS's emulation has no LAG commands. lagMax is the highest port-channel number
 	// and multi-chassis id; mlagWord the port-channel's multi-chassis line ("mlag", NX-OS
 	// "vpc"); rateWord the member's LACP rate line's second word ("timer", NX-OS "rate").
-	lagPrefix          string
-	lagMax             int
+	lagPrefix string
+	lagMax    int
+	// acls: "ip access-list NAME" and "ipv6 access-list NAME" (mode config-acl, entries with
+	// sequence numbers) and "ip access-group NAME in|out" on interfaces (EOS).
+	acls               bool
 	mlagWord, rateWord string
 	invalid            func(cmd string) string
 	missing            func(what string) string
@@ -55,6 +58,8 @@ func (c *iosLike) prompt(st *shellState) string {
 		return c.hostname + strings.ReplaceAll(c.ifPrompt, "%s", st.context) + "#"
 	case "config-vlan":
 		return c.hostname + strings.ReplaceAll(c.vlanPrompt, "%s", st.context) + "#"
+	case "config-acl":
+		return c.hostname + "(config-acl-" + st.context + ")#"
 	}
 	return c.hostname + "#"
 }
@@ -74,7 +79,7 @@ func (c *iosLike) line(s *Server, st *shellState, cmd string) (string, bool) {
 		return "", false
 	case cmd == "exit":
 		switch st.mode {
-		case "config-if", "config-vlan":
+		case "config-if", "config-vlan", "config-acl":
 			st.mode = "config"
 		case "config":
 			st.mode = "enable"
@@ -126,6 +131,11 @@ func (c *iosLike) configLine(s *Server, st *shellState, cmd string) string {
 		return c.invalid(cmd) + "\n"
 	}
 	cfg := s.Config
+	if c.acls {
+		if out, handled := c.aclLine(cfg, st, no, f, cmd); handled {
+			return out
+		}
+	}
 	vlanArg := func(args []string) (int, bool) {
 		if len(args) != 1 {
 			return 0, false
@@ -177,6 +187,14 @@ func (c *iosLike) configLine(s *Server, st *shellState, cmd string) string {
 		return ""
 	}
 	if st.mode == "config-vlan" && f[0] == "name" {
+		return ""
+	}
+	if st.mode == "config-if" && len(f) == 1 && f[0] == "shutdown" {
+		cfg.edit(func(_ map[int]string, ports map[string]*PortConfig) {
+			for _, name := range st.ports {
+				ports[name].Shutdown = !no
+			}
+		})
 		return ""
 	}
 	if st.mode == "config-if" && c.lagPrefix != "" && lagCommands[f[0]] {

@@ -165,6 +165,8 @@ func junosEdit(c *Config, set bool, f []string) string {
 func junosInterface(p *PortConfig, vlans map[int]string, set bool, f []string) string {
 	eth := []string{"unit", "0", "family", "ethernet-switching"}
 	switch {
+	case len(f) == 1 && f[0] == "disable":
+		p.Shutdown = set
 	case len(f) == 1 && f[0] == "native-vlan-id" && !set:
 		p.Native = 0
 	case len(f) == 2 && f[0] == "native-vlan-id" && set:
@@ -274,6 +276,9 @@ func junosInterfaces(c *Config) string {
 		}
 		if p.Native != 0 && p.Mode == "trunk" {
 			iface["native-vlan-id"] = strconv.Itoa(p.Native)
+		}
+		if p.Shutdown {
+			iface["disable"] = []any{nil}
 		}
 		junosBondShow(p, iface)
 		list = append(list, iface)

@@ -125,6 +125,10 @@ func (c *iosLike) interfaceLines(p PortConfig) []string {
 	if p.MLAG > 0 {
 		lines = append(lines, fmt.Sprintf("%s %d", c.mlagWord, p.MLAG))
 	}
+	lines = append(lines, p.AccessGroups...)
+	if p.Shutdown {
+		lines = append(lines, "shutdown")
+	}
 	return lines
 }
 
@@ -144,6 +148,7 @@ func eosRunningConfigJSON(s *Server) string {
 		}
 		top["interface "+n] = map[string]any{"cmds": cmds, "comments": []string{}}
 	}
+	eosACLSections(s.Config, top)
 	return mustJSON(map[string]any{"cmds": top, "header": []string{"! device: leaf1 (vEOS-lab, EOS-4.31.2F)"}})
 }
 
@@ -159,6 +164,9 @@ func nxosRunningConfigInterface(s *Server) string {
 		b.WriteString("  switchport\n")
 		for _, l := range c.interfaceLines(p) {
 			fmt.Fprintf(&b, "  %s\n", l)
+		}
+		if !p.Shutdown {
+			b.WriteString("  no shutdown\n")
 		}
 	}
 	return b.String()

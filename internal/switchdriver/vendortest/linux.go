@@ -94,6 +94,20 @@ func sonicRun(s *Server, f []string) (string, int) {
 			return fail("%s", out)
 		}
 		return "", 0
+	case len(f) == 4 && f[0] == "config" && f[1] == "interface" && (f[2] == "shutdown" || f[2] == "startup"):
+		var out string
+		cfg.edit(func(_ map[int]string, ports map[string]*PortConfig) {
+			p, ok := ports[f[3]]
+			if !ok {
+				out = "Interface name is invalid. Please enter a valid interface name!!"
+				return
+			}
+			p.Shutdown = f[2] == "shutdown"
+		})
+		if out != "" {
+			return fail("%s", out)
+		}
+		return "", 0
 	case len(f) >= 6 && f[0] == "config" && f[1] == "vlan" && f[2] == "member" && (f[3] == "add" || f[3] == "del"):
 		untagged := f[4] == "-u"
 		args := f[4:]
@@ -169,7 +183,12 @@ func sonicTable(cfg *Config, table string) string {
 		}
 	case "PORT":
 		for i, n := range cfg.PortNames() {
-			out[n] = map[string]string{"admin_status": "up", "mtu": "9100", "speed": "100000", "index": strconv.Itoa(i)}
+			p, _ := cfg.Port(n)
+			admin := "up"
+			if p.Shutdown {
+				admin = "down"
+			}
+			out[n] = map[string]string{"admin_status": admin, "mtu": "9100", "speed": "100000", "index": strconv.Itoa(i)}
 		}
 	}
 	return mustJSON(out)
@@ -219,6 +238,8 @@ func cumulusRun(s *Server, f []string) (string, int) {
 				}
 			}
 		})
+	case len(a) >= 4 && a[0] == "interface" && a[2] == "link" && a[3] == "state":
+		out = cumulusLinkState(pending, set, a, cmd)
 	case len(a) >= 2 && a[0] == "interface" && (len(a) == 2 || a[2] == "bond" || a[2] == "description"):
 		out = cumulusBond(pending, set, a, cmd)
 	case len(a) >= 5 && a[0] == "interface" && a[2] == "bridge" && a[3] == "domain":
@@ -305,6 +326,9 @@ func cumulusShow(cfg *Config) string {
 			}
 		}
 		iface := map[string]any{"type": "swp"}
+		if p.Shutdown {
+			iface["link"] = map[string]any{"state": map[string]any{"down": map[string]any{}}}
+		}
 		cumulusBondShow(cfg, n, p, iface)
 		if len(dom) > 0 {
 			iface["bridge"] = map[string]any{"domain": map[string]any{"br_default": dom}}
@@ -323,4 +347,34 @@ func cumulusShow(cfg *Config) string {
 		panic(err)
 	}
 	return string(b) + "\n"
+}
+
+// cumulusLinkState stages "nv set interface P link state up|down" (P a list or range) and "nv
+// unset interface P link state" (back to up); it returns NVUE's refusal or "".
+func cumulusLinkState(cfg *Config, set bool, a []string, cmd string) string {
+	names, err := expandPorts(a[1])
+	if err != nil {
+		return fmt.Sprintf("interface %s does not exist", a[1])
+	}
+	down := false
+	switch {
+	case set && len(a) == 5 && (a[4] == "up" || a[4] == "down"):
+		down = a[4] == "down"
+	case !set && len(a) == 4:
+	default:
+		return "Invalid config: " + cmd
+	}
+	var msg string
+	cfg.edit(func(_ map[int]string, ports map[string]*PortConfig) {
+		for _, n := range names {
+			if _, ok := ports[n]; !ok {
+				msg = fmt.Sprintf("interface %s does not exist", n)
+				return
+			}
+		}
+		for _, n := range names {
+			ports[n].Shutdown = down
+		}
+	})
+	return msg
 }

@@ -32,7 +32,12 @@ func os10Show(s *Server, cmd string) (string, bool) {
 		}
 		for _, n := range s.Config.PortNames() {
 			p, _ := s.Config.Port(n)
-			fmt.Fprintf(&b, "interface %s\n no shutdown\n", n)
+			fmt.Fprintf(&b, "interface %s\n", n)
+			if p.Shutdown {
+				b.WriteString(" shutdown\n")
+			} else {
+				b.WriteString(" no shutdown\n")
+			}
 			if p.Mode == "trunk" {
 				b.WriteString(" switchport mode trunk\n")
 			}
