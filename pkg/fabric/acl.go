@@ -259,11 +259,15 @@ func ruleFlows(a PortACL, r ACLRule) ([]Flow, error) {
 		return nil, err
 	}
 	families := []string{"4", "6"}
-	if r.Remote != "" {
-		prefix, err := netip.ParsePrefix(r.Remote)
+	remote := r.Remote
+	if remote != "" {
+		prefix, err := netip.ParsePrefix(remote)
 		if err != nil {
-			return nil, fmt.Errorf("remote %q: not a CIDR such as 10.0.0.0/8: %w", r.Remote, err)
+			return nil, fmt.Errorf("remote %q: not a CIDR such as 10.0.0.0/8: %w", remote, err)
 		}
+		// Written as a switch reads it back (10.1.2.3/8 is 10.0.0.0/8), so a pass with nothing
+		// changed finds the flows equal.
+		remote = prefix.Masked().String()
 		families = families[:1]
 		if prefix.Addr().Is6() {
 			families = []string{"6"}
@@ -272,18 +276,18 @@ func ruleFlows(a PortACL, r ACLRule) ([]Flow, error) {
 	var out []Flow
 	for _, base := range directionFlows(a, r.Direction) {
 		base.Drop = r.Action == ActionDeny
-		if proto.Name == "all" && r.Remote == "" {
+		if proto.Name == "all" && remote == "" {
 			out = append(out, base)
 			continue
 		}
 		for _, fam := range families {
 			f := base
 			f.Proto = protoKeyword(proto.Name, fam)
-			if r.Remote != "" {
+			if remote != "" {
 				if r.Direction == DirectionIngress {
-					f.NWDst = r.Remote
+					f.NWDst = remote
 				} else {
-					f.NWSrc = r.Remote
+					f.NWSrc = remote
 				}
 			}
 			if proto.FirstPort == 0 {

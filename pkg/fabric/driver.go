@@ -284,8 +284,9 @@ type Info struct {
 	Version string
 }
 
-// Driver opens sessions to switches of one operating system. A driver keeps no state between
-// sessions; everything it needs is in the Endpoint.
+// Driver opens sessions to switches of one operating system. Everything a session needs is in
+// the Endpoint; a driver remembers nothing of what a switch carries between sessions (it may
+// keep connections open).
 type Driver interface {
 	// NetworkOS is the NetworkDevice networkOS value this driver serves ("openvswitch").
 	NetworkOS() string

@@ -107,6 +107,8 @@ func TestAdmission(t *testing.T) {
 			"protocol's port range starts after it ends; write the lower port first"},
 		{"an ACL remote", "ClusterNetwork", "{networkDeviceRef: nd1, vlanRange: 1000-1999, networks: [{name: a, acl: [{direction: ingress, protocol: all, action: deny, remote: 10.0.0.1}]}]}",
 			"spec.networks[0].acl[0].remote: Invalid value: \"10.0.0.1\": remote must be a CIDR such as 10.0.0.0/8"},
+		{"an ACL remote with host bits", "ClusterNetwork", "{networkDeviceRef: nd1, vlanRange: 1000-1999, networks: [{name: a, acl: [{direction: ingress, protocol: all, action: deny, remote: 10.1.2.3/8}]}]}",
+			"spec.networks[0].acl[0].remote: Invalid value: \"10.1.2.3/8\": remote has host bits set; write the network's address, e.g. 10.0.0.0/8 rather than 10.1.2.3/8"},
 		{"an ACL default", "ClusterNetwork", "{networkDeviceRef: nd1, vlanRange: 1000-1999, networks: [{name: a, acl: [{direction: ingress, protocol: all, action: deny}], aclDefault: reject}]}",
 			`spec.networks[0].aclDefault: Unsupported value: "reject": supported values: "allow", "deny"`},
 		{"a port status", "ClusterNetwork", "{networkDeviceRef: nd1, vlanRange: 1000-1999, networks: [{name: a, portStatus: shut}]}",

@@ -76,6 +76,7 @@ type ACLRule struct {
 	// traffic comes from); unset: anywhere.
 	// +kubebuilder:validation:MaxLength=43
 	// +kubebuilder:validation:XValidation:rule="isCIDR(self)",message="remote must be a CIDR such as 10.0.0.0/8 or 2001:db8::/32"
+	// +kubebuilder:validation:XValidation:rule="!isCIDR(self) || cidr(self).masked() == cidr(self)",message="remote has host bits set; write the network's address, e.g. 10.0.0.0/8 rather than 10.1.2.3/8"
 	// +optional
 	Remote string `json:"remote,omitempty"`
 }

@@ -97,6 +97,10 @@ func policiesFit(nic *netv1.NIC, nd *netv1.NetworkDevice, cn *netv1.ClusterNetwo
 				return fmt.Errorf("host %s: network %s has an acl, but its card %d is on switch %s, whose networkOS %s binds no access list (%s): remove the acl or cable the host to a switch that can",
 					nic.Spec.Node, n.Name, i, sw, os, why)
 			}
+			if why := fabric.OSesWithoutTrunkACLs[os]; len(n.ACL) > 0 && n.PortMode == netv1.PortModeTrunk && why != "" {
+				return fmt.Errorf("host %s: network %s has an acl and portMode trunk, but its card %d is on switch %s, whose networkOS %s cannot scope an access list to one VLAN of a trunk (%s): set portMode access for this network or remove the acl",
+					nic.Spec.Node, n.Name, i, sw, os, why)
+			}
 			if why := fabric.OSesWithoutPortState[os]; n.PortStatus == netv1.PortDown && why != "" {
 				return fmt.Errorf("host %s: network %s has portStatus down, but its card %d is on switch %s, whose networkOS %s cannot shut a port (%s): set portStatus up or remove the host from the network",
 					nic.Spec.Node, n.Name, i, sw, os, why)
@@ -214,7 +218,7 @@ func portPolicies(a *netv1.NICAssignment, cn *netv1.ClusterNetwork, host string,
 		}
 		acl := netv1.CardACL{Network: n.Name, Name: fabric.ACLName(host, n.Name), Default: cmp.Or(n.ACLDefault, netv1.ACLAllow)}
 		for _, r := range n.ACL {
-			acl.Rules = append(acl.Rules, netv1.CardACLRule{Direction: r.Direction, Protocol: r.Protocol, Action: r.Action, Remote: r.Remote})
+			acl.Rules = append(acl.Rules, netv1.CardACLRule(r))
 		}
 		a.ACLs = append(a.ACLs, acl)
 	}

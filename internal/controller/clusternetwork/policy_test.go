@@ -12,20 +12,26 @@ import (
 )
 
 // A network with an acl, or with portStatus down, on a switch whose driver can do neither
-// (Equinix Metal's API has no per-port list and cannot shut a port) is refused before anything
-// is configured: PortPoliciesValid names the host, the network, the switch, its OS and what to
+// (Equinix Metal's API has no per-port list and cannot shut a port), or with an acl on a trunk of
+// a switch whose lists cannot match one VLAN (EOS), is refused before anything is configured: PortPoliciesValid names the host, the network, the switch, its OS and what to
 // do, and the host is not offered. Taking the policy away offers the host again.
 func TestPortPoliciesASwitchCannotApplyAreRefused(t *testing.T) {
+	metal := netv1.Switch{Name: "metal", Address: "http://127.0.0.1:1", NetworkOS: netv1.NetworkOSEquinixMetal,
+		EquinixMetal: &netv1.EquinixMetalProject{ProjectID: "6b0a7e9e-3c1a-4d6b-9f55-2f1b9c8e7a10", Metro: "da"}}
+	eos := netv1.Switch{Name: "metal", Address: "127.0.0.1", Port: 1, NetworkOS: netv1.NetworkOSEOS}
+	denySSH := []netv1.ACLRule{{Direction: netv1.ACLIngress, Protocol: "ssh", Action: netv1.ACLDeny}}
 	for _, c := range []struct {
 		name string
+		sw   netv1.Switch
 		set  func(*netv1.Network)
 		want string
 	}{
-		{"acl", func(n *netv1.Network) {
-			n.ACL = []netv1.ACLRule{{Direction: netv1.ACLIngress, Protocol: "ssh", Action: netv1.ACLDeny}}
-		}, "host h1: network control has an acl, but its card 0 is on switch metal, whose networkOS equinix-metal binds no access list"},
-		{"portStatus down", func(n *netv1.Network) { n.PortStatus = netv1.PortDown },
+		{"acl", metal, func(n *netv1.Network) { n.ACL = denySSH },
+			"host h1: network control has an acl, but its card 0 is on switch metal, whose networkOS equinix-metal binds no access list"},
+		{"portStatus down", metal, func(n *netv1.Network) { n.PortStatus = netv1.PortDown },
 			"host h1: network control has portStatus down, but its card 0 is on switch metal, whose networkOS equinix-metal cannot shut a port"},
+		{"acl on a trunk", eos, func(n *netv1.Network) { n.ACL, n.PortMode = denySSH, netv1.PortModeTrunk },
+			"host h1: network control has an acl and portMode trunk, but its card 0 is on switch metal, whose networkOS eos cannot scope an access list to one VLAN of a trunk"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			g := NewWithT(t)
@@ -35,10 +41,7 @@ func TestPortPoliciesASwitchCannotApplyAreRefused(t *testing.T) {
 			c.set(&cn.Spec.Networks[0])
 			create(t, &netv1.NetworkDevice{
 				ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "nd1"},
-				Spec: netv1.NetworkDeviceSpec{Switches: []netv1.Switch{{
-					Name: "metal", Address: "http://127.0.0.1:1", NetworkOS: netv1.NetworkOSEquinixMetal,
-					EquinixMetal: &netv1.EquinixMetalProject{ProjectID: "6b0a7e9e-3c1a-4d6b-9f55-2f1b9c8e7a10", Metro: "da"},
-				}}},
+				Spec:       netv1.NetworkDeviceSpec{Switches: []netv1.Switch{c.sw}},
 			}, &netv1.NIC{
 				ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "nic-h1"},
 				Spec: netv1.NICSpec{Node: "h1", NetworkDeviceRef: "nd1", NICs: []netv1.HostNIC{{
@@ -58,7 +61,7 @@ func TestPortPoliciesASwitchCannotApplyAreRefused(t *testing.T) {
 
 			g.Eventually(func(g Gomega) {
 				cur := getCN(g, ns, "cn-a")
-				cur.Spec.Networks[0].ACL, cur.Spec.Networks[0].PortStatus = nil, netv1.PortUp
+				cur.Spec.Networks[0].ACL, cur.Spec.Networks[0].PortStatus, cur.Spec.Networks[0].PortMode = nil, netv1.PortUp, netv1.PortModeAccess
 				g.Expect(env.Client.Update(t.Context(), cur)).To(Succeed())
 			}, timeout).Should(Succeed())
 			g.Eventually(func(g Gomega) {
