@@ -11,6 +11,7 @@ import (
 
 	netv1 "github.com/metalwire/metalwire/api/network/v1alpha1"
 	"github.com/metalwire/metalwire/internal/switchdriver"
+	"github.com/metalwire/metalwire/pkg/fabric"
 )
 
 // Every networkOS value the NetworkDevice CRD accepts has a driver in the manager, so a switch
@@ -44,6 +45,32 @@ func TestEveryAcceptedNetworkOSHasADriver(t *testing.T) {
 		}
 		if d.NetworkOS() != name {
 			t.Errorf("networkOS %s is served by a driver of %s", name, d.NetworkOS())
+		}
+	}
+}
+
+// What each shipped driver says it can do (fabric.ACLSetter, fabric.PortStateSetter) is what
+// the clusternetwork controller believes before it offers a host (fabric.OSesWithoutACLs,
+// fabric.OSesWithoutPortState): a host is never offered to a switch that then refuses the batch,
+// nor refused by a switch that could serve it.
+func TestDriversAndTheRefusalListsAgree(t *testing.T) {
+	for _, name := range switchdriver.Default.Names() {
+		d, err := switchdriver.For(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		acl, _ := d.(fabric.ACLSetter)
+		if got, want := acl != nil && acl.SetsACLs(), fabric.OSesWithoutACLs[name] == ""; got != want {
+			t.Errorf("networkOS %s binds access lists: %v; fabric.OSesWithoutACLs says %q", name, got, fabric.OSesWithoutACLs[name])
+		}
+		state, _ := d.(fabric.PortStateSetter)
+		if got, want := state != nil && state.SetsPortState(), fabric.OSesWithoutPortState[name] == ""; got != want {
+			t.Errorf("networkOS %s shuts ports: %v; fabric.OSesWithoutPortState says %q", name, got, fabric.OSesWithoutPortState[name])
+		}
+	}
+	for name := range fabric.OSesWithoutACLs {
+		if _, err := switchdriver.For(name); err != nil {
+			t.Errorf("fabric.OSesWithoutACLs lists %s, which has no driver", name)
 		}
 	}
 }

@@ -40,6 +40,7 @@ type Switch struct {
 	vlans   map[int]bool
 	ports   map[string]fabric.Port
 	lags    map[string]fabric.LAG
+	acls    map[string]fabric.ACL
 	applies int
 	changes int
 	log     []string
@@ -48,6 +49,12 @@ type Switch struct {
 
 // NetworkOS implements fabric.Driver.
 func (d *Driver) NetworkOS() string { return d.OS }
+
+// SetsACLs implements fabric.ACLSetter: the stand-in keeps the lists it is given.
+func (d *Driver) SetsACLs() bool { return true }
+
+// SetsPortState implements fabric.PortStateSetter: the stand-in keeps each port's state.
+func (d *Driver) SetsPortState() bool { return true }
 
 // DefaultPort implements fabric.Driver.
 func (d *Driver) DefaultPort() int { return 6640 }
@@ -158,6 +165,12 @@ func (ss *session) Read(_ context.Context, ports []string) (fabric.State, error)
 			l.Members, l.Port.Trunk = slices.Clone(l.Members), slices.Clone(l.Port.Trunk)
 			st.LAGs[n] = l
 		}
+		if a, ok := s.acls[n]; ok {
+			if st.ACLs == nil {
+				st.ACLs = map[string]fabric.ACL{}
+			}
+			st.ACLs[n] = cloneACL(a)
+		}
 	}
 	ids := slices.Collect(maps.Keys(s.vlans))
 	sort.Ints(ids)
@@ -190,7 +203,11 @@ func (ss *session) Apply(_ context.Context, batch fabric.Batch) error {
 			if c.Op == fabric.OpEnsureLAG && !vlansPresent(defined, c.LAG.Port) {
 				return fmt.Errorf("%s: a VLAN of the bond is not defined on the switch", c)
 			}
-		case fabric.OpResetPort:
+		case fabric.OpEnsureACL:
+			if _, err := c.ACL.FlowsOf(); err != nil {
+				return fmt.Errorf("%s: %w", c, err)
+			}
+		case fabric.OpResetPort, fabric.OpRemoveACL:
 		default:
 			return fmt.Errorf("%s: %w", c.Op, fabric.ErrUnsupported)
 		}
@@ -218,6 +235,13 @@ func (ss *session) Apply(_ context.Context, batch fabric.Batch) error {
 				s.lags = map[string]fabric.LAG{}
 			}
 			s.lags[l.Name] = l
+		case fabric.OpEnsureACL:
+			if s.acls == nil {
+				s.acls = map[string]fabric.ACL{}
+			}
+			s.acls[c.ACL.Name] = cloneACL(c.ACL)
+		case fabric.OpRemoveACL:
+			delete(s.acls, c.ACL.Name)
 		case fabric.OpRemoveLAG: // each member an idle access port again
 			if l, ok := s.lags[c.LAG.Name]; ok {
 				delete(s.lags, l.Name)
@@ -228,6 +252,11 @@ func (ss *session) Apply(_ context.Context, batch fabric.Batch) error {
 		}
 	}
 	return nil
+}
+
+func cloneACL(a fabric.ACL) fabric.ACL {
+	a.Members, a.HostMACs, a.Rules, a.Flows = slices.Clone(a.Members), slices.Clone(a.HostMACs), slices.Clone(a.Rules), slices.Clone(a.Flows)
+	return a
 }
 
 func vlansPresent(defined map[int]bool, p fabric.Port) bool {

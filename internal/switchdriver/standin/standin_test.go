@@ -82,3 +82,41 @@ func TestStandInBonds(t *testing.T) {
 		t.Fatalf("after remove-lag Read = %+v, %v; want p1 and p2 idle", st, err)
 	}
 }
+
+// The stand-in keeps access lists and port state as a switch would: read back as applied, so a
+// second pass of the controller sends nothing, and a list with a bad rule is refused whole.
+func TestStandInKeepsListsAndPortState(t *testing.T) {
+	ctx := context.Background()
+	d := standin.New("simulated")
+	sw := d.Switch("10.0.0.2")
+	sw.AddPorts(1, "p1")
+	s, err := d.Connect(ctx, fabric.Endpoint{Switch: "s1", Address: "10.0.0.2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = s.Close() }()
+	rules := []fabric.ACLRule{{Direction: fabric.DirectionIngress, Protocol: "ssh", Action: fabric.ActionDeny}}
+	want := fabric.Desired([]fabric.PortWant{{Switch: "s1", Port: "p1", Mode: fabric.ModeAccess, VLAN: 7, Down: true,
+		ACL: &fabric.ACLWant{Name: fabric.ACLName("h1", "n"), Cookie: fabric.ACLCookie("h1", "n"), Rules: rules}}})["s1"]
+	names := []string{"p1", fabric.ACLName("h1", "n")}
+	have, err := s.Read(ctx, names)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Apply(ctx, fabric.Diff(want, have, fabric.Record{}, 1)); err != nil {
+		t.Fatal(err)
+	}
+	if have, err = s.Read(ctx, names); err != nil {
+		t.Fatal(err)
+	}
+	if b := fabric.Diff(want, have, fabric.RecordOf(want), 1); len(b) != 0 {
+		t.Errorf("second pass would send %v", b)
+	}
+	if p, _ := sw.Port("p1"); !p.Down {
+		t.Error("p1 is not down")
+	}
+	bad := fabric.ACL{Name: "aclbad", Port: "p1", Rules: []fabric.ACLRule{{Direction: "sideways", Protocol: "all", Action: fabric.ActionDeny}}}
+	if err := s.Apply(ctx, fabric.Batch{{Op: fabric.OpEnsureACL, ACL: bad}}); err == nil {
+		t.Error("a list with a bad rule was accepted")
+	}
+}
