@@ -326,6 +326,22 @@ func (a ACL) FlowsOf() ([]Flow, error) {
 	return ACLFlows(PortACL{Port: a.Port, Members: a.Members, HostMACs: a.HostMACs, VLAN: a.VLAN, Cookie: a.Cookie, Rules: a.Rules, DefaultDeny: a.DefaultDeny})
 }
 
+// ACLsOfFlows groups flows read back from a switch that keeps flows (Open vSwitch) into the
+// lists they make, by cookie, keeping only the lists named in names: what Read returns for them.
+func ACLsOfFlows(flows []Flow, names []string) map[string]ACL {
+	out := map[string]ACL{}
+	for _, f := range flows {
+		name := ACLNameOfCookie(f.Cookie)
+		if !slices.Contains(names, name) {
+			continue
+		}
+		a := out[name]
+		a.Name, a.Cookie, a.Flows = name, f.Cookie, append(a.Flows, f)
+		out[name] = a
+	}
+	return out
+}
+
 // SameACL says whether a switch's list (have, read back) is the wanted one: the same flows where
 // either side is flows, otherwise the same port, members, VLAN, host MACs, rules and default.
 func SameACL(want, have ACL) bool {

@@ -77,17 +77,7 @@ func (s *Session) readACLs(ctx context.Context, names []string) (map[string]fabr
 	if err != nil {
 		return nil, fmt.Errorf("switch %s: %w", s.switchName, err)
 	}
-	out := map[string]fabric.ACL{}
-	for _, f := range flows {
-		name := fabric.ACLNameOfCookie(f.Cookie)
-		if !slices.Contains(names, name) {
-			continue
-		}
-		a := out[name]
-		a.Name, a.Cookie, a.Flows = name, f.Cookie, append(a.Flows, f)
-		out[name] = a
-	}
-	return out, nil
+	return fabric.ACLsOfFlows(flows, names), nil
 }
 
 // checkACL refuses a list change that cannot be written before anything is sent: its cookie must

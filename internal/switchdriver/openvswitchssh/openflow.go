@@ -39,17 +39,7 @@ func parseACLs(out string, names []string) (map[string]fabric.ACL, error) {
 	if err != nil {
 		return nil, err
 	}
-	acls := map[string]fabric.ACL{}
-	for _, f := range flows {
-		name := fabric.ACLNameOfCookie(f.Cookie)
-		if !slices.Contains(names, name) {
-			continue
-		}
-		a := acls[name]
-		a.Name, a.Cookie, a.Flows = name, f.Cookie, append(a.Flows, f)
-		acls[name] = a
-	}
-	return acls, nil
+	return fabric.ACLsOfFlows(flows, names), nil
 }
 
 // parseFlows reads `ovs-ofctl --names --no-stats dump-flows` lines
