@@ -9,13 +9,13 @@ import (
 	"github.com/metalwire/metalwire/pkg/fabric"
 )
 
-// aclWant is the access list of a card's network (nil: it has none); mac is the card's.
-func aclWant(a *netv1.NICAssignment, network, mac string) *fabric.ACLWant {
+// aclWant is the access list of a card's network (nil: it has none).
+func aclWant(a *netv1.NICAssignment, network string) *fabric.ACLWant {
 	for _, acl := range a.ACLs {
 		if acl.Network != network {
 			continue
 		}
-		w := &fabric.ACLWant{Name: acl.Name, Cookie: fabric.ACLCookieOfName(acl.Name), HostMAC: mac, DefaultDeny: acl.Default == netv1.ACLDeny}
+		w := &fabric.ACLWant{Name: acl.Name, Cookie: fabric.ACLCookieOfName(acl.Name), DefaultDeny: acl.Default == netv1.ACLDeny}
 		for _, r := range acl.Rules {
 			w.Rules = append(w.Rules, fabric.ACLRule{Direction: string(r.Direction), Protocol: r.Protocol, Action: string(r.Action), Remote: r.Remote})
 		}

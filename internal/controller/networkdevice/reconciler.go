@@ -255,30 +255,22 @@ func PortWants(nd *netv1.NetworkDevice, nics []netv1.NIC) []fabric.PortWant {
 			if a == nil || i >= len(nic.Spec.NICs) {
 				continue
 			}
-			sp := nic.Spec.NICs[i].NetworkDevice.Switch
-			mode := fabric.ModeAccess
+			card := &nic.Spec.NICs[i]
+			sp := card.NetworkDevice.Switch
+			need := fabric.CardNeed{Switch: sp.Name, Port: sp.Port.String(), Mode: fabric.ModeAccess, Down: a.PortStatus == netv1.PortDown, HostMAC: card.MAC}
 			if a.PortMode == netv1.PortModeTrunk {
-				mode = fabric.ModeTrunk
+				need.Mode = fabric.ModeTrunk
+			}
+			if sn := card.SmartNIC; sn != nil {
+				need.SmartNIC = &fabric.CardSwitch{Switch: sn.Switch, HostPort: sn.HostPort, UplinkPort: sn.UplinkPort}
+			} else {
+				need.LAG = lagWant(nd, sp.Name, a.LAG)
 			}
 			// A trunk of several networks lists them all (network and vlanID name the first).
-			carried := append([]netv1.NetworkStatus{{Name: a.Network, VLANID: a.VLANID}}, a.Networks...)
-			down := a.PortStatus == netv1.PortDown
-			mac := nic.Spec.NICs[i].MAC
-			if sn := nic.Spec.NICs[i].SmartNIC; sn != nil {
-				// Through the card's own switch: the host port carries the networks as asked, with
-				// their lists and state; the uplink and the top-of-rack port trunk them.
-				for _, n := range carried {
-					wants = append(wants,
-						fabric.PortWant{Switch: sn.Switch, Port: sn.HostPort, Mode: mode, VLAN: int(n.VLANID), Down: down, ACL: aclWant(a, n.Name, mac)},
-						fabric.PortWant{Switch: sn.Switch, Port: sn.UplinkPort, Mode: fabric.ModeTrunk, VLAN: int(n.VLANID)},
-						fabric.PortWant{Switch: sp.Name, Port: sp.Port.String(), Mode: fabric.ModeTrunk, VLAN: int(n.VLANID)})
-				}
-				continue
+			for _, n := range append([]netv1.NetworkStatus{{Name: a.Network, VLANID: a.VLANID}}, a.Networks...) {
+				need.Networks = append(need.Networks, fabric.CardNetwork{Name: n.Name, VLAN: int(n.VLANID), ACL: aclWant(a, n.Name)})
 			}
-			lag := lagWant(nd, sp.Name, a.LAG)
-			for _, n := range carried {
-				wants = append(wants, fabric.PortWant{Switch: sp.Name, Port: sp.Port.String(), Mode: mode, VLAN: int(n.VLANID), LAG: lag, Down: down, ACL: aclWant(a, n.Name, mac)})
-			}
+			wants = append(wants, need.Wants()...)
 		}
 	}
 	return wants
