@@ -111,7 +111,7 @@ func Build(devices []netv1.NetworkDevice, nics []netv1.NIC, clusters []netv1.Clu
 			}
 			k := key(l.Device, l.Switch, l.Port)
 			if p, ok := ports[k]; ok {
-				l.Mode, l.VLANs, l.State = string(p.Mode), portVLANs(p), "ok"
+				l.Mode, l.VLANs, l.State = string(p.Mode), portCarries(p), "ok"
 				if p.MTU != 0 {
 					l.VLANs += fmt.Sprintf(" mtu %d", p.MTU)
 				}
@@ -140,6 +140,19 @@ func Build(devices []netv1.NetworkDevice, nics []netv1.NIC, clusters []netv1.Clu
 }
 
 func key(device, sw, port string) string { return device + "/" + sw + "/" + port }
+
+// portCarries is what a port carries and how: its VLANs, then whether it is shut and the access
+// lists bound to it.
+func portCarries(p netv1.ConfiguredPort) string {
+	s := portVLANs(p)
+	if p.Down {
+		s += ", shut"
+	}
+	for _, a := range p.ACLs {
+		s += fmt.Sprintf(", acl %s (%d rules, then %s)", a.Name, a.Rules, a.Default)
+	}
+	return s
+}
 
 func portVLANs(p netv1.ConfiguredPort) string {
 	if p.LAG != nil {

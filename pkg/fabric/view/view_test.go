@@ -137,3 +137,21 @@ func TestBondMembersShowTheirBond(t *testing.T) {
 		}
 	}
 }
+
+// A shut port and a port's access lists show beside its VLANs.
+func TestShutPortsAndListsShow(t *testing.T) {
+	devices := []netv1.NetworkDevice{{
+		ObjectMeta: metav1.ObjectMeta{Name: "rack1"},
+		Spec:       netv1.NetworkDeviceSpec{Switches: []netv1.Switch{{Name: "leaf1", NetworkOS: netv1.NetworkOSOpenvSwitch}}},
+		Status: netv1.NetworkDeviceStatus{Switches: []netv1.SwitchStatus{{Name: "leaf1", Reachable: true, Ports: []netv1.ConfiguredPort{
+			{Name: "p1", Mode: netv1.PortModeAccess, VLAN: 1001, Down: true, ACLs: []netv1.ConfiguredACL{{Name: "acl0123456789", Rules: 2, Default: netv1.ACLDeny}}},
+		}}}},
+	}}
+	nics := []netv1.NIC{{Spec: netv1.NICSpec{Node: "h1", NetworkDeviceRef: "rack1", NICs: []netv1.HostNIC{
+		{Name: "eno1", NetworkDevice: netv1.NICNetworkDevice{Switch: netv1.SwitchPortRef{Name: "leaf1", Port: intstr.FromString("p1")}}},
+	}}}}
+	v := Build(devices, nics, nil)
+	if len(v.Links) != 1 || v.Links[0].VLANs != "vlan 1001, shut, acl acl0123456789 (2 rules, then deny)" {
+		t.Errorf("links %+v: want the port's VLAN, shut, and its list", v.Links)
+	}
+}
