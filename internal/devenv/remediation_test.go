@@ -74,7 +74,7 @@ func TestDevModeRemediatesAMachine(t *testing.T) {
 	}, 60*time.Second, 200*time.Millisecond).Should(Succeed(), "the MachineHealthCheck creates the remediation")
 	g.Eventually(func(g Gomega) {
 		g.Expect(host(g).Status.PoweredOn).To(BeFalse())
-	}, 30*time.Second, 100*time.Millisecond).Should(Succeed(), "the simulated BMO powers the host off")
+	}, 60*time.Second, 100*time.Millisecond).Should(Succeed(), "the simulated BMO powers the host off")
 	g.Eventually(func(g Gomega) {
 		h := host(g)
 		g.Expect(h.Status.PoweredOn).To(BeTrue())
@@ -84,5 +84,5 @@ func TestDevModeRemediatesAMachine(t *testing.T) {
 		got := &infrav1.Metal3Remediation{}
 		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(rem), got)).To(Succeed())
 		g.Expect(got.Status.Phase).To(Equal(infrav1.PhaseWaiting))
-	}, 30*time.Second, 100*time.Millisecond).Should(Succeed(), "and on again")
+	}, 60*time.Second, 100*time.Millisecond).Should(Succeed(), "and on again")
 }
