@@ -409,8 +409,9 @@ func (a ACL) Describe() string {
 // and why: a network with an acl on them is refused before anything is configured, and the host
 // is not offered. Every other driver is an ACLSetter (checked by switchdriver/builtin's tests).
 var OSesWithoutACLs = map[string]string{
-	"nxos":  "NX-OS port access lists (ip port access-group) filter inbound only, so egress rules and the default could not be kept; not rendered yet",
-	"junos": "the junos driver renders no firewall filter yet",
+	"nxos": "NX-OS port access lists (ip port access-group) filter inbound only, so egress rules and the default could not be kept; not rendered yet",
+	"junos": "the junos driver renders no firewall filter yet (the IPv6 match conditions of ethernet-switching port filters, " +
+		"and which conditions each EX/QFX platform takes on egress, are not confirmed)",
 	"sonic": "the sonic driver renders no ACL table yet",
 	"cumulus": "NVUE access lists cannot keep the model on Spectrum switches: IPv6 rules are matched in the ingress table only, " +
 		"so an outbound IPv6 list (an egress rule, or a deny default) would filter the IPv6 traffic to every port, not just the host's; " +
