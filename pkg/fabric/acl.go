@@ -343,19 +343,50 @@ func ACLsOfFlows(flows []Flow, names []string) map[string]ACL {
 }
 
 // SameACL says whether a switch's list (have, read back) is the wanted one: the same flows where
-// either side is flows, otherwise the same port, members, VLAN, host MACs, rules and default.
+// either side is flows, otherwise the same port, members, VLAN and default, the same rules by
+// meaning (SameRule), and the same host MACs when both sides carry them (a driver with nowhere
+// on the switch to record them reads none back).
 func SameACL(want, have ACL) bool {
 	if want.Name != have.Name {
 		return false
 	}
 	if want.Flows == nil && have.Flows == nil {
+		if len(want.HostMACs) > 0 && len(have.HostMACs) > 0 &&
+			!slices.Equal(lowerSorted(want.HostMACs), lowerSorted(have.HostMACs)) {
+			return false
+		}
 		return want.Port == have.Port && want.VLAN == have.VLAN && want.DefaultDeny == have.DefaultDeny &&
 			slices.Equal(sortedNames(want.Members), sortedNames(have.Members)) &&
-			slices.Equal(lowerSorted(want.HostMACs), lowerSorted(have.HostMACs)) && slices.Equal(want.Rules, have.Rules)
+			slices.EqualFunc(want.Rules, have.Rules, SameRule)
 	}
 	wf, errW := want.FlowsOf()
 	hf, errH := have.FlowsOf()
 	return errW == nil && errH == nil && slices.Equal(flowSpecs(wf), flowSpecs(hf))
+}
+
+// SameRule says whether two rules match the same traffic the same way: the same direction and
+// action, the same protocol once parsed (ssh, tcp:22 and tcp:22-22 are one), and the same remote
+// network (10.1.2.3/8 is 10.0.0.0/8). A protocol or remote that does not parse is compared as
+// written.
+func SameRule(a, b ACLRule) bool {
+	if a.Direction != b.Direction || a.Action != b.Action {
+		return false
+	}
+	pa, errA := ParseProtocol(a.Protocol)
+	pb, errB := ParseProtocol(b.Protocol)
+	if errA != nil || errB != nil {
+		if a.Protocol != b.Protocol {
+			return false
+		}
+	} else if pa != pb {
+		return false
+	}
+	if a.Remote == b.Remote {
+		return true
+	}
+	ra, errA := netip.ParsePrefix(a.Remote)
+	rb, errB := netip.ParsePrefix(b.Remote)
+	return errA == nil && errB == nil && ra.Masked() == rb.Masked()
 }
 
 // flowSpecs is a set of flows written one way, sorted: what two flow lists are compared by.
@@ -394,11 +425,13 @@ func (a ACL) Describe() string {
 // and why: a network with an acl on them is refused before anything is configured, and the host
 // is not offered. Every other driver is an ACLSetter (checked by switchdriver/builtin's tests).
 var OSesWithoutACLs = map[string]string{
-	"nxos":          "NX-OS port access lists (ip port access-group) filter inbound only, so egress rules and the default could not be kept; not rendered yet",
-	"junos":         "the junos driver renders no firewall filter yet",
-	"sonic":         "the sonic driver renders no ACL table yet",
-	"dellos10":      "the dellos10 driver renders no access list yet",
-	"cumulus":       "the cumulus driver renders no ACL yet",
+	"nxos": "NX-OS port access lists (ip port access-group) filter inbound only, so egress rules and the default could not be kept; not rendered yet",
+	"junos": "the junos driver renders no firewall filter yet (the IPv6 match conditions of ethernet-switching port filters, " +
+		"and which conditions each EX/QFX platform takes on egress, are not confirmed)",
+	"sonic": "the sonic driver renders no ACL table yet",
+	"cumulus": "NVUE access lists cannot keep the model on Spectrum switches: IPv6 rules are matched in the ingress table only, " +
+		"so an outbound IPv6 list (an egress rule, or a deny default) would filter the IPv6 traffic to every port, not just the host's; " +
+		"port ranges are taken on ingress rules only; and a rule that matches everything and accepts is ignored",
 	"openconfig":    "the gNMI driver renders no openconfig-acl yet",
 	"equinix-metal": "Equinix Metal's API has no per-port access list; filter on the hosts instead",
 }
@@ -409,7 +442,8 @@ var OSesWithoutACLs = map[string]string{
 // anything is configured, and the host is not offered. Their drivers refuse such a list with
 // ErrUnsupported naming the OS.
 var OSesWithoutTrunkACLs = map[string]string{
-	"eos": "an EOS port access list applies to every VLAN the port carries; IP access lists cannot match a VLAN",
+	"eos":      "an EOS port access list applies to every VLAN the port carries; IP access lists cannot match a VLAN",
+	"dellos10": "an OS10 port access list applies to every VLAN the port carries; IP access lists cannot match a VLAN",
 }
 
 // OSesWithoutPortState are the switch operating systems whose drivers cannot shut a port, and why:

@@ -2,6 +2,7 @@ package fabric
 
 import (
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 
@@ -118,6 +119,63 @@ func TestACLFlows(t *testing.T) {
 	} {
 		if _, err := ACLFlows(PortACL{Port: "p", Rules: []ACLRule{bad.rule}}); err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("rule %+v: error %v, want %q", bad.rule, err, bad.want)
+		}
+	}
+}
+
+// Two lists are the same when their rules mean the same: a switch that keeps no remarks reads a
+// rule back in its own words (tcp:22 for ssh, the network's address of a remote) and no host
+// MACs; a real difference in any field still tells them apart.
+func TestSameACL(t *testing.T) {
+	base := ACL{Name: "acl1", Port: "swp1", HostMACs: []string{"52:54:00:00:00:0A"}, DefaultDeny: true,
+		Rules: []ACLRule{
+			{Direction: DirectionIngress, Protocol: "ssh", Action: ActionDeny},
+			{Direction: DirectionEgress, Protocol: "tcp:1000-2000", Action: ActionAllow, Remote: "10.0.0.0/8"},
+			{Direction: DirectionIngress, Protocol: "all", Action: ActionAllow, Remote: "2001:db8::/32"},
+		}}
+	with := func(edit func(a *ACL)) ACL {
+		a := base
+		a.Rules = slices.Clone(base.Rules)
+		a.HostMACs = slices.Clone(base.HostMACs)
+		edit(&a)
+		return a
+	}
+	same := map[string]ACL{
+		"itself":                  base,
+		"ssh read back as tcp:22": with(func(a *ACL) { a.Rules[0].Protocol = "tcp:22" }),
+		"ssh as tcp:22-22":        with(func(a *ACL) { a.Rules[0].Protocol = "tcp:22-22" }),
+		"remote with host bits":   with(func(a *ACL) { a.Rules[1].Remote = "10.1.2.3/8" }),
+		"no host MACs read back":  with(func(a *ACL) { a.HostMACs = nil }),
+		"MACs in another case":    with(func(a *ACL) { a.HostMACs = []string{"52:54:00:00:00:0a"} }),
+		"IPv6 remote spelled out": with(func(a *ACL) { a.Rules[2].Remote = "2001:0db8:0::/32" }),
+	}
+	for name, have := range same {
+		if !SameACL(base, have) {
+			t.Errorf("%s: SameACL = false, want true", name)
+		}
+	}
+	differ := map[string]ACL{
+		"other name":          with(func(a *ACL) { a.Name = "acl2" }),
+		"other port":          with(func(a *ACL) { a.Port = "swp2" }),
+		"other VLAN":          with(func(a *ACL) { a.VLAN = 5 }),
+		"other default":       with(func(a *ACL) { a.DefaultDeny = false }),
+		"other host MAC":      with(func(a *ACL) { a.HostMACs = []string{"52:54:00:00:00:0b"} }),
+		"other port number":   with(func(a *ACL) { a.Rules[0].Protocol = "tcp:23" }),
+		"udp, not tcp":        with(func(a *ACL) { a.Rules[0].Protocol = "udp:22" }),
+		"other range":         with(func(a *ACL) { a.Rules[1].Protocol = "tcp:1000-2001" }),
+		"other action":        with(func(a *ACL) { a.Rules[0].Action = ActionAllow }),
+		"other direction":     with(func(a *ACL) { a.Rules[0].Direction = DirectionEgress }),
+		"other remote":        with(func(a *ACL) { a.Rules[1].Remote = "10.0.0.0/16" }),
+		"remote dropped":      with(func(a *ACL) { a.Rules[1].Remote = "" }),
+		"a rule missing":      with(func(a *ACL) { a.Rules = a.Rules[1:] }),
+		"rules reordered":     with(func(a *ACL) { a.Rules[0], a.Rules[2] = a.Rules[2], a.Rules[0] }),
+		"unparsed protocol":   with(func(a *ACL) { a.Rules[0].Protocol = "drifted" }),
+		"a bond, not a port":  with(func(a *ACL) { a.Members = []string{"swp1", "swp2"} }),
+		"as flows, not rules": {Name: "acl1", Flows: []Flow{{Cookie: 1, InPort: "swp1"}}},
+	}
+	for name, have := range differ {
+		if SameACL(base, have) {
+			t.Errorf("%s: SameACL = true, want false", name)
 		}
 	}
 }

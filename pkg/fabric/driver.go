@@ -136,7 +136,8 @@ type ACL struct {
 	// only that VLAN's frames. 0: the port's untagged frames (an access port).
 	VLAN int
 	// HostMACs are the MACs of the host's cards behind the port: egress rules match frames sent
-	// to them.
+	// to them. A switch whose lists do not use them (IP access lists) may read back none;
+	// SameACL then does not compare them.
 	HostMACs []string
 	Rules    []ACLRule
 	// DefaultDeny drops what no rule matched (aclDefault: deny); otherwise it passes.

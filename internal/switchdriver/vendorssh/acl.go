@@ -127,54 +127,75 @@ func aclEntries(a fabric.ACL, l aclList) []aclEntry {
 		slices.Sort(macs)
 		out = append(out, aclEntry{remark: "metalwire macs " + strings.Join(macs, ",")})
 	}
-	anyIP := "ip"
-	if l.v6 {
-		anyIP = "ipv6"
-	}
 	for n, r := range a.Rules {
-		if r.Direction != l.dir {
+		e, ok := ruleEntry(r, l)
+		if !ok {
 			continue
-		}
-		if r.Remote != "" {
-			p, _ := netip.ParsePrefix(r.Remote)
-			if p.Addr().Is6() != l.v6 {
-				continue
-			}
 		}
 		remark := fmt.Sprintf("metalwire rule %d %s %s", n+1, r.Action, r.Protocol)
 		if r.Remote != "" {
 			remark += " " + r.Remote
 		}
-		e := aclEntry{action: "permit", src: "any", dst: "any"}
-		if r.Action == fabric.ActionDeny {
-			e.action = "deny"
-		}
-		if r.Remote != "" {
-			if l.dir == fabric.DirectionIngress {
-				e.dst = r.Remote
-			} else {
-				e.src = r.Remote
-			}
-		}
-		p, _ := fabric.ParseProtocol(r.Protocol)
-		switch p.Name {
-		case "all":
-			e.proto = anyIP
-		case "icmp":
-			e.proto = "icmp"
-			if l.v6 {
-				e.proto = "icmpv6"
-			}
-		default:
-			e.proto, e.first, e.last = p.Name, p.FirstPort, p.LastPort
-		}
 		out = append(out, aclEntry{remark: remark}, e)
 	}
-	def := aclEntry{action: "permit", proto: anyIP, src: "any", dst: "any"}
+	def := defaultEntry(a, l)
+	return append(out, aclEntry{remark: "metalwire default " + map[bool]string{true: fabric.ActionDeny, false: fabric.ActionAllow}[a.DefaultDeny]}, def)
+}
+
+// anyIP is the protocol word of a list's family: ip, or ipv6.
+func (l aclList) anyIP() string {
+	if l.v6 {
+		return "ipv6"
+	}
+	return "ip"
+}
+
+// ruleEntry is a rule's entry in list l (as checkACL passed it); ok is false when the rule is
+// not in that list (another direction, or a remote of the other family). ICMP is icmpv6 in an
+// IPv6 list.
+func ruleEntry(r fabric.ACLRule, l aclList) (aclEntry, bool) {
+	if r.Direction != l.dir {
+		return aclEntry{}, false
+	}
+	if r.Remote != "" {
+		p, _ := netip.ParsePrefix(r.Remote)
+		if p.Addr().Is6() != l.v6 {
+			return aclEntry{}, false
+		}
+	}
+	e := aclEntry{action: "permit", src: "any", dst: "any"}
+	if r.Action == fabric.ActionDeny {
+		e.action = "deny"
+	}
+	if r.Remote != "" {
+		if l.dir == fabric.DirectionIngress {
+			e.dst = r.Remote
+		} else {
+			e.src = r.Remote
+		}
+	}
+	p, _ := fabric.ParseProtocol(r.Protocol)
+	switch p.Name {
+	case "all":
+		e.proto = l.anyIP()
+	case "icmp":
+		e.proto = "icmp"
+		if l.v6 {
+			e.proto = "icmpv6"
+		}
+	default:
+		e.proto, e.first, e.last = p.Name, p.FirstPort, p.LastPort
+	}
+	return e, true
+}
+
+// defaultEntry is a list's last entry: the default for all of its family's traffic.
+func defaultEntry(a fabric.ACL, l aclList) aclEntry {
+	def := aclEntry{action: "permit", proto: l.anyIP(), src: "any", dst: "any"}
 	if a.DefaultDeny {
 		def.action = "deny"
 	}
-	return append(out, aclEntry{remark: "metalwire default " + map[bool]string{true: fabric.ActionDeny, false: fabric.ActionAllow}[a.DefaultDeny]}, def)
+	return def
 }
 
 // text writes an entry as the IOS-like CLIs take it (no sequence number).

@@ -22,7 +22,27 @@ const refusedEntry = "deny tcp " + anyAny + " eq 22"
 const anyAny = "any " + "any"
 
 // aclOSes bind access lists; the others refuse them and are listed in fabric.OSesWithoutACLs.
-var aclOSes = []string{"eos"}
+var aclOSes = []string{"eos", "dellos10"}
+
+// aclShown is what each OS shows of hostACL's lists: the IPv4 inbound and IPv6 outbound lists'
+// entries in sequence order, and the entry of its ssh rule.
+var aclShown = map[string]struct {
+	in, out6 []string
+	ssh      string
+}{
+	"eos": {
+		in: []string{"remark metalwire macs 52:54:00:00:00:0a", "remark metalwire rule 1 deny ssh", "deny tcp " + anyAny + " eq ssh",
+			"remark metalwire default deny", "deny ip " + anyAny},
+		out6: []string{"remark metalwire rule 4 allow icmp", "permit icmpv6 " + anyAny, "remark metalwire default deny", "deny ipv6 " + anyAny},
+		ssh:  "deny tcp " + anyAny + " eq ssh",
+	},
+	// No remarks: rule I is entry 10*I, the default 50.
+	"dellos10": {
+		in:   []string{"deny tcp " + anyAny + " eq 22", "deny ip " + anyAny},
+		out6: []string{"permit icmp " + anyAny, "deny ipv6 " + anyAny},
+		ssh:  "deny tcp " + anyAny + " eq 22",
+	},
+}
 
 // aclPass is one reconcile as the fabric controller runs it, ACLs included: read what the
 // fabric names (ports, bonds, lists), diff, apply; it returns what was read.
@@ -104,12 +124,10 @@ func TestACLEndToEnd(t *testing.T) {
 			}
 			golden(t, name+"/ensure-acl.golden", srv2.Commands())
 
-			wantIn := []string{"remark metalwire macs 52:54:00:00:00:0a", "remark metalwire rule 1 deny ssh", "deny tcp " + anyAny + " eq ssh",
-				"remark metalwire default deny", "deny ip " + anyAny}
+			wantIn, wantOut6 := aclShown[name].in, aclShown[name].out6
 			if got := entries(srv, acl.Name+"-in"); !slices.Equal(got, wantIn) {
 				t.Errorf("IPv4 inbound list:\n%q\nwant\n%q", got, wantIn)
 			}
-			wantOut6 := []string{"remark metalwire rule 4 allow icmp", "permit icmpv6 " + anyAny, "remark metalwire default deny", "deny ipv6 " + anyAny}
 			if got := entries(srv, acl.Name+"-out6"); !slices.Equal(got, wantOut6) {
 				t.Errorf("IPv6 outbound list:\n%q\nwant\n%q", got, wantOut6)
 			}
@@ -147,7 +165,7 @@ func TestACLEndToEnd(t *testing.T) {
 				t.Fatalf("changing the list: %v", err)
 			}
 			golden(t, name+"/change-acl.golden", srv.Commands())
-			if got := entries(srv, acl.Name+"-in"); slices.Contains(got, "deny tcp "+anyAny+" eq ssh") || got[len(got)-1] != "permit ip "+anyAny {
+			if got := entries(srv, acl.Name+"-in"); slices.Contains(got, aclShown[name].ssh) || got[len(got)-1] != "permit ip "+anyAny {
 				t.Errorf("IPv4 inbound list after the change: %q", got)
 			}
 			if have, _ = aclPass(t, v.set, srv, want, fabric.RecordOf(want)); !fabric.SameACL(changed, have.ACLs[acl.Name]) || len(srv.Commands()) != 0 {

@@ -160,26 +160,33 @@ func parseIOSACLs(names []string, lists map[string][]string, secs map[string][]s
 			out[name] = fabric.ACL{Name: name, Rules: []fabric.ACLRule{{Direction: "drifted"}}}
 			continue
 		}
-		bind := bindLines(name, "", false)
-		bind = bind[1 : len(bind)-1]
-		for iface, lines := range secs {
-			has := true
-			for _, b := range bind {
-				has = has && slices.Contains(lines, b)
-			}
-			if !has {
-				continue
-			}
-			a.Port = iface
-			for _, l := range lags {
-				if l.Port.Name == iface {
-					a.Port, a.Members = l.Name, slices.Clone(l.Members)
-				}
-			}
-		}
+		a.Port, a.Members = boundTo(name, secs, lags)
 		out[name] = a
 	}
 	return out
+}
+
+// boundTo is the port, or the bond (its name and members), whose interface carries all four
+// access-group lines of list name (secs: each interface's lines); "" when none does.
+func boundTo(name string, secs map[string][]string, lags map[string]fabric.LAG) (string, []string) {
+	bind := bindLines(name, "", false)
+	bind = bind[1 : len(bind)-1]
+	for iface, lines := range secs {
+		has := true
+		for _, b := range bind {
+			has = has && slices.Contains(lines, b)
+		}
+		if !has {
+			continue
+		}
+		for _, l := range lags {
+			if l.Port.Name == iface {
+				return l.Name, slices.Clone(l.Members)
+			}
+		}
+		return iface, nil
+	}
+	return "", nil
 }
 
 // eosACLLists reads the access lists of "show running-config | json": each list's entries in

@@ -23,6 +23,7 @@ func DellOS10() sshcli.CommandSet {
 	return sshcli.CommandSet{
 		NetworkOS:          "dellos10",
 		PortState:          true,
+		ACLs:               true,
 		Mode:               sshcli.ModePlatform,
 		PlatformDefinition: dellOS10Platform,
 		Save:               []string{"write memory"},
@@ -58,7 +59,7 @@ func DellOS10() sshcli.CommandSet {
 // Every port change ends with the port's state before exit: "shutdown" (portStatus down) or
 // "no shutdown" (a reset port is up).
 //
-// Bonds: port-channels, as on EOS (lagDialect.renderLAG); no VLT.
+// Bonds: port-channels, as on EOS (lagDialect.renderLAG); no VLT. Access lists: renderOS10ACL.
 func renderOS10(ep fabric.Endpoint, have fabric.State, batch fabric.Batch) ([]string, error) {
 	var lines []string
 	drop := func(name string, keep []int) {
@@ -104,6 +105,12 @@ func renderOS10(ep fabric.Endpoint, have fabric.State, batch fabric.Batch) ([]st
 			access(p.Name, idle, false)
 		case fabric.OpEnsureLAG, fabric.OpRemoveLAG:
 			l, err := os10LAG.renderLAG(ep, have, i, c)
+			if err != nil {
+				return nil, err
+			}
+			lines = append(lines, l...)
+		case fabric.OpEnsureACL, fabric.OpRemoveACL:
+			l, err := renderOS10ACL(have, i, c)
 			if err != nil {
 				return nil, err
 			}
@@ -192,5 +199,6 @@ func parseOS10(_ fabric.Endpoint, names []string, outs []string) (fabric.State, 
 	for m := range members {
 		delete(all, m)
 	}
-	return fabric.State{VLANs: vlansOf(ids), Ports: wantPorts(all, names), LAGs: lags}, nil
+	acls := parseOS10ACLs(names, os10ACLLists(outs[0]), secs, lags)
+	return fabric.State{VLANs: vlansOf(ids), Ports: wantPorts(all, names), LAGs: lags, ACLs: acls}, nil
 }

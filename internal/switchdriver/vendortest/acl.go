@@ -42,7 +42,7 @@ func (c *iosLike) aclLine(cfg *Config, st *shellState, no bool, f []string, cmd 
 			return msg + "\n", true
 		}
 		if !no {
-			st.mode, st.context = "config-acl", name
+			st.mode, st.context, st.aclV6 = "config-acl", name, f[0] == "ipv6"
 		}
 		return "", true
 	case len(f) == 4 && (f[0] == "ip" || f[0] == "ipv6") && f[1] == "access-group" && st.mode == "config-if" && (f[3] == "in" || f[3] == "out"):
@@ -67,6 +67,13 @@ func (c *iosLike) aclLine(cfg *Config, st *shellState, no bool, f []string, cmd 
 
 // aclEntry adds (or with no, removes) one entry of the list being configured.
 func (c *iosLike) aclEntry(cfg *Config, name string, no bool, f []string, cmd string) string {
+	if c.os10ACLs {
+		// OS10: "seq N ENTRY", "no seq N".
+		if f[0] != "seq" || len(f) < 2 {
+			return c.invalid(cmd) + "\n"
+		}
+		f = f[1:]
+	}
 	seq, err := strconv.Atoi(f[0])
 	if err != nil || seq < 1 || seq > 4294967295 {
 		return c.invalid(cmd) + "\n"
@@ -82,7 +89,11 @@ func (c *iosLike) aclEntry(cfg *Config, name string, no bool, f []string, cmd st
 			msg = "% Error: Duplicate sequence number"
 			return
 		}
-		text, ok := eosEntryText(a.V6, f[1:])
+		entryText := eosEntryText
+		if c.os10ACLs {
+			entryText = os10EntryText
+		}
+		text, ok := entryText(a.V6, f[1:])
 		if !ok {
 			msg = c.invalid(cmd)
 			return
@@ -101,10 +112,27 @@ func eosEntryText(v6 bool, f []string) (string, bool) {
 	if len(f) >= 2 && f[0] == "remark" {
 		return strings.Join(f, " "), true
 	}
+	return entryText(v6, f, "icmpv6", eosPortName, true)
+}
+
+// os10EntryText checks an entry (after "seq N") as OS10 parses it and returns it as typed: ICMP
+// is "icmp" in both families (in an IPv6 list, ICMPv6).
+func os10EntryText(v6 bool, f []string) (string, bool) {
+	return entryText(v6, f, "icmp", nil, false)
+}
+
+// entryText checks "ACTION PROTO SRC DST [eq P | range A B]": icmp6 is the IPv6 list's ICMP
+// word, portNames the ports shown by name, hostWord whether a single address shows as "host X".
+func entryText(v6 bool, f []string, icmp6 string, portNames map[int]string, hostWord bool) (string, bool) {
 	if len(f) < 4 || (f[0] != "permit" && f[0] != "deny") {
 		return "", false
 	}
-	protos := map[string]bool{"ip": !v6, "ipv6": v6, "tcp": true, "udp": true, "icmp": !v6, "icmpv6": v6}
+	protos := map[string]bool{"ip": !v6, "ipv6": v6, "tcp": true, "udp": true}
+	if !v6 {
+		protos["icmp"] = true
+	} else {
+		protos[icmp6] = true
+	}
 	if !protos[f[1]] {
 		return "", false
 	}
@@ -122,7 +150,7 @@ func eosEntryText(v6 bool, f []string) (string, bool) {
 		if err != nil || p.Addr().Is6() != v6 || p.Masked() != p {
 			return "", false
 		}
-		if p.IsSingleIP() {
+		if p.IsSingleIP() && hostWord {
 			out = append(out, "host", p.Addr().String())
 		} else {
 			out = append(out, p.String())
@@ -134,7 +162,7 @@ func eosEntryText(v6 bool, f []string) (string, bool) {
 		if err != nil || n < 0 || n > 65535 {
 			return "", false
 		}
-		if name, ok := eosPortName[n]; ok {
+		if name, ok := portNames[n]; ok {
 			return name, true
 		}
 		return s, true

@@ -33,7 +33,10 @@ type iosLike struct {
 	lagMax    int
 	// acls: "ip access-list NAME" and "ipv6 access-list NAME" (mode config-acl, entries with
 	// sequence numbers) and "ip access-group NAME in|out" on interfaces (EOS).
-	acls               bool
+	acls bool
+	// os10ACLs: the lists are OS10's: prompts (conf-ipv4-acl) and (conf-ipv6-acl), entries
+	// "seq N ..." shown as typed (os10EntryText).
+	os10ACLs           bool
 	mlagWord, rateWord string
 	invalid            func(cmd string) string
 	missing            func(what string) string
@@ -59,6 +62,11 @@ func (c *iosLike) prompt(st *shellState) string {
 	case "config-vlan":
 		return c.hostname + strings.ReplaceAll(c.vlanPrompt, "%s", st.context) + "#"
 	case "config-acl":
+		if c.os10ACLs && st.aclV6 {
+			return c.hostname + "(conf-ipv6-acl)#"
+		} else if c.os10ACLs {
+			return c.hostname + "(conf-ipv4-acl)#"
+		}
 		return c.hostname + "(config-acl-" + st.context + ")#"
 	}
 	return c.hostname + "#"

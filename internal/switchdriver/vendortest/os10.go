@@ -2,6 +2,8 @@ package vendortest
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -9,7 +11,7 @@ func init() {
 	personalities["dellos10"] = &iosLike{
 		hostname: "OS10", startMode: "enable",
 		ifPrompt: "(conf-if-%s)", vlanPrompt: "(conf-if-vl-%s)",
-		vlanIsInterface: true, addAllowed: true, needsVLAN: true,
+		vlanIsInterface: true, addAllowed: true, needsVLAN: true, acls: true, os10ACLs: true,
 		lagPrefix: "port-channel", lagMax: 128, rateWord: "rate",
 		invalid: func(string) string { return "% Error: Unrecognized command." },
 		missing: func(id string) string { return "% Error: vlan" + id + " does not exist." },
@@ -56,9 +58,30 @@ func os10Show(s *Server, cmd string) (string, bool) {
 			if p.LACPFast {
 				b.WriteString(" lacp rate fast\n")
 			}
+			for _, g := range p.AccessGroups {
+				fmt.Fprintf(&b, " %s\n", g)
+			}
 			b.WriteString(" flowcontrol receive on\n!\n")
 		}
+		os10ACLSections(s.Config, &b)
 		return b.String(), true
 	}
 	return "", false
+}
+
+// os10ACLSections prints the access lists as "show running-configuration" does: a block per
+// list, its entries "seq N TEXT" in sequence order.
+func os10ACLSections(cfg *Config, b *strings.Builder) {
+	for _, name := range cfg.ACLNames() {
+		a, _ := cfg.ACL(name)
+		kw := "ip"
+		if a.V6 {
+			kw = "ipv6"
+		}
+		fmt.Fprintf(b, "%s access-list %s\n", kw, name)
+		for _, seq := range slices.Sorted(maps.Keys(a.Entries)) {
+			fmt.Fprintf(b, " seq %d %s\n", seq, a.Entries[seq])
+		}
+		b.WriteString("!\n")
+	}
 }

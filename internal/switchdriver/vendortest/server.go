@@ -70,6 +70,8 @@ type shellState struct {
 	context  string   // the interface or VLAN being configured, as typed
 	ports    []string // the interfaces being configured (several for a range)
 	noPaging bool
+	// aclV6: the access list being configured is an IPv6 one (OS10's prompt says so).
+	aclV6 bool
 	// private is Junos' private candidate ("configure private"), gone with the session.
 	private *Config
 }
