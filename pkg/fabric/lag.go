@@ -49,7 +49,7 @@ type LAGPlan struct {
 
 // OSesWithMLAG are the switch operating systems (NetworkDevice networkOS) whose drivers configure
 // a multi-chassis LAG, by the name their vendor gives it. Open vSwitch has none; SONiC's MCLAG,
-// Dell OS10's VLT and Junos' MC-LAG are not rendered (see docs/switch-drivers.md).
+// Dell OS10's VLT and Junos' MC-LAG are not rendered (see docs/vendor-switches.md).
 var OSesWithMLAG = map[string]string{"eos": "MLAG", "nxos": "vPC", "cumulus": "CLAG"}
 
 // OSesWithoutBonds are the switch operating systems whose drivers make no bond at all, and why: a

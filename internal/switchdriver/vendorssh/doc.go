@@ -6,6 +6,6 @@
 //
 // The CLI switches (EOS, NX-OS, Junos, OS10) are driven through scrapligo's platform
 // definitions (sshcli.ModePlatform); the Linux-based ones (SONiC, Cumulus) over exec channels,
-// whose exit status says whether a command worked. docs/switch-drivers.md lists the exact
+// whose exit status says whether a command worked. docs/vendor-switches.md lists the exact
 // commands each change sends.
 package vendorssh
