@@ -23,7 +23,7 @@ var benchACL = []netv1.ACLRule{
 func cardACLs(network string) []netv1.CardACL {
 	rules := make([]netv1.CardACLRule, 0, len(benchACL))
 	for _, r := range benchACL {
-		rules = append(rules, netv1.CardACLRule{Direction: r.Direction, Protocol: r.Protocol, Action: r.Action, Remote: r.Remote})
+		rules = append(rules, netv1.CardACLRule(r))
 	}
 	return []netv1.CardACL{{Network: network, Name: "acl0000000000", Rules: rules, Default: netv1.ACLAllow}}
 }
