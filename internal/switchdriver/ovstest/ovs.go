@@ -11,8 +11,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -67,6 +69,13 @@ type Options struct {
 	// VSwitchd starts ovs-vswitchd (user space) so bridges forward packets. Without it only the
 	// database runs: enough for drivers, not for pings.
 	VSwitchd bool
+	// UnnamedNamespace runs ovs-vswitchd (VSwitchd) in a network namespace with no name
+	// (unshare --net), which ends with the process: nothing is left behind even when the test
+	// binary is killed, but no host can be cabled to the switch (Namespace is "").
+	UnnamedNamespace bool
+	// DummyPorts lets ovs-vswitchd (VSwitchd) make interfaces of type dummy (--enable-dummy):
+	// ports with an OpenFlow port number and no kernel device behind them (AddDummyPorts).
+	DummyPorts bool
 	// ExtraRemotes are passed to ovsdb-server as --remote (e.g. "pssl:0:127.0.0.1").
 	ExtraRemotes []string
 	// ExtraArgs are passed to ovsdb-server (e.g. --private-key=..., --certificate=...).
@@ -114,7 +123,7 @@ func StartSwitch(t testing.TB, opts Options) *Switch {
 		args = append(args, "--remote="+r)
 	}
 	args = append(args, opts.ExtraArgs...)
-	s.start(t, "ovsdb-server", args...)
+	s.start(t, "ovsdb-server", "ovsdb-server", args...)
 	waitFor(t, "ovsdb-server socket "+s.Socket, func() bool {
 		_, err := os.Stat(s.Socket)
 		return err == nil
@@ -127,13 +136,21 @@ func StartSwitch(t testing.TB, opts Options) *Switch {
 		// ovs-vswitchd runs in a network namespace of its own: its tap devices (the datapath's
 		// "ovs-netdev", one per bridge) have fixed names, and switches of tests running at once
 		// must not share them. The database socket is a file, so it reaches it from there.
-		s.Namespace = s.prefix + "-sw"
-		ip(t, "netns", "add", s.Namespace)
-		t.Cleanup(func() { _ = exec.Command("ip", "netns", "del", s.Namespace).Run() })
-		s.start(t, "ip", "netns", "exec", s.Namespace, "ovs-vswitchd", "--disable-system", s.UnixRemote,
-			"--unixctl="+filepath.Join(dir, "ovs-vswitchd.ctl"),
-			"--pidfile="+filepath.Join(dir, "ovs-vswitchd.pid"),
-			"--log-file="+filepath.Join(dir, "ovs-vswitchd.log"))
+		args := []string{"ovs-vswitchd", "--disable-system", s.UnixRemote,
+			"--unixctl=" + filepath.Join(dir, "ovs-vswitchd.ctl"),
+			"--pidfile=" + filepath.Join(dir, "ovs-vswitchd.pid"),
+			"--log-file=" + filepath.Join(dir, "ovs-vswitchd.log")}
+		if opts.DummyPorts {
+			args = append(args, "--enable-dummy")
+		}
+		if opts.UnnamedNamespace {
+			s.start(t, "ovs-vswitchd", "unshare", append([]string{"--net"}, args...)...)
+		} else {
+			s.Namespace = s.prefix + "-sw"
+			ip(t, "netns", "add", s.Namespace)
+			t.Cleanup(func() { _ = exec.Command("ip", "netns", "del", s.Namespace).Run() })
+			s.start(t, "ovs-vswitchd", "ip", append([]string{"netns", "exec", s.Namespace}, args...)...)
+		}
 	}
 	return s
 }
@@ -143,21 +160,35 @@ func (s *Switch) env() []string {
 	return append(os.Environ(), "OVS_RUNDIR="+s.Dir, "OVS_LOGDIR="+s.Dir, "OVS_DBDIR="+s.Dir)
 }
 
-func (s *Switch) start(t testing.TB, name string, args ...string) {
-	logName := name
-	if name == "ip" { // ip netns exec NS program ...
-		logName = args[3]
-	}
+// start runs name with args (program itself, or a command that execs it: ip netns exec,
+// unshare) until the test ends; program names its log file.
+func (s *Switch) start(t testing.TB, program, name string, args ...string) {
+	logName := program
 	t.Helper()
 	cmd := exec.Command(name, args...)
 	cmd.Env = s.env()
+	// Killed with the test binary, also when it dies without running cleanups (a test timeout's
+	// panic, an interrupt): no daemon outlives it. Pdeathsig follows the thread that started
+	// the process, so that thread is held by the goroutine waiting for it, and by nothing else,
+	// until the process ends.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
+	started := make(chan error, 1)
+	done := make(chan struct{})
+	go func() {
+		runtime.LockOSThread() // never unlocked: the thread ends with this goroutine
+		defer close(done)
+		if err := cmd.Start(); err != nil {
+			started <- err
+			return
+		}
+		started <- nil
+		_ = cmd.Wait()
+	}()
+	if err := <-started; err != nil {
 		t.Fatalf("start %s: %v", logName, err)
 	}
-	done := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(done) }()
 	t.Cleanup(func() {
 		_ = cmd.Process.Signal(os.Interrupt)
 		select {
@@ -221,6 +252,69 @@ func (s *Switch) AddPorts(t testing.TB, bridge string, tag int, names ...string)
 		}
 	}
 	s.Vsctl(t, args...)
+}
+
+// AddDummyPorts adds ports whose interface is of type dummy, each with the given tag (0: none):
+// ovs-vswitchd started with Options.DummyPorts gives them an OpenFlow port number, so flows may
+// match them (in_port) and port-mods shut them, with no kernel device behind them. Use
+// WaitOFPorts before addressing them by OpenFlow.
+func (s *Switch) AddDummyPorts(t testing.TB, bridge string, tag int, names ...string) {
+	t.Helper()
+	args := []string{}
+	for _, n := range names {
+		if len(args) > 0 {
+			args = append(args, "--")
+		}
+		args = append(args, "add-port", bridge, n)
+		if tag > 0 {
+			args = append(args, fmt.Sprintf("tag=%d", tag))
+		}
+		args = append(args, "--", "set", "interface", n, "type=dummy")
+	}
+	s.Vsctl(t, args...)
+}
+
+// WaitOFPorts waits until ovs-vswitchd has given every named interface an OpenFlow port number.
+func (s *Switch) WaitOFPorts(t testing.TB, names ...string) {
+	t.Helper()
+	var missing []string
+	ok := func() bool {
+		out := s.Vsctl(t, "--format=json", "--columns=name,ofport", "list", "Interface")
+		var table struct {
+			Data [][]json.RawMessage `json:"data"`
+		}
+		if err := json.Unmarshal([]byte(out), &table); err != nil {
+			t.Fatalf("parse ovs-vsctl list Interface: %v\n%s", err, out)
+		}
+		ofport := map[string]int{}
+		for _, d := range table.Data {
+			var name string
+			_ = json.Unmarshal(d[0], &name)
+			ofport[name] = firstInt(d[1])
+		}
+		missing = missing[:0]
+		for _, n := range names {
+			if ofport[n] <= 0 {
+				missing = append(missing, n)
+			}
+		}
+		return len(missing) == 0
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatalf("ovs-vswitchd gave no OpenFlow port number within 60s to %d interfaces: %s", len(missing), quoteNames(missing))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// quoteNames lists the first few names.
+func quoteNames(names []string) string {
+	if len(names) > 5 {
+		return strings.Join(names[:5], ", ") + fmt.Sprintf(" and %d more", len(names)-5)
+	}
+	return strings.Join(names, ", ")
 }
 
 // PortRow is a Port row as ovs-vsctl lists it: what a person checking the switch would see.

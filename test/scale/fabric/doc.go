@@ -5,5 +5,9 @@
 // `make bench-fabric`. It prints the time until every host's state is ready, the OVSDB
 // transactions each switch received, and the manager's CPU and peak memory. With
 // FABRIC_BENCH_LAG=1 each host's two cards are on one switch and bonded with LACP (one network
-// of linkAggregation 2): `FABRIC_BENCH_LAG=1 make bench-fabric`.
+// of linkAggregation 2): `FABRIC_BENCH_LAG=1 make bench-fabric`. With FABRIC_BENCH_ACL=1 every
+// network has a two-rule access list (ssh denied, then all allowed), written as OpenFlow flows:
+// each switch also runs an ovs-vswitchd whose ports are dummy interfaces, and the benchmark
+// checks every host's flows on its switch with ovs-ofctl. Both at once are issue 25's run:
+// `FABRIC_BENCH_LAG=1 FABRIC_BENCH_ACL=1 make bench-fabric`.
 package fabric

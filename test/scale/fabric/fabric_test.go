@@ -49,6 +49,9 @@ func TestFabricScale(t *testing.T) {
 	// FABRIC_BENCH_LAG=1: each host's two cards on one switch, bonded with LACP (one network of
 	// linkAggregation 2) rather than two networks of a card each.
 	bonded := os.Getenv("FABRIC_BENCH_LAG") == "1"
+	// FABRIC_BENCH_ACL=1: every network has a two-rule access list (benchACL), written as
+	// OpenFlow flows: each switch then runs an ovs-vswitchd too, its ports dummy interfaces.
+	withACL := os.Getenv("FABRIC_BENCH_ACL") == "1"
 	portsPerSwitch := (hosts*cardsPerHost + switches - 1) / switches
 	if bonded {
 		portsPerSwitch = (hosts + switches - 1) / switches * cardsPerHost
@@ -69,16 +72,25 @@ func TestFabricScale(t *testing.T) {
 	if bonded {
 		shape = "one ClusterNetwork of one network, each host's two cards one LACP bond"
 	}
-	fmt.Printf("\nfabric at scale: %d hosts x %d NICs on %d ovsdb-servers (%d ports each), %s, --fabric-concurrency=%d\n",
-		hosts, cardsPerHost, switches, portsPerSwitch, shape, fabricConcurrency)
+	servers := "ovsdb-servers"
+	if withACL {
+		shape += fmt.Sprintf(", a %d-rule access list on each network", len(benchACL))
+		servers = "ovsdb-servers and ovs-vswitchds"
+	}
+	fmt.Printf("\nfabric at scale: %d hosts x %d NICs on %d %s (%d ports each), %s, --fabric-concurrency=%d\n",
+		hosts, cardsPerHost, switches, servers, portsPerSwitch, shape, fabricConcurrency)
 	setup := time.Now()
-	fleet := ovstest.StartFleet(t, switches, portsPerSwitch)
-	fmt.Printf("  %d ovsdb-servers started in %.1fs\n", switches, time.Since(setup).Seconds())
+	fleet := ovstest.StartFleetWith(t, switches, portsPerSwitch, ovstest.FleetOptions{VSwitchd: withACL})
+	fmt.Printf("  %d %s started in %.1fs\n", switches, servers, time.Since(setup).Seconds())
 
 	g.Expect(env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})).To(Succeed())
 	nd := &netv1.NetworkDevice{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "fabric"}}
 	for i, s := range fleet.Switches {
-		nd.Spec.Switches = append(nd.Spec.Switches, netv1.Switch{Name: switchName(i), Address: s.TCPRemote, NetworkOS: netv1.NetworkOSOpenvSwitch, Bridge: fleet.Bridges[i]})
+		sw := netv1.Switch{Name: switchName(i), Address: s.TCPRemote, NetworkOS: netv1.NetworkOSOpenvSwitch, Bridge: fleet.Bridges[i]}
+		if withACL { // the OVSDB remote is TCP, so the bridge's OpenFlow endpoint is named
+			sw.OpenFlowRemote = s.MgmtRemote(fleet.Bridges[i])
+		}
+		nd.Spec.Switches = append(nd.Spec.Switches, sw)
 	}
 	g.Expect(env.Client.Create(ctx, nd)).To(Succeed())
 	// Card k of the fleet (host k/2, its card k%2) is cabled to switch k%switches, port
@@ -101,6 +113,11 @@ func TestFabricScale(t *testing.T) {
 	if bonded {
 		networks = []netv1.Network{{Name: "control", NICHint: netv1.NICHint{Speed: 1000}, LinkAggregation: cardsPerHost, LAG: &netv1.LAG{Mode: netv1.LAGLACP, LACPRate: netv1.LACPSlow}}}
 	}
+	if withACL {
+		for i := range networks {
+			networks[i].ACL = benchACL
+		}
+	}
 	g.Expect(env.Client.Create(ctx, &netv1.ClusterNetwork{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "bench"},
 		Spec:       netv1.ClusterNetworkSpec{NetworkDeviceRef: nd.Name, VLANRange: "1000-1999", Networks: networks},
@@ -119,6 +136,11 @@ func TestFabricScale(t *testing.T) {
 		floorStatus.NICs = []*netv1.NICAssignment{
 			{Network: "control", VLANID: 1000, PortMode: netv1.PortModeAccess, LAG: lag},
 			{Network: "control", VLANID: 1000, PortMode: netv1.PortModeAccess, LAG: lag},
+		}
+	}
+	if withACL {
+		for _, a := range floorStatus.NICs {
+			a.ACLs = cardACLs(a.Network)
 		}
 	}
 	setStatus := func(h int, from, to netv1.NICStatus) error {
@@ -217,6 +239,27 @@ func TestFabricScale(t *testing.T) {
 		}
 	}
 
+	// Every host's list is on its switch: read back with ovs-ofctl from each switch itself.
+	var acls []aclCounts
+	if withACL {
+		var lists []hostList
+		for h := 0; h < hosts; h++ {
+			if bonded {
+				sw, first := cable(h, 0)
+				lists = append(lists, hostList{host: hostName(h), network: "control", sw: sw, ports: fleet.Ports[sw][first : first+cardsPerHost]})
+				continue
+			}
+			for c, n := range []string{"control", "data"} {
+				sw, port := cable(h, c)
+				lists = append(lists, hostList{host: hostName(h), network: n, sw: sw, ports: fleet.Ports[sw][port : port+1]})
+			}
+		}
+		acls = checkACLFlows(t, fleet, lists)
+		if !t.Failed() {
+			fmt.Printf("\nevery host's access list is on its switch: %d lists, each port's ssh drop above its allow, read back with ovs-ofctl\n", len(lists))
+		}
+	}
+
 	fmt.Printf("\n%8s %9s %12s %14s %12s %14s %14s %12s\n", "hosts", "switches", "selected in", "all ready in", "hosts/s", "manager CPU", "peak heap", "max RSS")
 	fmt.Printf("%8d %9d %11.2fs %13.2fs %12.0f %13.2fs %10.0f MiB %8.0f MiB\n", hosts, switches, selectedIn.Seconds(), elapsed.Seconds(),
 		float64(hosts)/elapsed.Seconds(), cpu.Seconds(), float64(peakHeap)/(1<<20), float64(measure.PeakRSS(os.Getpid()))/(1<<20))
@@ -225,22 +268,39 @@ func TestFabricScale(t *testing.T) {
 	fmt.Printf("CPU over the run: %s (benchmark: the manager and the selection's writers); machine %.0f%% busy\n", used, machineBusy)
 	fmt.Printf("manager API writes: %d, %.2f per host (%s)\n", managerWrites.total(), float64(managerWrites.total())/float64(hosts), managerWrites)
 	fmt.Printf("objects the status writes rewrite in whole, at the end: %s\n", objectSizes(t, cn, nd))
-	fmt.Println("\nper switch: ports configured, sessions opened, batches applied, OVSDB transactions sent")
+	if withACL {
+		fmt.Println("\nper switch: ports configured, sessions opened, batches applied (of them with list changes), changes sent (OVSDB transactions and OpenFlow bundles, as the driver counts them together), flows and lists of metalwire's cookie at the end (ovs-ofctl)")
+	} else {
+		fmt.Println("\nper switch: ports configured, sessions opened, batches applied, OVSDB transactions sent")
+	}
 	var txns []int
 	for i := range fleet.Switches {
 		c := counter.get(switchName(i))
-		fmt.Printf("  %-6s %5d ports %5d sessions %4d batches %4d transactions\n", switchName(i), min(portsPerSwitch, hosts*cardsPerHost), c.sessions.Load(), c.batches.Load(), c.txns.Load())
-		if c.txns.Load() != c.batches.Load() {
-			t.Errorf("switch %s: %d transactions for %d batches; want one transaction per batch", switchName(i), c.txns.Load(), c.batches.Load())
+		if withACL {
+			fmt.Printf("  %-6s %5d ports %5d sessions %4d batches (%4d with lists) %4d changes %6d flows %4d lists\n", switchName(i), min(portsPerSwitch, hosts*cardsPerHost),
+				c.sessions.Load(), c.batches.Load(), c.aclBatches.Load(), c.txns.Load(), acls[i].flows, acls[i].lists)
+			// At most one OVSDB transaction a batch, and one bundle a batch that changes lists.
+			if c.txns.Load() > c.batches.Load()+c.aclBatches.Load() {
+				t.Errorf("switch %s: %d changes for %d batches, %d of them with lists; want at most one transaction a batch and one bundle a batch with lists", switchName(i), c.txns.Load(), c.batches.Load(), c.aclBatches.Load())
+			}
+		} else {
+			fmt.Printf("  %-6s %5d ports %5d sessions %4d batches %4d transactions\n", switchName(i), min(portsPerSwitch, hosts*cardsPerHost), c.sessions.Load(), c.batches.Load(), c.txns.Load())
+			if c.txns.Load() != c.batches.Load() {
+				t.Errorf("switch %s: %d transactions for %d batches; want one transaction per batch", switchName(i), c.txns.Load(), c.batches.Load())
+			}
 		}
 		txns = append(txns, int(c.txns.Load()))
 	}
 	slices.Sort(txns)
-	fmt.Printf("transactions per switch: min %d, median %d, max %d, for %d ports each: they follow the batches (reconciles), not the hosts\n",
-		txns[0], txns[len(txns)/2], txns[len(txns)-1], portsPerSwitch)
+	what := "transactions"
+	if withACL {
+		what = "changes (transactions and bundles)"
+	}
+	fmt.Printf("%s per switch: min %d, median %d, max %d, for %d ports each: they follow the batches (reconciles), not the hosts\n",
+		what, txns[0], txns[len(txns)/2], txns[len(txns)-1], portsPerSwitch)
 	fmt.Printf("manager CPU is this test process's (the controllers, and the %d label patches of the selection) over the run; load average: %s\n", hosts, loadAverage())
 	if portsPerSwitch >= 20 && txns[len(txns)-1] >= portsPerSwitch {
-		t.Errorf("a switch got %d transactions for %d ports: one per host, not one per batch", txns[len(txns)-1], portsPerSwitch)
+		t.Errorf("a switch got %d %s for %d ports: one per host, not one per batch", txns[len(txns)-1], what, portsPerSwitch)
 	}
 }
 
@@ -331,14 +391,18 @@ func waitAllReady(t *testing.T, n int, start time.Time) {
 }
 
 // countingDriver counts, per switch, the sessions opened, the non-empty batches applied and the
-// OVSDB transactions the driver sent for them.
+// OVSDB transactions the driver sent for them. It embeds the driver itself, not the
+// fabric.Driver interface, so the controller still sees what it can do (access lists, port
+// state, MTU).
 type countingDriver struct {
-	fabric.Driver
+	openvswitch.Driver
 	mu        sync.Mutex
 	perSwitch map[string]*switchCounts
 }
 
-type switchCounts struct{ sessions, batches, txns atomic.Int64 }
+// txns counts what Session.Changes counts: OVSDB transactions, and OpenFlow bundles and
+// port-mods; aclBatches the batches that change access lists.
+type switchCounts struct{ sessions, batches, aclBatches, txns atomic.Int64 }
 
 func (d *countingDriver) get(sw string) *switchCounts {
 	d.mu.Lock()
@@ -378,6 +442,9 @@ func (s *countingSession) Apply(ctx context.Context, b fabric.Batch) error {
 	err := s.Session.Apply(ctx, b)
 	if len(b) > 0 {
 		s.counts.batches.Add(1)
+	}
+	if slices.ContainsFunc(b, func(c fabric.Change) bool { return c.Op == fabric.OpEnsureACL || c.Op == fabric.OpRemoveACL }) {
+		s.counts.aclBatches.Add(1)
 	}
 	s.counts.txns.Add(int64(inner.Changes() - before))
 	return err
