@@ -102,6 +102,9 @@ func StartWith(opts Options) (*Env, error) {
 	}
 	cfg, err := env.Start()
 	if err != nil {
+		// envtest leaves the API server and etcd running when a later step fails (installing
+		// an invalid CRD): stop them, or each failed start leaves two processes behind.
+		_ = env.Stop()
 		return nil, fmt.Errorf("controlplane: starting kube-apiserver and etcd from %s: %w", dir, err)
 	}
 	// Tests create many objects quickly; the default client limits (5 QPS) would make them slow.
