@@ -36,7 +36,7 @@ func kind(runs *int) skeleton.Kind[*infrav1.Metal3Cluster] {
 			conditions.Set(s.Object, metav1.Condition{Type: "Phase", Status: metav1.ConditionTrue, Reason: "Done"})
 			return ctrl.Result{}, nil
 		},
-		Ready: func(s *skeleton.Scope[*infrav1.Metal3Cluster]) {
+		Finish: func(s *skeleton.Scope[*infrav1.Metal3Cluster], _ *ctrl.Result) {
 			conditions.Set(s.Object, metav1.Condition{Type: "Ready", Status: conditions.Get(s.Object, "Phase").Status, Reason: "Summary"})
 		},
 	}
