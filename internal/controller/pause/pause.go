@@ -3,6 +3,10 @@
 // carries the cluster.x-k8s.io/paused annotation, or when the Cluster it belongs to has
 // spec.paused or that annotation. While paused a controller writes nothing: no finalizer, no
 // status, no children; it picks up where it stopped once unpaused.
+//
+// This is the one rule: the reconcilers' skeleton (internal/controller/skeleton) applies it, and
+// writes Condition with the rest of a reconcile's status. Cluster API's
+// paused.EnsurePausedCondition is not used: it writes the condition in a patch of its own.
 package pause
 
 import (

@@ -124,3 +124,27 @@ func TestGoneIsDone(t *testing.T) {
 	g.Expect(gone).To(Equal(key))
 	g.Expect(runs).To(Equal(0))
 }
+
+// TestOwnWriter: a kind's own Write gets the object as read and as the phase left it, once, and
+// Written runs after it wrote.
+func TestOwnWriter(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns := env.NewNamespace(t)
+	m3c := create(t, ns, nil)
+	req := ctrl.Request{NamespacedName: client.ObjectKeyFromObject(m3c)}
+	runs, writes, written := 0, 0, 0
+	k := kind(&runs)
+	k.Finalizer = ""
+	k.Write = func(ctx context.Context, before, after *infrav1.Metal3Cluster) error {
+		writes++
+		g.Expect(conditions.Has(before, "Phase")).To(BeFalse(), "before is the object as read")
+		g.Expect(conditions.IsTrue(after, "Phase")).To(BeTrue(), "after is the object as the phase left it")
+		return env.Client.Status().Patch(ctx, after, client.MergeFrom(before))
+	}
+	k.Written = func(*skeleton.Scope[*infrav1.Metal3Cluster]) { written++ }
+	_, err := skeleton.Reconcile(ctx, req, k)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect([]int{runs, writes, written}).To(Equal([]int{1, 1, 1}))
+	g.Expect(conditions.IsTrue(get(g, m3c), "Ready")).To(BeTrue())
+}
