@@ -1,6 +1,8 @@
 // Package skeleton is the one shape of a metalwire reconciler, Cluster API's: get the object (gone:
 // done), the watch filter, pause, the finalizer persisted before any side effect, the phases, Ready
-// summarised once, and one deferred patch of the object with its status and conditions.
+// summarised once (Finish), and one deferred patch of the object with its status and conditions.
+// Input no retry can fix is a phase's reconcile.TerminalError; the patch still writes the
+// condition saying what to fix.
 //
 // A reconciler states what differs for its kind in a Kind and calls Reconcile:
 //
@@ -17,7 +19,9 @@
 // only the finalizer and ends, and the finalizer's own update event brings the object back. Cluster
 // API's Paused condition, where a kind carries it, travels in the one patch rather than in a patch
 // of its own as util/paused.EnsurePausedCondition would make (one more write for every object of a
-// scale-up).
+// scale-up). Cluster API's patch helper sends the changed conditions of a kind that has
+// GetConditions/SetConditions in a request before the rest of the status; a kind written at scale
+// whose status only its controller writes gives its own Write instead (Metal3Machine).
 package skeleton
 
 import (
