@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"strings"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -41,25 +40,6 @@ func ClusterName(obj client.Object, fallbacks ...string) string {
 		}
 	}
 	return ""
-}
-
-// Paused reports whether obj, or the Cluster named clusterName in obj's namespace, is paused.
-// A Cluster that does not exist pauses nothing: the object is not (or no longer) part of one.
-func Paused(ctx context.Context, c client.Reader, obj client.Object, clusterName string) (bool, error) {
-	if annotations.HasPaused(obj) {
-		return true, nil
-	}
-	if clusterName == "" {
-		return false, nil
-	}
-	cluster := &clusterv1.Cluster{}
-	if err := c.Get(ctx, client.ObjectKey{Namespace: obj.GetNamespace(), Name: clusterName}, cluster); err != nil {
-		if apierrors.IsNotFound(err) {
-			return false, nil
-		}
-		return false, fmt.Errorf("reading Cluster %s/%s to see whether it is paused: %w", obj.GetNamespace(), clusterName, err)
-	}
-	return ClusterPaused(cluster), nil
 }
 
 // ClusterPaused reports whether a Cluster asks its objects to be left alone.
