@@ -11,7 +11,6 @@ import (
 	"sigs.k8s.io/cluster-api/controllers/clustercache"
 	ctrl "sigs.k8s.io/controller-runtime"
 
-	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
 	"github.com/metalwire/metalwire/internal/controller/allocationview"
 	"github.com/metalwire/metalwire/internal/controller/clusternetwork"
 	"github.com/metalwire/metalwire/internal/controller/hostnic"
@@ -170,29 +169,13 @@ func setupMetal3Machine(ctx context.Context, mgr ctrl.Manager, opts Options) err
 		Client:    mgr.GetClient(),
 		APIReader: mgr.GetAPIReader(),
 		Recorder:  mgr.GetEventRecorder("metal3machine"),
-		Data:      dataClaimer{&metal3dataclaim.Claimer{Client: mgr.GetClient()}},
+		Data:      &metal3dataclaim.Claimer{Client: mgr.GetClient()},
 		// CAPM3 parity: --watch-filter and fast track.
 		WatchFilter: opts.WatchFilter,
 		FastTrack:   opts.FastTrack,
 	}
 	r.ClusterCache = opts.ClusterCache
 	return r.SetupWithManager(ctx, mgr, opts.Concurrency)
-}
-
-// dataClaimer adapts metal3dataclaim.Claimer to the machine controller's seam, so neither
-// package imports the other.
-type dataClaimer struct{ c *metal3dataclaim.Claimer }
-
-func (d dataClaimer) Claim(ctx context.Context, m3m *infrav1.Metal3Machine) (*metal3machine.RenderedData, error) {
-	r, err := d.c.Claim(ctx, m3m)
-	if r == nil || err != nil {
-		return nil, err
-	}
-	return &metal3machine.RenderedData{Metal3Data: r.Metal3Data, MetaData: r.MetaData, NetworkData: r.NetworkData, HostSwitch: r.HostSwitch}, nil
-}
-
-func (d dataClaimer) Release(ctx context.Context, m3m *infrav1.Metal3Machine) (bool, error) {
-	return d.c.Release(ctx, m3m)
 }
 
 func setupMetal3MachineTemplate(ctx context.Context, mgr ctrl.Manager, opts Options) error {

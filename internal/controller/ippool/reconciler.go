@@ -9,7 +9,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/ptr"
@@ -19,7 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	ipamv1 "github.com/metalwire/metalwire/api/ipam/v1alpha1"
-	"github.com/metalwire/metalwire/internal/controller/pause"
+	"github.com/metalwire/metalwire/internal/controller/skeleton"
 	"github.com/metalwire/metalwire/internal/controller/watchfilter"
 	"github.com/metalwire/metalwire/internal/metrics"
 	"github.com/metalwire/metalwire/pkg/ipam"
@@ -83,36 +82,28 @@ func (r *Reconciler) now() time.Time {
 	return time.Now()
 }
 
-// Reconcile serves the claims of one pool and reports the pool's state.
+// Reconcile serves the claims of one pool and reports the pool's state, in the reconcilers' one
+// shape (skeleton): the finalizer is persisted before any address is handed out, and the pool is
+// written once at the end by writePool.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	pool := &ipamv1.IPPool{}
-	if err := r.Client.Get(ctx, req.NamespacedName, pool); err != nil {
-		if !apierrors.IsNotFound(err) {
-			return ctrl.Result{}, err
-		}
-		r.states.drop(req.NamespacedName)
-		metrics.ForgetPool(req.Namespace, req.Name)
-		return r.reconcileMissing(ctx, req.NamespacedName)
-	}
-	if !watchfilter.Matches(pool, r.WatchFilter) {
-		r.states.drop(req.NamespacedName)
-		return ctrl.Result{}, nil
-	}
-	if paused, err := pause.Paused(ctx, r.Client, pool, pause.ClusterName(pool, ptr.Deref(pool.Spec.ClusterName, ""))); err != nil || paused {
-		ctrl.LoggerFrom(ctx).V(1).Info("pool is paused", "err", err)
-		return ctrl.Result{}, err
-	}
-	if deleting(pool) {
-		return r.reconcileDelete(ctx, pool)
-	}
-	if !controllerutil.ContainsFinalizer(pool, ipamv1.IPPoolFinalizer) {
-		before := pool.DeepCopy()
-		controllerutil.AddFinalizer(pool, ipamv1.IPPoolFinalizer)
-		if err := r.Client.Patch(ctx, pool, client.MergeFrom(before), fieldOwner); err != nil {
-			return ctrl.Result{}, fmt.Errorf("adding finalizer: %w", err)
-		}
-	}
-	return r.reconcileNormal(ctx, pool)
+	return skeleton.Reconcile(ctx, req, skeleton.Kind[*ipamv1.IPPool]{
+		Client: r.Client, WatchFilter: r.WatchFilter,
+		New: func() *ipamv1.IPPool { return &ipamv1.IPPool{} },
+		Gone: func(ctx context.Context, key types.NamespacedName) (ctrl.Result, error) {
+			r.states.drop(key)
+			metrics.ForgetPool(key.Namespace, key.Name)
+			return r.reconcileMissing(ctx, key)
+		},
+		ClusterName: func(pool *ipamv1.IPPool) string { return ptr.Deref(pool.Spec.ClusterName, "") },
+		Finalizer:   ipamv1.IPPoolFinalizer,
+		Normal: func(ctx context.Context, s *skeleton.Scope[*ipamv1.IPPool]) (ctrl.Result, error) {
+			return r.reconcileNormal(ctx, s.Object)
+		},
+		Delete: func(ctx context.Context, s *skeleton.Scope[*ipamv1.IPPool]) (ctrl.Result, error) {
+			return r.reconcileDelete(ctx, s.Object)
+		},
+		Write: r.writePool,
+	})
 }
 
 // reconcileNormal hands out addresses, unless the pool cannot be used; then it says why on the
@@ -143,14 +134,14 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, pool *ipamv1.IPPool) (
 	b := &batch{r: r, pool: pool, st: st}
 	b.plan(ctx, claims)
 	b.run(ctx)
-	res, err := r.writePoolStatus(ctx, pool, st)
+	res := r.setPoolStatus(pool, st)
 	if b.conflicts.Load() > 0 {
 		res = minRequeue(res, conflictRequeue)
 	}
 	if !b.nextFree.IsZero() {
 		res = minRequeue(res, time.Until(b.nextFree)+10*time.Millisecond)
 	}
-	return res, errors.Join(err, b.err())
+	return res, b.err()
 }
 
 // reconcileDelete keeps the pool while addresses of it exist, releasing those of deleted claims.
@@ -192,17 +183,10 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, pool *ipamv1.IPPool) (
 		if changedReady(before, pool) {
 			r.Recorder.Eventf(pool, nil, corev1.EventTypeWarning, ipamv1.AddressesInUseReason, "Delete", msg)
 		}
-		if err := r.patchStatus(ctx, before, pool); err != nil {
-			return ctrl.Result{}, err
-		}
 		// Releases arrive as IPAddress events; this is a safety net for a missed one.
 		return ctrl.Result{RequeueAfter: time.Minute}, nil
 	}
-	before := pool.DeepCopy()
 	controllerutil.RemoveFinalizer(pool, ipamv1.IPPoolFinalizer)
-	if err := r.Client.Patch(ctx, pool, client.MergeFrom(before), fieldOwner); err != nil && !apierrors.IsNotFound(err) {
-		return ctrl.Result{}, fmt.Errorf("removing the finalizer of IPPool %s: %w", pool.Name, err)
-	}
 	r.states.drop(key)
 	return ctrl.Result{}, nil
 }
@@ -229,9 +213,6 @@ func (r *Reconciler) refuse(ctx context.Context, pool *ipamv1.IPPool, reason, ms
 		r.Recorder.Eventf(pool, nil, corev1.EventTypeWarning, reason, "Allocate", msg)
 	}
 	pool.Status.Total, pool.Status.Free, pool.Status.Used, pool.Status.OutOfRange = nil, nil, nil, nil
-	if err := r.patchStatus(ctx, before, pool); err != nil {
-		return ctrl.Result{}, err
-	}
 	claims, err := r.claimsOf(ctx, pool.Namespace, pool.Name)
 	if err != nil {
 		return ctrl.Result{}, err

@@ -3,6 +3,7 @@ package ippool
 import (
 	"context"
 	"net/netip"
+	"slices"
 
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/workqueue"
@@ -45,7 +46,10 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, con
 		Named(ControllerName).
 		For(&ipamv1.IPPool{}, builder.WithPredicates(watchfilter.Predicate(r.WatchFilter), predicate.Or(
 			// Labels: a pool labelled for this manager's --watch-filter is taken up at once.
-			predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}, predicate.LabelChangedPredicate{}))).
+			// Finalizers: the reconcile that stores the finalizer ends there (skeleton); its
+			// update brings the pool back to hand out addresses.
+			predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}, predicate.LabelChangedPredicate{},
+			finalizersChanged))).
 		// A pool refused for its namePrefix is looked at again when the other pool changes.
 		Watches(&ipamv1.IPPool{}, handler.EnqueueRequestsFromMapFunc(r.poolsWithSamePrefix)).
 		Watches(&ipamv1.IPClaim{}, r.claimEvents(ipClaimPool), builder.WithPredicates(watchfilter.Predicate(r.WatchFilter))).
@@ -211,4 +215,14 @@ func (r *Reconciler) addressEvents() handler.EventHandler {
 			apply(e.Object, q, true)
 		},
 	}
+}
+
+// finalizersChanged passes pool updates that add or remove a finalizer.
+var finalizersChanged = predicate.Funcs{
+	UpdateFunc: func(e event.UpdateEvent) bool {
+		return !slices.Equal(e.ObjectOld.GetFinalizers(), e.ObjectNew.GetFinalizers())
+	},
+	CreateFunc:  func(event.CreateEvent) bool { return false },
+	DeleteFunc:  func(event.DeleteEvent) bool { return false },
+	GenericFunc: func(event.GenericEvent) bool { return false },
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
@@ -28,10 +29,11 @@ func allocationOf(a *ipamv1.IPAddress) (ipam.Allocation, bool) {
 	return ipam.Allocation{Owner: a.Spec.Claim.Name, Addr: addr}, true
 }
 
-// writePoolStatus reports the pool's counters, allocations and Ready condition, and keeps the
-// releases annotation current. While claims stream in, writes are spaced StatusInterval apart
-// (the pool is requeued for the rest); a change of the Ready condition is written at once.
-func (r *Reconciler) writePoolStatus(ctx context.Context, pool *ipamv1.IPPool, st *poolState) (ctrl.Result, error) {
+// setPoolStatus sets the pool's counters, allocations and Ready condition, and keeps the
+// releases annotation current, for writePool to write. While claims stream in, status writes are
+// spaced StatusInterval apart (the status is left as read and the pool requeued for the rest); a
+// change of the Ready condition is written at once.
+func (r *Reconciler) setPoolStatus(pool *ipamv1.IPPool, st *poolState) ctrl.Result {
 	now := r.now()
 	st.mu.Lock()
 	stats := st.index.Stats(now)
@@ -41,7 +43,6 @@ func (r *Reconciler) writePoolStatus(ctx context.Context, pool *ipamv1.IPPool, s
 	st.mu.Unlock()
 
 	if pool.Annotations[ipamv1.ReleasesAnnotation] != releases {
-		before := pool.DeepCopy()
 		if releases == "" {
 			delete(pool.Annotations, ipamv1.ReleasesAnnotation)
 		} else {
@@ -49,9 +50,6 @@ func (r *Reconciler) writePoolStatus(ctx context.Context, pool *ipamv1.IPPool, s
 				pool.Annotations = map[string]string{}
 			}
 			pool.Annotations[ipamv1.ReleasesAnnotation] = releases
-		}
-		if err := r.Client.Patch(ctx, pool, client.MergeFrom(before), fieldOwner); err != nil {
-			return ctrl.Result{}, fmt.Errorf("recording released addresses: %w", err)
 		}
 	}
 
@@ -82,19 +80,14 @@ func (r *Reconciler) writePoolStatus(ctx context.Context, pool *ipamv1.IPPool, s
 		setPoolReady(pool, true, ipamv1.PoolAvailableReason, msg, now)
 	}
 	if equality.Semantic.DeepEqual(before.Status, pool.Status) {
-		return ctrl.Result{}, nil
+		return ctrl.Result{}
 	}
 	if wait := r.statusInterval(len(indexes)) - now.Sub(lastStatus); wait > 0 && !changedReadyReason(before, pool) {
 		*pool = *before
-		return ctrl.Result{RequeueAfter: wait}, nil
+		return ctrl.Result{RequeueAfter: wait}
 	}
-	if err := r.patchStatus(ctx, before, pool); err != nil {
-		return ctrl.Result{}, err
-	}
-	st.mu.Lock()
-	st.lastStatus = now
-	st.mu.Unlock()
-	return ctrl.Result{}, nil
+	// Written by writePool at the end of the reconcile, which records when.
+	return ctrl.Result{}
 }
 
 // statusInterval is how long status writes of a pool listing allocations addresses are spaced.
@@ -106,13 +99,34 @@ func (r *Reconciler) statusInterval(allocations int) time.Duration {
 	return min(max(d, minStatusInterval), maxStatusInterval)
 }
 
-// patchStatus writes the pool's status if it changed.
-func (r *Reconciler) patchStatus(ctx context.Context, before, pool *ipamv1.IPPool) error {
+// writePool writes what a reconcile changed (before is the pool as read) in at most two merge
+// patches: its metadata (the finalizer, the releases annotation), then its status. The status is
+// this controller's alone, so one patch of it, conditions included, loses nothing; Cluster API's
+// patch helper would send the Ready condition in a request of its own, one write more for every
+// status change of a pool that thousands of claims change.
+func (r *Reconciler) writePool(ctx context.Context, before, pool *ipamv1.IPPool) error {
+	if !equality.Semantic.DeepEqual(before.ObjectMeta, pool.ObjectMeta) {
+		status := pool.Status.DeepCopy()
+		if err := r.Client.Patch(ctx, pool, client.MergeFrom(before), fieldOwner); err != nil {
+			if apierrors.IsNotFound(err) && len(pool.Finalizers) == 0 {
+				return nil // the last finalizer went: the pool is gone
+			}
+			return fmt.Errorf("writing IPPool %s (finalizer, released addresses): %w", pool.Name, err)
+		}
+		pool.Status = *status // the patch's answer carries the stored status
+	}
 	if equality.Semantic.DeepEqual(before.Status, pool.Status) {
 		return nil
 	}
-	if err := r.Client.Status().Patch(ctx, pool, client.MergeFrom(before), fieldOwner); err != nil {
+	base := pool.DeepCopy()
+	base.Status = before.Status
+	if err := r.Client.Status().Patch(ctx, pool, client.MergeFrom(base), fieldOwner); err != nil {
 		return fmt.Errorf("writing IPPool status: %w", client.IgnoreNotFound(err))
+	}
+	if st := r.states.get(client.ObjectKeyFromObject(pool)); st != nil {
+		st.mu.Lock()
+		st.lastStatus = r.now()
+		st.mu.Unlock()
 	}
 	return nil
 }

@@ -2,7 +2,6 @@ package metal3cluster
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -13,8 +12,6 @@ import (
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/cluster-api/util"
 	"sigs.k8s.io/cluster-api/util/conditions"
-	"sigs.k8s.io/cluster-api/util/patch"
-	"sigs.k8s.io/cluster-api/util/paused"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -26,6 +23,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
+	"github.com/metalwire/metalwire/internal/controller/skeleton"
 	"github.com/metalwire/metalwire/internal/controller/watchfilter"
 )
 
@@ -56,43 +54,30 @@ type Reconciler struct {
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=clusters;clusters/status,verbs=get;list;watch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
-// Reconcile brings one Metal3Cluster's status up to date.
-func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, reterr error) {
-	m3c := &infrav1.Metal3Cluster{}
-	if err := r.Client.Get(ctx, req.NamespacedName, m3c); err != nil {
-		return ctrl.Result{}, client.IgnoreNotFound(err)
-	}
-	if !watchfilter.Matches(m3c, r.WatchFilter) {
-		return ctrl.Result{}, nil
-	}
-
-	cluster, err := util.GetOwnerCluster(ctx, r.Client, m3c.ObjectMeta)
-	if err != nil {
-		return ctrl.Result{}, fmt.Errorf("reading the Cluster that owns Metal3Cluster %s: %w", req.NamespacedName, err)
-	}
-
-	isPaused, requeue, err := paused.EnsurePausedCondition(ctx, r.Client, cluster, m3c)
-	if err != nil || isPaused || requeue {
-		return ctrl.Result{}, err
-	}
-
-	patcher, err := patch.NewHelper(m3c, r.Client)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	defer func() {
-		reterr = errors.Join(reterr, patcher.Patch(ctx, m3c, patch.WithOwnedConditions{Conditions: []string{
-			infrav1.Metal3ClusterReadyCondition, infrav1.BaremetalInfrastructureReadyCondition,
-		}}))
-	}()
-
-	if !m3c.DeletionTimestamp.IsZero() {
-		return r.reconcileDelete(ctx, m3c)
-	}
-	// The deferred patch writes the finalizer together with the status.
-	controllerutil.AddFinalizer(m3c, infrav1.ClusterFinalizer)
-	r.reconcileNormal(m3c, cluster)
-	return ctrl.Result{}, nil
+// Reconcile brings one Metal3Cluster's status up to date, in the reconcilers' one shape
+// (skeleton): the Cluster that owns it pauses it, and its Paused condition is written with the rest.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	return skeleton.Reconcile(ctx, req, skeleton.Kind[*infrav1.Metal3Cluster]{
+		Client: r.Client, WatchFilter: r.WatchFilter,
+		New: func() *infrav1.Metal3Cluster { return &infrav1.Metal3Cluster{} },
+		Cluster: func(ctx context.Context, m3c *infrav1.Metal3Cluster) (*clusterv1.Cluster, error) {
+			cluster, err := util.GetOwnerCluster(ctx, r.Client, m3c.ObjectMeta)
+			if err != nil {
+				return nil, fmt.Errorf("reading the Cluster that owns Metal3Cluster %s: %w", m3c.Name, err)
+			}
+			return cluster, nil
+		},
+		PausedCondition: true,
+		Finalizer:       infrav1.ClusterFinalizer,
+		Normal: func(_ context.Context, s *skeleton.Scope[*infrav1.Metal3Cluster]) (ctrl.Result, error) {
+			r.reconcileNormal(s.Object, s.Cluster)
+			return ctrl.Result{}, nil
+		},
+		Delete: func(ctx context.Context, s *skeleton.Scope[*infrav1.Metal3Cluster]) (ctrl.Result, error) {
+			return r.reconcileDelete(ctx, s.Object)
+		},
+		OwnedConditions: []string{infrav1.Metal3ClusterReadyCondition, infrav1.BaremetalInfrastructureReadyCondition},
+	})
 }
 
 func (r *Reconciler) reconcileNormal(m3c *infrav1.Metal3Cluster, cluster *clusterv1.Cluster) {

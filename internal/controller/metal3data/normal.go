@@ -10,7 +10,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
 	"github.com/metalwire/metalwire/internal/controller/poolanswer"
@@ -20,12 +19,6 @@ import (
 // reconcileNormal claims addresses, renders and writes the Secrets — once. A rendered
 // Metal3Data only has its Secrets re-created if someone deleted them.
 func (r *Reconciler) reconcileNormal(ctx context.Context, data *infrav1.Metal3Data) (ctrl.Result, error) {
-	if controllerutil.AddFinalizer(data, infrav1.DataFinalizer) {
-		// Persisted (by the deferred patch) before any address is claimed; its update event
-		// brings the Metal3Data back.
-		return ctrl.Result{}, nil
-	}
-
 	if _, unseen := r.readyWritten.Unseen(string(data.UID), data.ResourceVersion); unseen {
 		// Rendered by this process a moment ago; the cache will show it. Nothing to redo.
 		return ctrl.Result{}, nil

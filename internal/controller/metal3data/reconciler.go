@@ -2,7 +2,6 @@ package metal3data
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"time"
 
@@ -14,7 +13,6 @@ import (
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	capiipamv1 "sigs.k8s.io/cluster-api/api/ipam/v1beta2"
-	"sigs.k8s.io/cluster-api/util/patch"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -32,6 +30,7 @@ import (
 	"github.com/metalwire/metalwire/internal/controller/dataindex"
 	"github.com/metalwire/metalwire/internal/controller/fabricindex"
 	"github.com/metalwire/metalwire/internal/controller/pause"
+	"github.com/metalwire/metalwire/internal/controller/skeleton"
 	"github.com/metalwire/metalwire/internal/controller/waits"
 	"github.com/metalwire/metalwire/internal/controller/watchfilter"
 	"github.com/metalwire/metalwire/internal/metrics"
@@ -84,50 +83,47 @@ type Reconciler struct {
 // +kubebuilder:rbac:groups=network.metalwire.io,resources=clusternetworks;nics,verbs=get;list;watch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
-// Reconcile renders one Metal3Data, or cleans up after it.
-func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.Result, reterr error) {
-	data := &infrav1.Metal3Data{}
-	if err := r.Client.Get(ctx, req.NamespacedName, data); err != nil {
-		return ctrl.Result{}, client.IgnoreNotFound(err)
+// Reconcile renders one Metal3Data, or cleans up after it, in the reconcilers' one shape
+// (skeleton): the finalizer is persisted before any address is claimed.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	var before *infrav1.Metal3DataStatus // the status as read, for what the patch carries
+	phase := func(next func(context.Context, *infrav1.Metal3Data) (ctrl.Result, error)) skeleton.Phase[*infrav1.Metal3Data] {
+		return func(ctx context.Context, s *skeleton.Scope[*infrav1.Metal3Data]) (ctrl.Result, error) {
+			before = s.Object.Status.DeepCopy()
+			return next(ctx, s.Object)
+		}
 	}
-	if !watchfilter.Matches(data, r.WatchFilter) {
-		return ctrl.Result{}, nil
-	}
-	if paused, err := pause.Paused(ctx, r.Client, data, pause.ClusterName(data)); err != nil || paused {
-		return ctrl.Result{}, err
-	}
-	patcher, err := patch.NewHelper(data, r.Client)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	before := data.Status.DeepCopy()
-	defer func() {
-		if after := r.unwrittenWait(before, data); after > 0 {
-			// A new Metal3Data waiting for the next controller: the outcome is the one status
-			// write, unless the wait lasts.
-			data.Status = *before
-			if res.RequeueAfter == 0 || after < res.RequeueAfter {
-				res.RequeueAfter = after
+	return skeleton.Reconcile(ctx, req, skeleton.Kind[*infrav1.Metal3Data]{
+		Client: r.Client, WatchFilter: r.WatchFilter,
+		New:       func() *infrav1.Metal3Data { return &infrav1.Metal3Data{} },
+		Finalizer: infrav1.DataFinalizer,
+		Normal:    phase(r.reconcileNormal),
+		Delete:    phase(r.reconcileDelete),
+		Finish: func(s *skeleton.Scope[*infrav1.Metal3Data], res *ctrl.Result) {
+			data := s.Object
+			if after := r.unwrittenWait(before, data); after > 0 {
+				// A new Metal3Data waiting for the next controller: the outcome is the one status
+				// write, unless the wait lasts.
+				data.Status = *before
+				if res.RequeueAfter == 0 || after < res.RequeueAfter {
+					res.RequeueAfter = after
+				}
 			}
-		}
-		if !statusEqual(before, &data.Status) {
-			now := metav1.Now()
-			data.Status.LastUpdated = &now
-			r.recordChange(before, data)
-		}
-		err := patcher.Patch(ctx, data)
-		if err == nil && data.Status.Ready && !before.Ready {
-			// Only once the status is written: a failed write must be retried in full. The patch
-			// helper leaves data at the version it was read at: the one the write was made against.
-			r.readyWritten.Wrote(string(data.UID), data.ResourceVersion, struct{}{})
-		}
-		reterr = errors.Join(reterr, err)
-	}()
-
-	if !data.DeletionTimestamp.IsZero() {
-		return r.reconcileDelete(ctx, data)
-	}
-	return r.reconcileNormal(ctx, data)
+			if !statusEqual(before, &data.Status) {
+				now := metav1.Now()
+				data.Status.LastUpdated = &now
+				r.recordChange(before, data)
+			}
+		},
+		Written: func(s *skeleton.Scope[*infrav1.Metal3Data]) {
+			if data := s.Object; data.Status.Ready && !before.Ready {
+				// Only once the status is written: a failed write must be retried in full. The
+				// patch helper leaves data at the version it was read at: the one the write was
+				// made against.
+				r.readyWritten.Wrote(string(data.UID), data.ResourceVersion, struct{}{})
+			}
+		},
+	})
 }
 
 // unwrittenWait says how much longer the status of a new Metal3Data that only waits may stay

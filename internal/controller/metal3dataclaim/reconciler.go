@@ -2,7 +2,6 @@ package metal3dataclaim
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -12,7 +11,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
-	"sigs.k8s.io/cluster-api/util/patch"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -26,6 +24,7 @@ import (
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
 	"github.com/metalwire/metalwire/internal/controller/dataindex"
 	"github.com/metalwire/metalwire/internal/controller/pause"
+	"github.com/metalwire/metalwire/internal/controller/skeleton"
 	"github.com/metalwire/metalwire/internal/controller/waits"
 	"github.com/metalwire/metalwire/internal/controller/watchfilter"
 )
@@ -50,35 +49,17 @@ type Reconciler struct {
 // +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io,resources=metal3datas,verbs=get;list;watch;delete
 // +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io,resources=metal3datatemplates,verbs=get;list;watch
 
-// Reconcile reports one claim's state, or releases it.
-func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, reterr error) {
-	claim := &infrav1.Metal3DataClaim{}
-	if err := r.Client.Get(ctx, req.NamespacedName, claim); err != nil {
-		return ctrl.Result{}, client.IgnoreNotFound(err)
-	}
-	if !watchfilter.Matches(claim, r.WatchFilter) {
-		return ctrl.Result{}, nil
-	}
-	if paused, err := pause.Paused(ctx, r.Client, claim, pause.ClusterName(claim)); err != nil || paused {
-		return ctrl.Result{}, err
-	}
-	patcher, err := patch.NewHelper(claim, r.Client)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	defer func() { reterr = errors.Join(reterr, patcher.Patch(ctx, claim)) }()
-
-	data, err := r.dataOf(ctx, claim)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	if !claim.DeletionTimestamp.IsZero() {
-		return ctrl.Result{}, r.reconcileDelete(ctx, claim, data)
-	}
-	// No finalizer: the claim's Metal3Data is deleted with it, by the template controller (a
-	// Metal3Data whose claim is gone) and, in a cluster, by the garbage collector through its
-	// owner reference; the Metal3Data's own finalizer releases the addresses and Secrets.
-	return r.reconcileNormal(ctx, claim, data)
+// Reconcile reports one claim's state, or releases it, in the reconcilers' one shape (skeleton).
+// No finalizer: the claim's Metal3Data is deleted with it, by the template controller (a
+// Metal3Data whose claim is gone) and, in a cluster, by the garbage collector through its owner
+// reference; the Metal3Data's own finalizer releases the addresses and Secrets.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	return skeleton.Reconcile(ctx, req, skeleton.Kind[*infrav1.Metal3DataClaim]{
+		Client: r.Client, WatchFilter: r.WatchFilter,
+		New:    func() *infrav1.Metal3DataClaim { return &infrav1.Metal3DataClaim{} },
+		Normal: r.reconcileNormal,
+		Delete: r.reconcileDelete,
+	})
 }
 
 // dataOf lists the Metal3Data serving the claim: normally one, none before an index is given.
@@ -102,7 +83,12 @@ func (r *Reconciler) dataOf(ctx context.Context, claim *infrav1.Metal3DataClaim)
 // reconcileNormal reports the claim's Metal3Data. In a scale-up the one status write is the
 // outcome: renderedData and Ready. Waits of a new claim are written only once they last
 // (waits.Unwritten); errors at once.
-func (r *Reconciler) reconcileNormal(ctx context.Context, claim *infrav1.Metal3DataClaim, data []infrav1.Metal3Data) (ctrl.Result, error) {
+func (r *Reconciler) reconcileNormal(ctx context.Context, s *skeleton.Scope[*infrav1.Metal3DataClaim]) (ctrl.Result, error) {
+	claim := s.Object
+	data, err := r.dataOf(ctx, claim)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
 	if len(data) == 0 {
 		tmpl := &infrav1.Metal3DataTemplate{}
 		err := r.Client.Get(ctx, client.ObjectKey{Namespace: claim.Namespace, Name: claim.Spec.Template.Name}, tmpl)
@@ -156,23 +142,28 @@ func (r *Reconciler) wait(claim *infrav1.Metal3DataClaim, ref *corev1.ObjectRefe
 // reconcileDelete deletes the claim's Metal3Data; their own finalizer releases the addresses and
 // Secrets. A claim made by an earlier version (or CAPM3) still carries the claim finalizer,
 // which is removed once its Metal3Data are gone.
-func (r *Reconciler) reconcileDelete(ctx context.Context, claim *infrav1.Metal3DataClaim, data []infrav1.Metal3Data) error {
+func (r *Reconciler) reconcileDelete(ctx context.Context, s *skeleton.Scope[*infrav1.Metal3DataClaim]) (ctrl.Result, error) {
+	claim := s.Object
+	data, err := r.dataOf(ctx, claim)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
 	for i := range data {
 		if data[i].DeletionTimestamp.IsZero() {
 			if err := r.Client.Delete(ctx, &data[i]); err != nil && !apierrors.IsNotFound(err) {
-				return fmt.Errorf("deleting Metal3Data %s: %w", data[i].Name, err)
+				return ctrl.Result{}, fmt.Errorf("deleting Metal3Data %s: %w", data[i].Name, err)
 			}
 		}
 	}
 	if !controllerutil.ContainsFinalizer(claim, infrav1.DataClaimFinalizer) {
-		return nil
+		return ctrl.Result{}, nil
 	}
 	if len(data) == 0 {
 		controllerutil.RemoveFinalizer(claim, infrav1.DataClaimFinalizer)
-		return nil
+		return ctrl.Result{}, nil
 	}
 	waitWith(claim, infrav1.DataClaimDeletingReason, fmt.Sprintf("waiting for Metal3Data %s to release its addresses and Secrets", data[0].Name))
-	return nil
+	return ctrl.Result{}, nil
 }
 
 func setCondition(claim *infrav1.Metal3DataClaim, status metav1.ConditionStatus, reason, message string) {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -18,6 +19,7 @@ import (
 
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
 	"github.com/metalwire/metalwire/internal/controller/dataindex"
+	"github.com/metalwire/metalwire/internal/controller/skeleton"
 	"github.com/metalwire/metalwire/internal/controller/watchfilter"
 )
 
@@ -29,8 +31,26 @@ const createWorkers = 8
 // collisionRecheck is how soon to try again when every free index the cache showed was taken.
 const collisionRecheck = time.Second
 
-// reconcileNormal gives every waiting claim an index and creates its Metal3Data.
-func (r *Reconciler) reconcileNormal(ctx context.Context, tmpl *infrav1.Metal3DataTemplate, data []infrav1.Metal3Data) (ctrl.Result, error) {
+// reconcileNormal gives every waiting claim an index and creates its Metal3Data; status says
+// when the indexes last changed.
+func (r *Reconciler) reconcileNormal(ctx context.Context, s *skeleton.Scope[*infrav1.Metal3DataTemplate]) (ctrl.Result, error) {
+	tmpl := s.Object
+	data, err := r.dataOf(ctx, tmpl)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	before := tmpl.Status.DeepCopy()
+	defer func() {
+		if !equality.Semantic.DeepEqual(before.Indexes, tmpl.Status.Indexes) {
+			now := metav1.Now()
+			tmpl.Status.LastUpdated = &now
+		}
+	}()
+	return r.allocate(ctx, tmpl, data)
+}
+
+// allocate gives every waiting claim an index and creates its Metal3Data.
+func (r *Reconciler) allocate(ctx context.Context, tmpl *infrav1.Metal3DataTemplate, data []infrav1.Metal3Data) (ctrl.Result, error) {
 	claimList := &infrav1.Metal3DataClaimList{}
 	if err := r.Client.List(ctx, claimList, client.InNamespace(tmpl.Namespace),
 		client.MatchingFields{dataindex.ClaimByTemplate: tmpl.Name}, client.UnsafeDisableDeepCopy); err != nil {

@@ -2,15 +2,12 @@ package metal3datatemplate
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
-	"k8s.io/apimachinery/pkg/api/equality"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
-	"sigs.k8s.io/cluster-api/util/patch"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -25,6 +22,7 @@ import (
 	"github.com/metalwire/metalwire/internal/controller/cachelag"
 	"github.com/metalwire/metalwire/internal/controller/dataindex"
 	"github.com/metalwire/metalwire/internal/controller/pause"
+	"github.com/metalwire/metalwire/internal/controller/skeleton"
 	"github.com/metalwire/metalwire/internal/controller/watchfilter"
 )
 
@@ -56,60 +54,41 @@ type Reconciler struct {
 // +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io,resources=metal3dataclaims,verbs=get;list;watch
 // +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io,resources=metal3datas,verbs=get;list;watch;create;delete
 
-// Reconcile hands out indexes for one template.
-func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, reterr error) {
-	tmpl := &infrav1.Metal3DataTemplate{}
-	if err := r.Client.Get(ctx, req.NamespacedName, tmpl); err != nil {
-		if apierrors.IsNotFound(err) {
-			r.forget(req.NamespacedName)
-		}
-		return ctrl.Result{}, client.IgnoreNotFound(err)
-	}
-	if !watchfilter.Matches(tmpl, r.WatchFilter) {
-		return ctrl.Result{}, nil
-	}
-	if paused, err := pause.Paused(ctx, r.Client, tmpl, pause.ClusterName(tmpl, tmpl.Spec.ClusterName)); err != nil || paused {
-		return ctrl.Result{}, err
-	}
-	patcher, err := patch.NewHelper(tmpl, r.Client)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	before := tmpl.Status.DeepCopy()
-	defer func() {
-		if !equality.Semantic.DeepEqual(before.Indexes, tmpl.Status.Indexes) {
-			now := metav1.Now()
-			tmpl.Status.LastUpdated = &now
-		}
-		reterr = errors.Join(reterr, patcher.Patch(ctx, tmpl))
-	}()
-
-	data, err := r.dataOf(ctx, tmpl)
-	if err != nil {
-		return ctrl.Result{}, fmt.Errorf("listing the Metal3Data of Metal3DataTemplate %s: %w", tmpl.Name, err)
-	}
-	if !tmpl.DeletionTimestamp.IsZero() {
-		return r.reconcileDelete(tmpl, data)
-	}
-	if controllerutil.AddFinalizer(tmpl, infrav1.DataTemplateFinalizer) {
-		// Persisted (by the deferred patch) before any index is handed out; its update event
-		// brings the template back.
-		return ctrl.Result{}, nil
-	}
-	return r.reconcileNormal(ctx, tmpl, data)
+// Reconcile hands out indexes for one template, in the reconcilers' one shape (skeleton): the
+// finalizer is persisted before any index is handed out.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	return skeleton.Reconcile(ctx, req, skeleton.Kind[*infrav1.Metal3DataTemplate]{
+		Client: r.Client, WatchFilter: r.WatchFilter,
+		New: func() *infrav1.Metal3DataTemplate { return &infrav1.Metal3DataTemplate{} },
+		Gone: func(_ context.Context, key types.NamespacedName) (ctrl.Result, error) {
+			r.forget(key)
+			return ctrl.Result{}, nil
+		},
+		ClusterName: func(t *infrav1.Metal3DataTemplate) string { return t.Spec.ClusterName },
+		Finalizer:   infrav1.DataTemplateFinalizer,
+		Normal:      r.reconcileNormal,
+		Delete:      r.reconcileDelete,
+	})
 }
 
 // dataOf lists the template's Metal3Data from the cache, through the index.
 func (r *Reconciler) dataOf(ctx context.Context, tmpl *infrav1.Metal3DataTemplate) ([]infrav1.Metal3Data, error) {
 	list := &infrav1.Metal3DataList{}
-	err := r.Client.List(ctx, list, client.InNamespace(tmpl.Namespace),
-		client.MatchingFields{dataindex.DataByTemplate: tmpl.Name}, client.UnsafeDisableDeepCopy)
-	return list.Items, err
+	if err := r.Client.List(ctx, list, client.InNamespace(tmpl.Namespace),
+		client.MatchingFields{dataindex.DataByTemplate: tmpl.Name}, client.UnsafeDisableDeepCopy); err != nil {
+		return nil, fmt.Errorf("listing the Metal3Data of Metal3DataTemplate %s: %w", tmpl.Name, err)
+	}
+	return list.Items, nil
 }
 
 // reconcileDelete lets the template go once no Metal3Data uses it: their Secrets were rendered
 // from it, and a claim being served still needs it to re-create a deleted Secret.
-func (r *Reconciler) reconcileDelete(tmpl *infrav1.Metal3DataTemplate, data []infrav1.Metal3Data) (ctrl.Result, error) {
+func (r *Reconciler) reconcileDelete(ctx context.Context, s *skeleton.Scope[*infrav1.Metal3DataTemplate]) (ctrl.Result, error) {
+	tmpl := s.Object
+	data, err := r.dataOf(ctx, tmpl)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
 	if len(data) > 0 {
 		setCondition(tmpl, metav1.ConditionFalse, DeletingReason,
 			fmt.Sprintf("waiting for %d Metal3Data to be deleted (their Metal3DataClaims go with their machines), for example %s", len(data), data[0].Name))

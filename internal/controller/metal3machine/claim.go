@@ -11,7 +11,6 @@ import (
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	bmov1 "github.com/metalwire/metalwire/api/baremetal/v1alpha1"
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
@@ -76,12 +75,6 @@ func (r *Reconciler) claimHost(ctx context.Context, m3m *infrav1.Metal3Machine, 
 	}
 	if live.Annotations[infrav1.HostAnnotation] != "" {
 		return nil, "", errCacheBehind
-	}
-
-	// Cluster API's contract: the finalizer is persisted before any side effect, so that a
-	// machine deleted just after its claim still gives its host back.
-	if !controllerutil.ContainsFinalizer(live, infrav1.MachineFinalizer) {
-		return nil, "", errFinalizerFirst
 	}
 
 	var refused sets.Set[string]

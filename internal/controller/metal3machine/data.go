@@ -10,27 +10,16 @@ import (
 	"sigs.k8s.io/cluster-api/util/conditions"
 
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
+	"github.com/metalwire/metalwire/internal/controller/metal3dataclaim"
 )
 
-// RenderedData is what the Metal3DataTemplate chain produced for one machine.
-type RenderedData struct {
-	// Metal3Data names the Metal3Data object; it goes to status.renderedData.
-	Metal3Data *corev1.ObjectReference
-	// MetaData and NetworkData name the rendered Secrets; nil when the template renders none.
-	MetaData    *corev1.SecretReference
-	NetworkData *corev1.SecretReference
-	// HostSwitch is the Metal3Data's HostSwitchMismatch condition (nil: none), shown on the
-	// machine as it is.
-	HostSwitch *metav1.Condition
-}
-
 // DataTemplateClaimer is the seam to the Metal3DataTemplate -> Metal3DataClaim -> Metal3Data
-// chain, which other packages implement. The machine reconciler calls it only for machines with
+// chain (metal3dataclaim.Claimer; a stand-in in tests). The machine reconciler calls it only for machines with
 // spec.dataTemplate set.
 type DataTemplateClaimer interface {
 	// Claim makes sure the machine's Metal3DataClaim exists (named after the machine, owned by
 	// it) and returns the rendered data once it is ready, or nil while it is not.
-	Claim(ctx context.Context, m3m *infrav1.Metal3Machine) (*RenderedData, error)
+	Claim(ctx context.Context, m3m *infrav1.Metal3Machine) (*metal3dataclaim.Rendered, error)
 	// Release deletes the machine's Metal3DataClaim and reports whether it is gone.
 	Release(ctx context.Context, m3m *infrav1.Metal3Machine) (done bool, err error)
 }

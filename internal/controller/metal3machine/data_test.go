@@ -12,17 +12,18 @@ import (
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
+	"github.com/metalwire/metalwire/internal/controller/metal3dataclaim"
 )
 
 // stubClaimer stands in for the Metal3DataTemplate chain at the seam, so that the machine's use
 // of its answers can be checked; it is test-only.
 type stubClaimer struct {
-	rendered *RenderedData
+	rendered *metal3dataclaim.Rendered
 	err      error
 	claimed  int
 }
 
-func (s *stubClaimer) Claim(context.Context, *infrav1.Metal3Machine) (*RenderedData, error) {
+func (s *stubClaimer) Claim(context.Context, *infrav1.Metal3Machine) (*metal3dataclaim.Rendered, error) {
 	s.claimed++
 	return s.rendered, s.err
 }
@@ -36,7 +37,7 @@ func secretRef(name string) *corev1.SecretReference {
 }
 
 func TestResolveData(t *testing.T) {
-	rendered := &RenderedData{
+	rendered := &metal3dataclaim.Rendered{
 		Metal3Data:  &corev1.ObjectReference{Name: "tmpl-0"},
 		MetaData:    secretRef("m1-metadata-0"),
 		NetworkData: secretRef("m1-networkdata-0"),

@@ -29,10 +29,6 @@ const maxClaimAttempts = 5
 // will.
 var errCacheBehind = errors.New("cache behind the API server")
 
-// errFinalizerFirst says the machine's finalizer must be written before its host is claimed; the
-// reconcile's patch writes it, and the update wakes the machine again.
-var errFinalizerFirst = errors.New("finalizer not persisted yet")
-
 func (r *Reconciler) reconcileNormal(ctx context.Context, m3m *infrav1.Metal3Machine, machine *clusterv1.Machine, cluster *clusterv1.Cluster) (ctrl.Result, error) {
 	notAssociated := func(reason, message string) {
 		setCondition(m3m, infrav1.AssociateBareMetalHostCondition, metav1.ConditionFalse, reason, message)
@@ -104,8 +100,6 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, m3m *infrav1.Metal3Mac
 		switch {
 		case errors.Is(err, errCacheBehind):
 			return ctrl.Result{RequeueAfter: time.Second}, nil
-		case errors.Is(err, errFinalizerFirst):
-			return ctrl.Result{}, nil
 		case errors.As(err, &invalid):
 			notAssociated(invalid.reason, invalid.err.Error())
 			return ctrl.Result{}, reconcile.TerminalError(invalid.err)

@@ -19,7 +19,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
@@ -29,7 +28,7 @@ import (
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
 	netv1 "github.com/metalwire/metalwire/api/network/v1alpha1"
 	"github.com/metalwire/metalwire/internal/controller/fabricindex"
-	paused "github.com/metalwire/metalwire/internal/controller/pause"
+	"github.com/metalwire/metalwire/internal/controller/skeleton"
 	"github.com/metalwire/metalwire/internal/controller/waits"
 	"github.com/metalwire/metalwire/internal/controller/watchfilter"
 )
@@ -95,49 +94,48 @@ type Reconciler struct {
 // +kubebuilder:rbac:groups=network.metalwire.io,resources=nics,verbs=get;list;watch;update;patch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
-// Reconcile brings one Metal3Machine and its host in line.
-func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, reterr error) {
-	m3m := &infrav1.Metal3Machine{}
-	if err := r.Client.Get(ctx, req.NamespacedName, m3m); err != nil {
-		return ctrl.Result{}, client.IgnoreNotFound(err)
-	}
-	if !watchfilter.Matches(m3m, r.WatchFilter) {
-		return ctrl.Result{}, nil
-	}
-
-	machine, err := util.GetOwnerMachine(ctx, r.Client, m3m.ObjectMeta)
-	if err != nil {
-		return ctrl.Result{}, fmt.Errorf("reading the Machine that owns Metal3Machine %s: %w", req.NamespacedName, err)
-	}
-	var cluster *clusterv1.Cluster
-	if machine != nil {
-		// A missing Cluster is reported by reconcileNormal; deletion does not need it.
-		cluster, err = util.GetClusterFromMetadata(ctx, r.Client, machine.ObjectMeta)
-		if err != nil && !errors.Is(err, util.ErrNoCluster) && !apierrors.IsNotFound(err) {
-			return ctrl.Result{}, err
-		}
-	}
-
-	before := m3m.DeepCopy()
-	defer func() {
-		reterr = errors.Join(reterr, r.patchMachine(ctx, before, m3m))
-	}()
-
-	// Cluster API's Paused condition is written with the rest of this reconcile's status, not
-	// by a patch of its own: one write less for every machine of a scale-up.
-	pausedCond := paused.Condition(cluster, m3m, "Metal3Machine")
-	conditions.Set(m3m, pausedCond)
-	if pausedCond.Status == metav1.ConditionTrue {
+// Reconcile brings one Metal3Machine and its host in line, in the reconcilers' one shape
+// (skeleton): the finalizer is persisted before a host is claimed (Cluster API's contract: a
+// machine deleted just after its claim still gives its host back), and the machine is written
+// once at the end by patchMachine.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	var machine *clusterv1.Machine
+	return skeleton.Reconcile(ctx, req, skeleton.Kind[*infrav1.Metal3Machine]{
+		Client: r.Client, WatchFilter: r.WatchFilter,
+		New: func() *infrav1.Metal3Machine { return &infrav1.Metal3Machine{} },
+		Cluster: func(ctx context.Context, m3m *infrav1.Metal3Machine) (*clusterv1.Cluster, error) {
+			var err error
+			machine, err = util.GetOwnerMachine(ctx, r.Client, m3m.ObjectMeta)
+			if err != nil {
+				return nil, fmt.Errorf("reading the Machine that owns Metal3Machine %s: %w", m3m.Name, err)
+			}
+			if machine == nil {
+				return nil, nil
+			}
+			// A missing Cluster is reported by reconcileNormal; deletion does not need it.
+			cluster, err := util.GetClusterFromMetadata(ctx, r.Client, machine.ObjectMeta)
+			if err != nil && !errors.Is(err, util.ErrNoCluster) && !apierrors.IsNotFound(err) {
+				return nil, err
+			}
+			return cluster, nil
+		},
+		// Cluster API's Paused condition is written with the rest of this reconcile's status, not
+		// by a patch of its own: one write less for every machine of a scale-up.
+		PausedCondition: true,
 		// BMO must not act on a host whose cluster is paused (a move between management
 		// clusters, a maintenance): pause the host too. Nothing else is written.
-		return ctrl.Result{}, r.pauseHost(ctx, m3m)
-	}
-
-	if !m3m.DeletionTimestamp.IsZero() {
-		return r.reconcileDelete(ctx, m3m)
-	}
-	controllerutil.AddFinalizer(m3m, infrav1.MachineFinalizer)
-	return r.reconcileNormal(ctx, m3m, machine, cluster)
+		WhilePaused: func(ctx context.Context, s *skeleton.Scope[*infrav1.Metal3Machine]) (ctrl.Result, error) {
+			return ctrl.Result{}, r.pauseHost(ctx, s.Object)
+		},
+		Finalizer: infrav1.MachineFinalizer,
+		Normal: func(ctx context.Context, s *skeleton.Scope[*infrav1.Metal3Machine]) (ctrl.Result, error) {
+			return r.reconcileNormal(ctx, s.Object, machine, s.Cluster)
+		},
+		Delete: func(ctx context.Context, s *skeleton.Scope[*infrav1.Metal3Machine]) (ctrl.Result, error) {
+			return r.reconcileDelete(ctx, s.Object)
+		},
+		Write: r.patchMachine,
+	})
 }
 
 // setCondition sets a condition with the machine's generation.

@@ -13,8 +13,6 @@ import (
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/cluster-api/util"
 	"sigs.k8s.io/cluster-api/util/conditions"
-	"sigs.k8s.io/cluster-api/util/patch"
-	"sigs.k8s.io/cluster-api/util/paused"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -23,6 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
+	"github.com/metalwire/metalwire/internal/controller/skeleton"
 	"github.com/metalwire/metalwire/internal/controller/watchfilter"
 	"github.com/metalwire/metalwire/internal/controller/workload"
 )
@@ -71,59 +70,54 @@ type Reconciler struct {
 // +kubebuilder:rbac:groups=core,resources=secrets,verbs=get
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
-// Reconcile moves one Metal3Remediation a step on.
-func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, reterr error) {
-	rem := &infrav1.Metal3Remediation{}
-	if err := r.Client.Get(ctx, req.NamespacedName, rem); err != nil {
-		return ctrl.Result{}, client.IgnoreNotFound(err)
-	}
-	if !watchfilter.Matches(rem, r.WatchFilter) {
-		return ctrl.Result{}, nil
-	}
-
-	machine, err := util.GetOwnerMachine(ctx, r.Client, rem.ObjectMeta)
-	if err != nil {
-		return ctrl.Result{}, fmt.Errorf("reading the Machine that owns Metal3Remediation %s: %w", req.NamespacedName, err)
-	}
-	var cluster *clusterv1.Cluster
-	if machine != nil {
-		cluster, err = util.GetClusterFromMetadata(ctx, r.Client, machine.ObjectMeta)
-		if err != nil && !errors.Is(err, util.ErrNoCluster) && !apierrors.IsNotFound(err) {
-			return ctrl.Result{}, err
+// Reconcile moves one Metal3Remediation a step on, in the reconcilers' one shape (skeleton). Its
+// finalizer is the phases' own: saved when the host is first powered off, removed when the
+// remediation is done with it.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	var machine *clusterv1.Machine
+	phase := func(next func(context.Context, *state) (ctrl.Result, error)) skeleton.Phase[*infrav1.Metal3Remediation] {
+		return func(ctx context.Context, sc *skeleton.Scope[*infrav1.Metal3Remediation]) (ctrl.Result, error) {
+			rem := sc.Object
+			if machine == nil {
+				if !rem.DeletionTimestamp.IsZero() {
+					// The Machine is gone, and with it the host's claim and the Node: nothing to undo.
+					controllerutil.RemoveFinalizer(rem, infrav1.RemediationFinalizer)
+					return ctrl.Result{}, nil
+				}
+				// MachineHealthCheck sets the owner reference when it creates the remediation.
+				progressing(rem, metav1.ConditionFalse, "WaitingForMachine", "no Machine owns this Metal3Remediation; MachineHealthCheck creates it with one, a hand-made one needs an ownerReference to the Machine to remediate")
+				return ctrl.Result{}, nil
+			}
+			s, err := r.gather(ctx, rem, machine, sc.Cluster)
+			if err != nil {
+				return ctrl.Result{}, err
+			}
+			return next(ctx, s)
 		}
 	}
-
-	isPaused, requeue, err := paused.EnsurePausedCondition(ctx, r.Client, cluster, rem)
-	if err != nil || isPaused || requeue {
-		return ctrl.Result{}, err
-	}
-
-	patcher, err := patch.NewHelper(rem, r.Client)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	defer func() {
-		reterr = errors.Join(reterr, patcher.Patch(ctx, rem, patch.WithOwnedConditions{Conditions: []string{infrav1.RemediationProgressingCondition}}))
-	}()
-
-	if machine == nil {
-		if !rem.DeletionTimestamp.IsZero() {
-			// The Machine is gone, and with it the host's claim and the Node: nothing to undo.
-			controllerutil.RemoveFinalizer(rem, infrav1.RemediationFinalizer)
-			return ctrl.Result{}, nil
-		}
-		// MachineHealthCheck sets the owner reference when it creates the remediation.
-		progressing(rem, metav1.ConditionFalse, "WaitingForMachine", "no Machine owns this Metal3Remediation; MachineHealthCheck creates it with one, a hand-made one needs an ownerReference to the Machine to remediate")
-		return ctrl.Result{}, nil
-	}
-	s, err := r.gather(ctx, rem, machine, cluster)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	if !rem.DeletionTimestamp.IsZero() {
-		return r.reconcileDelete(ctx, s)
-	}
-	return r.reconcileNormal(ctx, s)
+	return skeleton.Reconcile(ctx, req, skeleton.Kind[*infrav1.Metal3Remediation]{
+		Client: r.Client, WatchFilter: r.WatchFilter,
+		New: func() *infrav1.Metal3Remediation { return &infrav1.Metal3Remediation{} },
+		Cluster: func(ctx context.Context, rem *infrav1.Metal3Remediation) (*clusterv1.Cluster, error) {
+			var err error
+			machine, err = util.GetOwnerMachine(ctx, r.Client, rem.ObjectMeta)
+			if err != nil {
+				return nil, fmt.Errorf("reading the Machine that owns Metal3Remediation %s: %w", rem.Name, err)
+			}
+			if machine == nil {
+				return nil, nil
+			}
+			cluster, err := util.GetClusterFromMetadata(ctx, r.Client, machine.ObjectMeta)
+			if err != nil && !errors.Is(err, util.ErrNoCluster) && !apierrors.IsNotFound(err) {
+				return nil, err
+			}
+			return cluster, nil
+		},
+		PausedCondition: true,
+		Normal:          phase(r.reconcileNormal),
+		Delete:          phase(r.reconcileDelete),
+		OwnedConditions: []string{infrav1.RemediationProgressingCondition},
+	})
 }
 
 // now is the reconciler's clock.

@@ -3,6 +3,10 @@
 // carries the cluster.x-k8s.io/paused annotation, or when the Cluster it belongs to has
 // spec.paused or that annotation. While paused a controller writes nothing: no finalizer, no
 // status, no children; it picks up where it stopped once unpaused.
+//
+// This is the one rule: the reconcilers' skeleton (internal/controller/skeleton) applies it, and
+// writes Condition with the rest of a reconcile's status. Cluster API's
+// paused.EnsurePausedCondition is not used: it writes the condition in a patch of its own.
 package pause
 
 import (
@@ -10,7 +14,6 @@ import (
 	"fmt"
 	"strings"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -37,25 +40,6 @@ func ClusterName(obj client.Object, fallbacks ...string) string {
 		}
 	}
 	return ""
-}
-
-// Paused reports whether obj, or the Cluster named clusterName in obj's namespace, is paused.
-// A Cluster that does not exist pauses nothing: the object is not (or no longer) part of one.
-func Paused(ctx context.Context, c client.Reader, obj client.Object, clusterName string) (bool, error) {
-	if annotations.HasPaused(obj) {
-		return true, nil
-	}
-	if clusterName == "" {
-		return false, nil
-	}
-	cluster := &clusterv1.Cluster{}
-	if err := c.Get(ctx, client.ObjectKey{Namespace: obj.GetNamespace(), Name: clusterName}, cluster); err != nil {
-		if apierrors.IsNotFound(err) {
-			return false, nil
-		}
-		return false, fmt.Errorf("reading Cluster %s/%s to see whether it is paused: %w", obj.GetNamespace(), clusterName, err)
-	}
-	return ClusterPaused(cluster), nil
 }
 
 // ClusterPaused reports whether a Cluster asks its objects to be left alone.

@@ -2,7 +2,6 @@ package preprovisioning
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 
@@ -12,8 +11,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"sigs.k8s.io/cluster-api/util/annotations"
-	"sigs.k8s.io/cluster-api/util/patch"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -21,7 +18,7 @@ import (
 	bmov1 "github.com/metalwire/metalwire/api/baremetal/v1alpha1"
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
 	ipamv1 "github.com/metalwire/metalwire/api/ipam/v1alpha1"
-	"github.com/metalwire/metalwire/internal/controller/watchfilter"
+	"github.com/metalwire/metalwire/internal/controller/skeleton"
 )
 
 // TemplateReconciler owns a template's status and its finalizer.
@@ -34,26 +31,21 @@ type TemplateReconciler struct {
 	results *results
 }
 
-// Reconcile writes a template's status from its hosts, or releases what it made as it goes.
-func (r *TemplateReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, reterr error) {
-	tmpl := &infrav1.Metal3PreprovisioningDataTemplate{}
-	if err := r.Client.Get(ctx, req.NamespacedName, tmpl); err != nil {
-		return ctrl.Result{}, client.IgnoreNotFound(err)
-	}
-	if annotations.HasPaused(tmpl) || !watchfilter.Matches(tmpl, r.WatchFilter) {
-		return ctrl.Result{}, nil
-	}
-	patcher, err := patch.NewHelper(tmpl, r.Client)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	defer func() { reterr = errors.Join(reterr, client.IgnoreNotFound(patcher.Patch(ctx, tmpl))) }()
-
-	if !tmpl.DeletionTimestamp.IsZero() {
-		return ctrl.Result{}, r.reconcileDelete(ctx, tmpl)
-	}
-	controllerutil.AddFinalizer(tmpl, infrav1.PreprovisioningDataTemplateFinalizer)
-	return ctrl.Result{}, r.reconcileNormal(ctx, tmpl)
+// Reconcile writes a template's status from its hosts, or releases what it made as it goes, in
+// the reconcilers' one shape (skeleton).
+func (r *TemplateReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	return skeleton.Reconcile(ctx, req, skeleton.Kind[*infrav1.Metal3PreprovisioningDataTemplate]{
+		Client: r.Client, WatchFilter: r.WatchFilter,
+		New:       func() *infrav1.Metal3PreprovisioningDataTemplate { return &infrav1.Metal3PreprovisioningDataTemplate{} },
+		Finalizer: infrav1.PreprovisioningDataTemplateFinalizer,
+		Normal: func(ctx context.Context, s *skeleton.Scope[*infrav1.Metal3PreprovisioningDataTemplate]) (ctrl.Result, error) {
+			return ctrl.Result{}, r.reconcileNormal(ctx, s.Object)
+		},
+		Delete: func(ctx context.Context, s *skeleton.Scope[*infrav1.Metal3PreprovisioningDataTemplate]) (ctrl.Result, error) {
+			return ctrl.Result{}, r.reconcileDelete(ctx, s.Object)
+		},
+		IgnoreGoneOnPatch: true,
+	})
 }
 
 // reconcileNormal lists the template's hosts (through the index, so hosts of other templates
