@@ -18,7 +18,7 @@ const bundleFlags = of.BF_ATOMIC | of.BF_ORDERED
 
 // Flows reads the flows whose cookie c has c&mask == cookie&mask (a FlowDesc multipart request
 // over all tables), converted back to fabric.Flow with in_port as the port's name, sorted by
-// priority (highest first) then by their ovs-ofctl spelling. Compared with Normalize of the
+// priority (highest first) then field by field. Compared with Normalize of the
 // flows applied, the result is exact. Read metalwire's flows with fabric.CookiePrefix and
 // fabric.CookiePrefixMask, one host's network's with its cookie and ^uint64(0).
 func (c *Conn) Flows(ctx context.Context, cookie, mask uint64) ([]fabric.Flow, error) {

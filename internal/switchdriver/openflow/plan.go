@@ -3,6 +3,7 @@ package openflow
 import (
 	"cmp"
 	"slices"
+	"strings"
 
 	"github.com/metalwire/metalwire/pkg/fabric"
 )
@@ -49,8 +50,32 @@ func byCookie(flows []fabric.Flow) map[uint64][]fabric.Flow {
 	return out
 }
 
-// compareFlows orders flows as Flows returns them: priority, highest first, then by their
-// ovs-ofctl spelling (which holds every field).
+// compareFlows orders flows as Flows returns them: priority, highest first, then field by field
+// (every field, so only equal flows compare equal). It formats nothing: a switch's read-back
+// sorts every flow of metalwire's, hundreds on a switch of a hundred hosts.
 func compareFlows(a, b fabric.Flow) int {
-	return cmp.Or(cmp.Compare(b.Priority, a.Priority), cmp.Compare(a.OfctlSpec(), b.OfctlSpec()))
+	if c := cmp.Compare(b.Priority, a.Priority); c != 0 {
+		return c
+	}
+	return cmp.Or(cmp.Compare(a.Cookie, b.Cookie), strings.Compare(a.InPort, b.InPort), strings.Compare(a.DLDst, b.DLDst),
+		cmp.Compare(a.VLAN, b.VLAN), strings.Compare(a.Proto, b.Proto), strings.Compare(a.NWSrc, b.NWSrc),
+		strings.Compare(a.NWDst, b.NWDst), comparePortMasks(a.TPDst, b.TPDst), compareBools(a.Drop, b.Drop))
+}
+
+func comparePortMasks(a, b *fabric.PortMask) int {
+	switch {
+	case a == nil || b == nil:
+		return compareBools(a != nil, b != nil)
+	}
+	return cmp.Or(cmp.Compare(a.Value, b.Value), cmp.Compare(a.Mask, b.Mask))
+}
+
+func compareBools(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
 }
