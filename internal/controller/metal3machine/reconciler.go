@@ -2,12 +2,9 @@ package metal3machine
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/equality"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
@@ -104,20 +101,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		Client: r.Client, WatchFilter: r.WatchFilter,
 		New: func() *infrav1.Metal3Machine { return &infrav1.Metal3Machine{} },
 		Cluster: func(ctx context.Context, m3m *infrav1.Metal3Machine) (*clusterv1.Cluster, error) {
-			var err error
-			machine, err = util.GetOwnerMachine(ctx, r.Client, m3m.ObjectMeta)
-			if err != nil {
-				return nil, fmt.Errorf("reading the Machine that owns Metal3Machine %s: %w", m3m.Name, err)
-			}
-			if machine == nil {
-				return nil, nil
-			}
-			// A missing Cluster is reported by reconcileNormal; deletion does not need it.
-			cluster, err := util.GetClusterFromMetadata(ctx, r.Client, machine.ObjectMeta)
-			if err != nil && !errors.Is(err, util.ErrNoCluster) && !apierrors.IsNotFound(err) {
-				return nil, err
-			}
-			return cluster, nil
+			return skeleton.ClusterOfOwnerMachine(ctx, r.Client, "Metal3Machine", m3m.ObjectMeta, &machine)
 		},
 		// Cluster API's Paused condition is written with the rest of this reconcile's status, not
 		// by a patch of its own: one write less for every machine of a scale-up.

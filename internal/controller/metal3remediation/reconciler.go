@@ -2,16 +2,12 @@ package metal3remediation
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
-	"sigs.k8s.io/cluster-api/util"
 	"sigs.k8s.io/cluster-api/util/conditions"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -99,19 +95,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		Client: r.Client, WatchFilter: r.WatchFilter,
 		New: func() *infrav1.Metal3Remediation { return &infrav1.Metal3Remediation{} },
 		Cluster: func(ctx context.Context, rem *infrav1.Metal3Remediation) (*clusterv1.Cluster, error) {
-			var err error
-			machine, err = util.GetOwnerMachine(ctx, r.Client, rem.ObjectMeta)
-			if err != nil {
-				return nil, fmt.Errorf("reading the Machine that owns Metal3Remediation %s: %w", rem.Name, err)
-			}
-			if machine == nil {
-				return nil, nil
-			}
-			cluster, err := util.GetClusterFromMetadata(ctx, r.Client, machine.ObjectMeta)
-			if err != nil && !errors.Is(err, util.ErrNoCluster) && !apierrors.IsNotFound(err) {
-				return nil, err
-			}
-			return cluster, nil
+			return skeleton.ClusterOfOwnerMachine(ctx, r.Client, "Metal3Remediation", rem.ObjectMeta, &machine)
 		},
 		PausedCondition: true,
 		Normal:          phase(r.reconcileNormal),
