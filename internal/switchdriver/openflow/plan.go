@@ -63,8 +63,7 @@ func compareFlows(a, b fabric.Flow) int {
 }
 
 func comparePortMasks(a, b *fabric.PortMask) int {
-	switch {
-	case a == nil || b == nil:
+	if a == nil || b == nil {
 		return compareBools(a != nil, b != nil)
 	}
 	return cmp.Or(cmp.Compare(a.Value, b.Value), cmp.Compare(a.Mask, b.Mask))
