@@ -297,3 +297,45 @@ type Driver interface {
 	// *HostKeyError.
 	Connect(ctx context.Context, ep Endpoint) (Session, error)
 }
+
+// AdminState is the administrative state a batch asks of one interface: a port's, or, with
+// Bond set, a member's of that bond (a bond is shut by shutting its members where the switch
+// has no bond interface of its own, as on Open vSwitch).
+type AdminState struct {
+	Name string
+	Down bool
+	Bond string
+}
+
+// AdminStates lists the state each interface a batch touches is asked to have, in the order the
+// batch first names it, the last change of an interface winning: a port change asks Port.Down, a
+// reset up, a bond its Port.Down of every member, a bond removed up of every member.
+func AdminStates(batch Batch) []AdminState {
+	var out []AdminState
+	set := func(name string, down bool, bond string) {
+		for i := range out {
+			if out[i].Name == name {
+				out[i].Down, out[i].Bond = down, bond
+				return
+			}
+		}
+		out = append(out, AdminState{Name: name, Down: down, Bond: bond})
+	}
+	for _, c := range batch {
+		switch c.Op {
+		case OpAccessPort, OpTrunkPort:
+			set(c.Port.Name, c.Port.Down, "")
+		case OpResetPort:
+			set(c.Port.Name, false, "")
+		case OpEnsureLAG:
+			for _, m := range c.LAG.Members {
+				set(m, c.LAG.Port.Down, c.LAG.Name)
+			}
+		case OpRemoveLAG:
+			for _, m := range c.LAG.Members {
+				set(m, false, c.LAG.Name)
+			}
+		}
+	}
+	return out
+}

@@ -117,3 +117,19 @@ func TestACLFlowsOfATrunkAndABond(t *testing.T) {
 		t.Error("SameACL must match the same flows and only them")
 	}
 }
+
+// The state a batch asks of each interface: ports as their change says, resets up, a bond's
+// members as the bond, a removed bond's members up; the last change of an interface wins.
+func TestAdminStates(t *testing.T) {
+	b := Batch{
+		{Op: OpAccessPort, Port: Port{Name: "p1", Down: true}},
+		{Op: OpEnsureLAG, LAG: LAG{Name: "lag1", Members: []string{"p2", "p3"}, Port: Port{Down: true}}},
+		{Op: OpRemoveLAG, LAG: LAG{Name: "lag2", Members: []string{"p4"}}},
+		{Op: OpResetPort, Port: Port{Name: "p1"}},
+		{Op: OpEnsureVLAN, VLAN: VLAN{ID: 5}},
+	}
+	want := []AdminState{{Name: "p1"}, {Name: "p2", Down: true, Bond: "lag1"}, {Name: "p3", Down: true, Bond: "lag1"}, {Name: "p4", Bond: "lag2"}}
+	if got := AdminStates(b); !slices.Equal(got, want) {
+		t.Errorf("AdminStates = %+v, want %+v", got, want)
+	}
+}

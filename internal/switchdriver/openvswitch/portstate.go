@@ -31,29 +31,12 @@ func (s *Session) portDown(r interfaceRow) bool { return s.openFlow != "" && adm
 // the state asked (true: down). A port change asks Port.Down, a reset up; a bond asks its
 // Port.Down of every member, its removal up. Interfaces already so are left out.
 func (s *Session) adminChanges(ctx context.Context, batch fabric.Batch) (map[string]bool, error) {
-	want := map[string]bool{}
-	var order []string
-	set := func(name string, down bool) {
-		if _, seen := want[name]; !seen {
-			order = append(order, name)
-		}
-		want[name] = down
-	}
-	for _, c := range batch {
-		switch c.Op {
-		case fabric.OpAccessPort, fabric.OpTrunkPort:
-			set(c.Port.Name, c.Port.Down)
-		case fabric.OpResetPort:
-			set(c.Port.Name, false)
-		case fabric.OpEnsureLAG:
-			for _, m := range c.LAG.Members {
-				set(m, c.LAG.Port.Down)
-			}
-		case fabric.OpRemoveLAG:
-			for _, m := range c.LAG.Members {
-				set(m, false)
-			}
-		}
+	asked := fabric.AdminStates(batch)
+	want := make(map[string]bool, len(asked))
+	order := make([]string, 0, len(asked))
+	for _, a := range asked {
+		want[a.Name] = a.Down
+		order = append(order, a.Name)
 	}
 	if len(order) == 0 {
 		return nil, nil

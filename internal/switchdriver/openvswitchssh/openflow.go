@@ -192,34 +192,16 @@ func renderACLs(ep fabric.Endpoint, batch fabric.Batch) (string, error) {
 func renderPortState(ep fabric.Endpoint, have fabric.State, batch fabric.Batch) ([]string, error) {
 	want := map[string]bool{}
 	var order []string
-	set := func(name string, down bool) {
-		if _, seen := want[name]; !seen {
-			order = append(order, name)
+	for _, a := range fabric.AdminStates(batch) {
+		// What the switch shows: a bond's state for its members (a bond not there yet is up),
+		// a port's own otherwise.
+		cur := have.Ports[a.Name].Down
+		if a.Bond != "" {
+			cur = have.LAGs[a.Bond].Port.Down
 		}
-		want[name] = down
-	}
-	for _, c := range batch {
-		switch c.Op {
-		case fabric.OpAccessPort, fabric.OpTrunkPort:
-			if have.Ports[c.Port.Name].Down != c.Port.Down {
-				set(c.Port.Name, c.Port.Down)
-			}
-		case fabric.OpResetPort:
-			if have.Ports[c.Port.Name].Down {
-				set(c.Port.Name, false)
-			}
-		case fabric.OpEnsureLAG:
-			if cur, ok := have.LAGs[c.LAG.Name]; (ok && cur.Port.Down != c.LAG.Port.Down) || (!ok && c.LAG.Port.Down) {
-				for _, m := range c.LAG.Members {
-					set(m, c.LAG.Port.Down)
-				}
-			}
-		case fabric.OpRemoveLAG:
-			if have.LAGs[c.LAG.Name].Port.Down {
-				for _, m := range c.LAG.Members {
-					set(m, false)
-				}
-			}
+		if cur != a.Down {
+			want[a.Name] = a.Down
+			order = append(order, a.Name)
 		}
 	}
 	if len(order) == 0 {
