@@ -241,17 +241,7 @@ func (s *Switch) AddBridge(t testing.TB, name string) string {
 // benchmarks), each with the given tag (0: none).
 func (s *Switch) AddPorts(t testing.TB, bridge string, tag int, names ...string) {
 	t.Helper()
-	args := []string{}
-	for _, n := range names {
-		if len(args) > 0 {
-			args = append(args, "--")
-		}
-		args = append(args, "add-port", bridge, n)
-		if tag > 0 {
-			args = append(args, fmt.Sprintf("tag=%d", tag))
-		}
-	}
-	s.Vsctl(t, args...)
+	s.addPorts(t, bridge, tag, false, names)
 }
 
 // AddDummyPorts adds ports whose interface is of type dummy, each with the given tag (0: none):
@@ -259,6 +249,12 @@ func (s *Switch) AddPorts(t testing.TB, bridge string, tag int, names ...string)
 // match them (in_port) and port-mods shut them, with no kernel device behind them. Use
 // WaitOFPorts before addressing them by OpenFlow.
 func (s *Switch) AddDummyPorts(t testing.TB, bridge string, tag int, names ...string) {
+	t.Helper()
+	s.addPorts(t, bridge, tag, true, names)
+}
+
+// addPorts adds the ports in one ovs-vsctl call, dummy interfaces when asked.
+func (s *Switch) addPorts(t testing.TB, bridge string, tag int, dummy bool, names []string) {
 	t.Helper()
 	args := []string{}
 	for _, n := range names {
@@ -269,7 +265,9 @@ func (s *Switch) AddDummyPorts(t testing.TB, bridge string, tag int, names ...st
 		if tag > 0 {
 			args = append(args, fmt.Sprintf("tag=%d", tag))
 		}
-		args = append(args, "--", "set", "interface", n, "type=dummy")
+		if dummy {
+			args = append(args, "--", "set", "interface", n, "type=dummy")
+		}
 	}
 	s.Vsctl(t, args...)
 }
