@@ -77,6 +77,7 @@ func (s *Session) readACLs(ctx context.Context, names []string) (map[string]fabr
 	if err != nil {
 		return nil, fmt.Errorf("switch %s: %w", s.switchName, err)
 	}
+	s.flows = flows
 	return fabric.ACLsOfFlows(flows, names), nil
 }
 
@@ -123,10 +124,14 @@ func aclChanges(batch fabric.Batch) []fabric.Change {
 // cookie deleted, an ensured list whose flows differ replaced whole (its cookie deleted and its
 // flows added). Lists already as asked send nothing.
 func (s *Session) applyACLs(ctx context.Context, c *openflow.Conn, changes []fabric.Change) error {
-	current, err := c.Flows(ctx, fabric.CookiePrefix, fabric.CookiePrefixMask)
-	if err != nil {
-		return fmt.Errorf("switch %s: %w", s.switchName, err)
+	current := s.flows
+	var err error
+	if current == nil {
+		if current, err = c.Flows(ctx, fabric.CookiePrefix, fabric.CookiePrefixMask); err != nil {
+			return fmt.Errorf("switch %s: %w", s.switchName, err)
+		}
 	}
+	s.flows = nil // what follows changes them, or a failure leaves them unknown
 	have := map[uint64][]fabric.Flow{}
 	for _, f := range current {
 		have[f.Cookie] = append(have[f.Cookie], f)

@@ -38,6 +38,9 @@ type Session struct {
 	of         *openflow.Conn
 	// bundles and portMods count the OpenFlow bundles and port-mods the switch applied.
 	bundles, portMods int
+	// flows are metalwire's flows as Read last found them, until a bundle changes them: Apply
+	// of the same pass plans from them instead of reading every flow of the switch again.
+	flows []fabric.Flow
 }
 
 var _ fabric.Session = &Session{}
