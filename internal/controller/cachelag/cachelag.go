@@ -53,13 +53,29 @@ type Writes[V any] struct {
 
 type write[V any] struct {
 	before string
-	at     time.Time
-	value  V
+	// made says before is the version the write made, not the one it was made against: the
+	// cache shows the write once its copy is at that version or later.
+	made  bool
+	at    time.Time
+	value V
 }
 
 // Wrote records that value was written to the object whose copy, at resourceVersion before, the
 // write was made against; before is "" when the write created the object.
 func (w *Writes[V]) Wrote(key, before string, value V) {
+	w.record(key, write[V]{before: before, value: value})
+}
+
+// WroteAt records that value was written to the object by a write that made resourceVersion
+// made (the API server's answer to it). A writer that can see its answer records this way: its
+// record holds until the cache shows that very version, also when the write was made against a
+// copy older than the writer's previous write (a status taken from this memory, not the cache),
+// where "later than the copy written against" could be the previous write itself.
+func (w *Writes[V]) WroteAt(key, made string, value V) {
+	w.record(key, write[V]{before: made, made: true, value: value})
+}
+
+func (w *Writes[V]) record(key string, wr write[V]) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	now := w.now()
@@ -76,7 +92,8 @@ func (w *Writes[V]) Wrote(key, before string, value V) {
 		}
 		w.lastSweep = now
 	}
-	w.m[key] = write[V]{before: before, at: now, value: value}
+	wr.at = now
+	w.m[key] = wr
 }
 
 // Unseen returns what was last written to the object when the cache's copy, at resourceVersion
@@ -89,16 +106,17 @@ func (w *Writes[V]) Unseen(key, current string) (value V, ok bool) {
 	if !found {
 		return value, false
 	}
-	if w.now().Sub(wr.at) >= Expiry || shows(current, wr.before) {
+	if w.now().Sub(wr.at) >= Expiry || shows(current, wr.before, wr.made) {
 		delete(w.m, key)
 		return value, false
 	}
 	return wr.value, true
 }
 
-// shows says whether a copy at resourceVersion current is later than the version before that a
-// write was made against, and so includes the write (or something newer).
-func shows(current, before string) bool {
+// shows says whether a copy at resourceVersion current includes a write (or something newer):
+// it is later than the version before that the write was made against, or, when made, at or
+// after the version before that the write made.
+func shows(current, before string, made bool) bool {
 	switch {
 	case current == "":
 		return false // no copy: the object is not created yet, or gone
@@ -107,7 +125,10 @@ func shows(current, before string) bool {
 	}
 	c, err := resourceversion.CompareResourceVersion(current, before)
 	if err != nil {
-		return current != before
+		return made == (current == before)
+	}
+	if made {
+		return c >= 0
 	}
 	return c > 0
 }

@@ -31,6 +31,30 @@ func TestAnUpdateIsUnseenUntilTheCacheShowsALaterVersion(t *testing.T) {
 	g.Expect(w.Len()).To(BeZero())
 }
 
+// Two writes in a row, the second made while the cache still showed neither (the writer took
+// its copy from this memory): the cache catching up to the first write does not show the
+// second. A record by the version the write made holds until the cache shows that version.
+func TestAWriteRecordedByTheVersionItMadeHoldsUntilTheCacheShowsThatVersion(t *testing.T) {
+	g := NewWithT(t)
+	var w Writes[string]
+	w.WroteAt("nd", "12", "first") // made against the cache's 10
+	v, ok := w.Unseen("nd", "10")
+	g.Expect(ok).To(BeTrue())
+	g.Expect(v).To(Equal("first"))
+	w.WroteAt("nd", "15", "second") // made against "first", which the cache did not show yet
+	v, ok = w.Unseen("nd", "12")
+	g.Expect(ok).To(BeTrue(), "the cache shows the first write, not the second")
+	g.Expect(v).To(Equal("second"))
+	_, ok = w.Unseen("nd", "15")
+	g.Expect(ok).To(BeFalse(), "the cache shows the version the second write made")
+
+	w.WroteAt("x", "not-a-number", "v")
+	_, ok = w.Unseen("x", "other")
+	g.Expect(ok).To(BeTrue(), "a version that is no integer shows the write only when equal")
+	_, ok = w.Unseen("x", "not-a-number")
+	g.Expect(ok).To(BeFalse())
+}
+
 func TestVersionsCompareAsNumbersNotAsText(t *testing.T) {
 	g := NewWithT(t)
 	var w Writes[int]

@@ -10,12 +10,12 @@ import (
 	"sync"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/events"
 	"sigs.k8s.io/cluster-api/util/conditions"
-	"sigs.k8s.io/cluster-api/util/patch"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -153,21 +153,26 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	// The record of what the switches carry is the one this manager last wrote, also when the
 	// cache does not show it yet: a pass that started from an older record would forget a port
 	// configured since, and never reset it once its host leaves.
-	read := nd.ResourceVersion
-	if written, ok := r.records.Unseen(key, read); ok {
+	if written, ok := r.records.Unseen(key, nd.ResourceVersion); ok {
 		nd.Status.Switches = copySwitches(written)
 	}
 	r.secrets.use(req.NamespacedName, r.secretsNamed(ctx, nd))
-	patcher, err := patch.NewHelper(nd, r.Client)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
+	// One write, of the status alone (the controller writes nothing else of the NetworkDevice):
+	// its answer gives the version it made, which the record of the switches waits for. Cluster
+	// API's patch helper writes conditions and the rest of status apart and hands no version
+	// back, so a cache showing only the conditions, or the previous pass's write, would pass
+	// for this one and a pass would start from a record that lacks the ports set since.
+	before := nd.DeepCopy()
 	defer func() {
-		err := patcher.Patch(ctx, nd, patch.WithOwnedConditions{Conditions: []string{netv1.ConditionReachable, netv1.ConditionHostKeyTrusted, netv1.ConditionDrifted, netv1.ConditionDryRun, netv1.ConditionAttachmentsApplied, netv1.ConditionHostsNetworkConfigured}})
-		if err == nil {
-			r.records.Wrote(key, read, copySwitches(nd.Status.Switches))
+		if equality.Semantic.DeepEqual(before.Status, nd.Status) {
+			return
 		}
-		reterr = errors.Join(reterr, err)
+		written := nd.DeepCopy()
+		if err := r.Client.Status().Patch(ctx, written, client.MergeFrom(before)); err != nil {
+			reterr = errors.Join(reterr, fmt.Errorf("writing the status of NetworkDevice %s: %w", key, err))
+			return
+		}
+		r.records.WroteAt(key, written.ResourceVersion, copySwitches(nd.Status.Switches))
 	}()
 
 	// Read only: the cache's own objects, not a copy of every NIC per reconcile.
