@@ -430,7 +430,6 @@ var OSesWithoutACLs = map[string]string{
 	"cumulus": "NVUE access lists cannot keep the model on Spectrum switches: IPv6 rules are matched in the ingress table only, " +
 		"so an outbound IPv6 list (an egress rule, or a deny default) would filter the IPv6 traffic to every port, not just the host's; " +
 		"port ranges are taken on ingress rules only; and a rule that matches everything and accepts is ignored",
-	"openconfig":    "the gNMI driver renders no openconfig-acl yet",
 	"equinix-metal": "Equinix Metal's API has no per-port access list; filter on the hosts instead",
 }
 
@@ -440,8 +439,9 @@ var OSesWithoutACLs = map[string]string{
 // anything is configured, and the host is not offered. Their drivers refuse such a list with
 // ErrUnsupported naming the OS.
 var OSesWithoutTrunkACLs = map[string]string{
-	"eos":      "an EOS port access list applies to every VLAN the port carries; IP access lists cannot match a VLAN",
-	"dellos10": "an OS10 port access list applies to every VLAN the port carries; IP access lists cannot match a VLAN",
+	"eos":        "an EOS port access list applies to every VLAN the port carries; IP access lists cannot match a VLAN",
+	"dellos10":   "an OS10 port access list applies to every VLAN the port carries; IP access lists cannot match a VLAN",
+	"openconfig": "an OpenConfig interface's ingress and egress acl-sets apply to every VLAN the port carries",
 	"junos": "a Junos port takes one ethernet-switching filter each way (filter input, filter output) for every VLAN it carries, " +
 		"so the lists of the trunk networks sharing a port cannot each be bound",
 }
