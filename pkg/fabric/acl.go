@@ -425,7 +425,6 @@ func (a ACL) Describe() string {
 // and why: a network with an acl on them is refused before anything is configured, and the host
 // is not offered. Every other driver is an ACLSetter (checked by switchdriver/builtin's tests).
 var OSesWithoutACLs = map[string]string{
-	"nxos":  "NX-OS port access lists (ip port access-group) filter inbound only, so egress rules and the default could not be kept; not rendered yet",
 	"sonic": "the sonic driver renders no ACL table yet",
 	"cumulus": "NVUE access lists cannot keep the model on Spectrum switches: IPv6 rules are matched in the ingress table only, " +
 		"so an outbound IPv6 list (an egress rule, or a deny default) would filter the IPv6 traffic to every port, not just the host's; " +
@@ -441,6 +440,7 @@ var OSesWithoutACLs = map[string]string{
 var OSesWithoutTrunkACLs = map[string]string{
 	"eos":        "an EOS port access list applies to every VLAN the port carries; IP access lists cannot match a VLAN",
 	"dellos10":   "an OS10 port access list applies to every VLAN the port carries; IP access lists cannot match a VLAN",
+	"nxos":       "an NX-OS port access list filters every VLAN of the trunk it is bound to",
 	"openconfig": "an OpenConfig interface's ingress and egress acl-sets apply to every VLAN the port carries",
 	"junos": "a Junos port takes one ethernet-switching filter each way (filter input, filter output) for every VLAN it carries, " +
 		"so the lists of the trunk networks sharing a port cannot each be bound",

@@ -30,3 +30,39 @@ func (r ACLRule) Check() error {
 	}
 	return nil
 }
+
+// OSesWithIngressOnlyACLs are the switch operating systems whose port access lists filter only
+// what the host sends (ingress), and why: a list with an egress rule, or a deny default (which
+// closes egress too), is refused on them (ACLFits); a list of ingress rules with the default
+// allow is kept exactly, egress passing unfiltered as the model asks.
+var OSesWithIngressOnlyACLs = map[string]string{
+	"nxos": "NX-OS port access lists (ip port access-group, ipv6 port traffic-filter) filter only what a port receives",
+}
+
+// ACLFits says whether networkOS os can keep the list a as the model means it: nil, or why not
+// and what to change. It is the per-list check both sides make: a driver before it sends
+// anything, the controller before it offers a host (a network's rules, its default, and VLAN
+// set when the host carries the network tagged). It reads OSesWithoutACLs,
+// OSesWithoutTrunkACLs and OSesWithIngressOnlyACLs.
+func ACLFits(os string, a ACL) error {
+	if why := OSesWithoutACLs[os]; why != "" {
+		return fmt.Errorf("networkOS %s binds no access list (%s): remove the acl or use a switch that can", os, why)
+	}
+	if why := OSesWithoutTrunkACLs[os]; a.VLAN != 0 && why != "" {
+		return fmt.Errorf("networkOS %s cannot scope an access list to one VLAN of a trunk (%s): carry the network untagged (portMode access) or remove the acl", os, why)
+	}
+	why := OSesWithIngressOnlyACLs[os]
+	if why == "" {
+		return nil
+	}
+	for i, r := range a.Rules {
+		if r.Direction == DirectionEgress {
+			return fmt.Errorf("acl[%d] is an egress rule, but networkOS %s filters ingress only (%s): drop the egress rules", i, os, why)
+		}
+	}
+	if a.DefaultDeny {
+		return fmt.Errorf("aclDefault deny would also close egress, but networkOS %s filters ingress only (%s): "+
+			"set aclDefault allow and end the rules with an ingress deny all", os, why)
+	}
+	return nil
+}

@@ -25,3 +25,29 @@ func TestACLRuleCheck(t *testing.T) {
 		}
 	}
 }
+
+// ACLFits refuses what an OS cannot keep, naming the OS and the fix, and passes the rest: no
+// list at all, a trunk's list, and on an ingress-only OS an egress rule or a deny default.
+func TestACLFits(t *testing.T) {
+	in := ACLRule{Direction: DirectionIngress, Protocol: "ssh", Action: ActionDeny}
+	out := ACLRule{Direction: DirectionEgress, Protocol: "all", Action: ActionAllow}
+	for _, c := range []struct {
+		os   string
+		acl  ACL
+		want string
+	}{
+		{"eos", ACL{Rules: []ACLRule{in, out}, DefaultDeny: true}, ""},
+		{"eos", ACL{Rules: []ACLRule{in}, VLAN: 1001}, "networkOS eos cannot scope an access list to one VLAN of a trunk"},
+		{"openvswitch", ACL{Rules: []ACLRule{in, out}, VLAN: 1001, DefaultDeny: true}, ""},
+		{"equinix-metal", ACL{Rules: []ACLRule{in}}, "networkOS equinix-metal binds no access list"},
+		{"nxos", ACL{Rules: []ACLRule{in, {Direction: DirectionIngress, Protocol: "all", Action: ActionDeny}}}, ""},
+		{"nxos", ACL{Rules: []ACLRule{in, out}}, "acl[1] is an egress rule, but networkOS nxos filters ingress only"},
+		{"nxos", ACL{Rules: []ACLRule{in}, DefaultDeny: true}, "aclDefault deny would also close egress"},
+		{"nxos", ACL{Rules: []ACLRule{in}, VLAN: 7}, "networkOS nxos cannot scope"},
+	} {
+		err := ACLFits(c.os, c.acl)
+		if (c.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("%s %+v: got %v, want %q", c.os, c.acl, err, c.want)
+		}
+	}
+}

@@ -12,9 +12,10 @@ import (
 	"github.com/metalwire/metalwire/pkg/fabric"
 )
 
-// aclCovered says whether an end-to-end test covers networkOS os's access lists: the IOS-like
-// lists of TestACLEndToEnd, or Junos' filters (TestJunosACLEndToEnd).
-func aclCovered(os string) bool { return slices.Contains(aclOSes, os) || os == "junos" }
+// aclCovered says whether an end-to-end test covers networkOS os's access lists: the lists of
+// TestACLEndToEnd, Junos' filters (TestJunosACLEndToEnd) or NX-OS' ingress lists
+// (TestNXOSACLEndToEnd).
+func aclCovered(os string) bool { return slices.Contains(aclOSes, os) || os == "junos" || os == "nxos" }
 
 // junosHostFilters are hostACL's two filters as the switch keeps them: its statements after
 // "filter NAME", in order.
