@@ -425,14 +425,10 @@ func (a ACL) Describe() string {
 // and why: a network with an acl on them is refused before anything is configured, and the host
 // is not offered. Every other driver is an ACLSetter (checked by switchdriver/builtin's tests).
 var OSesWithoutACLs = map[string]string{
-	"nxos": "NX-OS port access lists (ip port access-group) filter inbound only, so egress rules and the default could not be kept; not rendered yet",
-	"junos": "the junos driver renders no firewall filter yet (the IPv6 match conditions of ethernet-switching port filters, " +
-		"and which conditions each EX/QFX platform takes on egress, are not confirmed)",
 	"sonic": "the sonic driver renders no ACL table yet",
 	"cumulus": "NVUE access lists cannot keep the model on Spectrum switches: IPv6 rules are matched in the ingress table only, " +
 		"so an outbound IPv6 list (an egress rule, or a deny default) would filter the IPv6 traffic to every port, not just the host's; " +
 		"port ranges are taken on ingress rules only; and a rule that matches everything and accepts is ignored",
-	"openconfig":    "the gNMI driver renders no openconfig-acl yet",
 	"equinix-metal": "Equinix Metal's API has no per-port access list; filter on the hosts instead",
 }
 
@@ -442,8 +438,12 @@ var OSesWithoutACLs = map[string]string{
 // anything is configured, and the host is not offered. Their drivers refuse such a list with
 // ErrUnsupported naming the OS.
 var OSesWithoutTrunkACLs = map[string]string{
-	"eos":      "an EOS port access list applies to every VLAN the port carries; IP access lists cannot match a VLAN",
-	"dellos10": "an OS10 port access list applies to every VLAN the port carries; IP access lists cannot match a VLAN",
+	"eos":        "an EOS port access list applies to every VLAN the port carries; IP access lists cannot match a VLAN",
+	"dellos10":   "an OS10 port access list applies to every VLAN the port carries; IP access lists cannot match a VLAN",
+	"nxos":       "an NX-OS port access list filters every VLAN of the trunk it is bound to",
+	"openconfig": "an OpenConfig interface's ingress and egress acl-sets apply to every VLAN the port carries",
+	"junos": "a Junos port takes one ethernet-switching filter each way (filter input, filter output) for every VLAN it carries, " +
+		"so the lists of the trunk networks sharing a port cannot each be bound",
 }
 
 // OSesWithoutPortState are the switch operating systems whose drivers cannot shut a port, and why:

@@ -134,6 +134,7 @@ func (tg *Target) Capabilities(ctx context.Context, _ *gnmi.CapabilityRequest) (
 		SupportedModels: []*gnmi.ModelData{
 			{Name: "openconfig-interfaces", Organization: "OpenConfig working group"},
 			{Name: "openconfig-vlan", Organization: "OpenConfig working group"},
+			{Name: "openconfig-acl", Organization: "OpenConfig working group"},
 		},
 		SupportedEncodings: []gnmi.Encoding{gnmi.Encoding_JSON_IETF},
 		GNMIVersion:        "0.10.0",

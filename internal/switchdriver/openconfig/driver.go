@@ -53,6 +53,9 @@ func (Driver) NetworkOS() string { return NetworkOS }
 // SetsPortState implements fabric.PortStateSetter: a port's openconfig-interfaces config/enabled.
 func (Driver) SetsPortState() bool { return true }
 
+// SetsACLs implements fabric.ACLSetter: openconfig-acl acl-sets bound to a port.
+func (Driver) SetsACLs() bool { return true }
+
 // DefaultPort is 9339.
 func (Driver) DefaultPort() int { return DefaultPort }
 

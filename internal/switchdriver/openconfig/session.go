@@ -11,6 +11,8 @@ import (
 
 	"github.com/openconfig/gnmi/proto/gnmi"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"github.com/metalwire/metalwire/pkg/fabric"
 )
@@ -92,6 +94,9 @@ func (s *Session) Read(ctx context.Context, ports []string) (fabric.State, error
 	if err != nil {
 		return fabric.State{}, fmt.Errorf("switch %s: reading the gNMI answer: %w", s.ep.Switch, err)
 	}
+	if st.ACLs, err = s.readACLs(ctx, ports); err != nil {
+		return fabric.State{}, err
+	}
 	return st, nil
 }
 
@@ -102,15 +107,16 @@ func last(p []*gnmi.PathElem) string {
 	return p[len(p)-1].GetName()
 }
 
-// Apply reads the ports the batch names (refusing the batch if one is missing), drops what the
-// switch already shows and sends the rest as one Set: VLANs removed (delete), ports' switched-vlan
-// config replaced, VLANs added and ports' config/enabled set (update: false for portStatus down,
+// Apply reads the ports and access lists the batch names (refusing the batch if a port is
+// missing), drops what the switch already shows and sends the rest as one Set: VLANs and lists
+// removed and lists unbound (delete), ports' switched-vlan config and lists' acl-sets replaced,
+// VLANs added, lists bound and ports' config/enabled set (update: false for portStatus down,
 // true otherwise and for a reset); the switch applies a Set all or nothing.
 func (s *Session) Apply(ctx context.Context, batch fabric.Batch) error {
 	if len(batch) == 0 {
 		return nil
 	}
-	var names []string
+	var names, acls []string
 	for _, c := range batch {
 		switch c.Op {
 		case fabric.OpAccessPort, fabric.OpTrunkPort, fabric.OpResetPort:
@@ -118,11 +124,13 @@ func (s *Session) Apply(ctx context.Context, batch fabric.Batch) error {
 				names = append(names, c.Port.Name)
 			}
 		case fabric.OpEnsureVLAN, fabric.OpRemoveVLAN:
+		case fabric.OpEnsureACL, fabric.OpRemoveACL:
+			acls = append(acls, c.ACL.Name)
 		default:
 			return fmt.Errorf("switch %s: change %s: %w (networkOS %s has no %s yet)", s.ep.Switch, c, fabric.ErrUnsupported, NetworkOS, c.Op)
 		}
 	}
-	have, err := s.Read(ctx, names)
+	have, err := s.Read(ctx, append(slices.Clone(names), acls...))
 	if err != nil {
 		return err
 	}
@@ -138,6 +146,12 @@ func (s *Session) Apply(ctx context.Context, batch fabric.Batch) error {
 	req := &gnmi.SetRequest{}
 	for i, c := range batch {
 		if fabric.InPlace(c, have) {
+			continue
+		}
+		if c.Op == fabric.OpEnsureACL || c.Op == fabric.OpRemoveACL {
+			if err := addACLChange(req, have, i, c); err != nil {
+				return fmt.Errorf("switch %s: %w", s.ep.Switch, err)
+			}
 			continue
 		}
 		if err := addChange(req, i, c); err != nil {
@@ -199,4 +213,27 @@ func addChange(req *gnmi.SetRequest, i int, c fabric.Change) error {
 		req.Replace = append(req.Replace, &gnmi.Update{Path: switchedVLANPath(p.Name), Val: jsonVal(map[string]any{"interface-mode": "ACCESS", "access-vlan": p.VLAN})})
 	}
 	return nil
+}
+
+// readACLs gets /acl and reads the named lists from it. A switch with nothing under /acl may
+// answer NotFound: no lists.
+func (s *Session) readACLs(ctx context.Context, names []string) (map[string]fabric.ACL, error) {
+	resp, err := s.client.Get(ctx, &gnmi.GetRequest{Path: []*gnmi.Path{aclPath()}, Type: gnmi.GetRequest_CONFIG, Encoding: gnmi.Encoding_JSON_IETF})
+	if status.Code(err) == codes.NotFound {
+		return map[string]fabric.ACL{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("switch %s: gNMI Get /acl: %w", s.ep.Switch, callError(err))
+	}
+	var raw []byte
+	for _, n := range resp.GetNotification() {
+		for _, u := range n.GetUpdate() {
+			raw = u.GetVal().GetJsonIetfVal()
+		}
+	}
+	acls, err := parseACLs(raw, names)
+	if err != nil {
+		return nil, fmt.Errorf("switch %s: reading the gNMI answer: %w", s.ep.Switch, err)
+	}
+	return acls, nil
 }

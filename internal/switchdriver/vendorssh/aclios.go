@@ -170,7 +170,12 @@ func parseIOSACLs(names []string, lists map[string][]string, secs map[string][]s
 // access-group lines of list name (secs: each interface's lines); "" when none does.
 func boundTo(name string, secs map[string][]string, lags map[string]fabric.LAG) (string, []string) {
 	bind := bindLines(name, "", false)
-	bind = bind[1 : len(bind)-1]
+	return boundByLines(bind[1:len(bind)-1], secs, lags)
+}
+
+// boundByLines is the port, or the bond (its name and members), whose interface carries every
+// one of the lines bind (secs: each interface's lines); "" when none does.
+func boundByLines(bind []string, secs map[string][]string, lags map[string]fabric.LAG) (string, []string) {
 	for iface, lines := range secs {
 		has := true
 		for _, b := range bind {

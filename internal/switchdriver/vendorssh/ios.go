@@ -47,6 +47,7 @@ func NXOS() sshcli.CommandSet {
 	return sshcli.CommandSet{
 		NetworkOS: "nxos",
 		PortState: true,
+		ACLs:      true,
 		Mode:      sshcli.ModePlatform,
 		Platform:  "cisco_nxos",
 		Save:      []string{"copy running-config startup-config"},
@@ -54,13 +55,14 @@ func NXOS() sshcli.CommandSet {
 		Render: func(ep fabric.Endpoint, have fabric.State, b fabric.Batch) ([]string, error) {
 			return renderIOS("nxos", true, b, func(i int, c fabric.Change) ([]string, error) {
 				if c.Op == fabric.OpEnsureACL || c.Op == fabric.OpRemoveACL {
-					return nil, unsupported("nxos", i, c) // its port lists filter inbound only
+					return renderNXOSACL(have, i, c)
 				}
 				return nxosLAG.renderLAG(ep, have, i, c)
 			})
 		},
 		ReadCommands: func(fabric.Endpoint, []string) []string {
-			return []string{"show vlan brief | json", "show interface switchport | json", "show running-config interface"}
+			return []string{"show vlan brief | json", "show interface switchport | json", "show running-config interface",
+				"show running-config aclmgr"}
 		},
 		ParseState:     parseNXOS,
 		VersionCommand: "show version | json",
@@ -274,8 +276,9 @@ func parseEOS(_ fabric.Endpoint, names []string, outs []string) (fabric.State, e
 	return fabric.State{VLANs: vlansOf(ids), Ports: wantPorts(all, names), LAGs: lags, ACLs: acls}, nil
 }
 
-// parseNXOS reads "show vlan brief | json" and "show interface switchport | json". NX-OS prints a
-// table's only row as an object and several as a list.
+// parseNXOS reads "show vlan brief | json", "show interface switchport | json", the
+// interfaces' running configuration and the access lists' ("show running-config aclmgr"). NX-OS
+// prints a table's only row as an object and several as a list.
 func parseNXOS(_ fabric.Endpoint, names []string, outs []string) (fabric.State, error) {
 	var vl struct {
 		Table struct {
@@ -327,7 +330,8 @@ func parseNXOS(_ fabric.Endpoint, names []string, outs []string) (fabric.State, 
 	for m := range members {
 		delete(all, m)
 	}
-	return fabric.State{VLANs: vlansOf(ids), Ports: wantPorts(all, names), LAGs: lags}, nil
+	acls := parseNXOSACLs(names, nxosACLLists(outs[3]), secs, lags)
+	return fabric.State{VLANs: vlansOf(ids), Ports: wantPorts(all, names), LAGs: lags, ACLs: acls}, nil
 }
 
 // shutdownLine is a port's administrative state as the CLIs write it.

@@ -19,6 +19,7 @@ func Junos() sshcli.CommandSet {
 	return sshcli.CommandSet{
 		NetworkOS:       "junos",
 		PortState:       true,
+		ACLs:            true,
 		Mode:            sshcli.ModePlatform,
 		Platform:        "juniper_junos",
 		ConfigPrivilege: "configuration-private",
@@ -31,7 +32,8 @@ func Junos() sshcli.CommandSet {
 		},
 		Render: renderJunos,
 		ReadCommands: func(fabric.Endpoint, []string) []string {
-			return []string{"show configuration vlans | display json", "show configuration interfaces | display json"}
+			return []string{"show configuration vlans | display json", "show configuration interfaces | display json",
+				"show configuration firewall family ethernet-switching | display json"}
 		},
 		ParseState:     parseJunos,
 		VersionCommand: "show version | display json",
@@ -58,18 +60,19 @@ func junosVLANName(id int) string { return fmt.Sprintf("vlan%d", id) }
 // renderJunos writes set and delete statements (ES is "unit 0 family ethernet-switching"):
 //
 //	ensure-vlan: set vlans vlanN vlan-id N       remove-vlan: delete vlans NAME
-//	access:      delete interfaces P ES / delete interfaces P native-vlan-id /
-//	             delete interfaces P disable /
+//	access:      delete interfaces P ES interface-mode / delete interfaces P ES vlan /
+//	             delete interfaces P native-vlan-id / delete interfaces P disable /
 //	             set interfaces P ES interface-mode access / set interfaces P ES vlan members N /
 //	             set interfaces P disable (portStatus down)
-//	trunk:       delete interfaces P ES / delete interfaces P native-vlan-id /
-//	             delete interfaces P disable /
+//	trunk:       the same four deletes /
 //	             set interfaces P ES interface-mode trunk / set interfaces P ES vlan members V (each) /
 //	             set interfaces P native-vlan-id NATIVE (with a native VLAN) /
 //	             set interfaces P disable (portStatus down)
 //	reset:       access in the idle VLAN (enabled: no disable)
 //
-// Bonds: ae interfaces (renderJunosLAG).
+// The deletes name what metalwire sets, not the whole family, so a port's filter binding (an
+// access list, renderJunosACL) outlives a change of its VLANs. Bonds: ae interfaces
+// (renderJunosLAG).
 func renderJunos(ep fabric.Endpoint, have fabric.State, batch fabric.Batch) ([]string, error) {
 	names := map[int]string{}
 	for _, v := range have.VLANs {
@@ -78,7 +81,8 @@ func renderJunos(ep fabric.Endpoint, have fabric.State, batch fabric.Batch) ([]s
 	var lines []string
 	es := func(port string) string { return "interfaces " + port + " unit 0 family ethernet-switching" }
 	unset := func(port string) {
-		lines = append(lines, "delete "+es(port), "delete interfaces "+port+" native-vlan-id", "delete interfaces "+port+" disable")
+		lines = append(lines, "delete "+es(port)+" interface-mode", "delete "+es(port)+" vlan",
+			"delete interfaces "+port+" native-vlan-id", "delete interfaces "+port+" disable")
 	}
 	disable := func(port string, down bool) {
 		if down {
@@ -123,6 +127,12 @@ func renderJunos(ep fabric.Endpoint, have fabric.State, batch fabric.Batch) ([]s
 				return nil, err
 			}
 			lines = append(lines, l...)
+		case fabric.OpEnsureACL, fabric.OpRemoveACL:
+			l, err := renderJunosACL(have, i, c)
+			if err != nil {
+				return nil, err
+			}
+			lines = append(lines, l...)
 		case fabric.OpEnsureVLAN:
 			lines = append(lines, fmt.Sprintf("set vlans %s vlan-id %d", junosVLANName(c.VLAN.ID), c.VLAN.ID))
 		case fabric.OpRemoveVLAN:
@@ -148,8 +158,8 @@ func renderJunos(ep fabric.Endpoint, have fabric.State, batch fabric.Batch) ([]s
 	return lines, nil
 }
 
-// parseJunos reads the committed configuration's vlans and interfaces as "| display json"
-// prints them. VLAN members may be ids or VLAN names.
+// parseJunos reads the committed configuration's vlans, interfaces and ethernet-switching
+// filters as "| display json" prints them. VLAN members may be ids or VLAN names.
 func parseJunos(_ fabric.Endpoint, names []string, outs []string) (fabric.State, error) {
 	var vl struct {
 		Configuration struct {
@@ -189,6 +199,10 @@ func parseJunos(_ fabric.Endpoint, names []string, outs []string) (fabric.State,
 								VLAN struct {
 									Members []string `json:"members"`
 								} `json:"vlan"`
+								Filter struct {
+									Input  string `json:"input"`
+									Output string `json:"output"`
+								} `json:"filter"`
 							} `json:"ethernet-switching"`
 						} `json:"family"`
 					} `json:"unit"`
@@ -201,12 +215,16 @@ func parseJunos(_ fabric.Endpoint, names []string, outs []string) (fabric.State,
 	}
 	all := map[string]fabric.Port{}
 	bonds := map[string]junosIface{}
+	binds := map[string][]string{}
 	for _, iface := range ifs.Configuration.Interfaces.Interface {
 		bonds[iface.Name] = iface.junosIface
 		p := fabric.Port{Name: iface.Name}
 		for _, u := range iface.Unit {
 			if string(u.Name) != `"0"` && string(u.Name) != "0" || u.Family.ES == nil {
 				continue
+			}
+			if f := u.Family.ES.Filter; f.Input != "" || f.Output != "" {
+				binds[iface.Name] = []string{"input " + f.Input, "output " + f.Output}
 			}
 			var ids []int
 			for _, m := range u.Family.ES.VLAN.Members {
@@ -234,5 +252,10 @@ func parseJunos(_ fabric.Endpoint, names []string, outs []string) (fabric.State,
 		delete(all, m)
 	}
 	st.Ports, st.LAGs = wantPorts(all, names), lags
+	filters, err := parseJunosFilters(outs[2])
+	if err != nil {
+		return fabric.State{}, err
+	}
+	st.ACLs = junosACLs(names, filters, binds, lags)
 	return st, nil
 }

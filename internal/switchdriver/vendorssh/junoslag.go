@@ -42,11 +42,12 @@ func junosAE(members []string) (int, error) {
 // renderJunosLAG writes one bond change as candidate statements (ES is "unit 0 family
 // ethernet-switching"):
 //
-//	ensure-lag: delete interfaces aeN (a bond is written whole; the commit makes it one change) /
+//	ensure-lag: delete interfaces aeN aggregated-ether-options (the bond's settings are written
+//	            whole; the commit makes it one change; a filter bound to it stays) /
 //	            set interfaces aeN description metalwire:NAME /
 //	            set interfaces aeN aggregated-ether-options lacp active (static: none) /
 //	            set interfaces aeN aggregated-ether-options lacp periodic fast (fast rate) /
-//	            the bond's ES lines as a port's (access, or trunk with native-vlan-id; set
+//	            the bond's lines as a port's (its deletes, then access, or trunk with native-vlan-id; set
 //	            interfaces aeN disable when its portStatus is down) /
 //	            per member: delete interfaces M ES / delete interfaces M native-vlan-id /
 //	            delete interfaces M disable / set interfaces M ether-options 802.3ad aeN; a member the bond no longer has:
@@ -92,7 +93,7 @@ func renderJunosLAG(ep fabric.Endpoint, have fabric.State, i int, c fabric.Chang
 		}
 		ae = "ae" + strconv.Itoa(n)
 	}
-	lines = append(lines, "delete interfaces "+ae, "set interfaces "+ae+" description metalwire:"+l.Name)
+	lines = append(lines, "delete interfaces "+ae+" aggregated-ether-options", "set interfaces "+ae+" description metalwire:"+l.Name)
 	if l.LACP {
 		lines = append(lines, "set interfaces "+ae+" aggregated-ether-options lacp active")
 		if l.FastRate {
@@ -101,12 +102,7 @@ func renderJunosLAG(ep fabric.Endpoint, have fabric.State, i int, c fabric.Chang
 	}
 	p := l.Port
 	p.Name = ae
-	// The ae was deleted above: its ES lines start from nothing.
-	for _, line := range portLines(ae, p) {
-		if !strings.HasPrefix(line, "delete ") {
-			lines = append(lines, line)
-		}
-	}
+	lines = append(lines, portLines(ae, p)...)
 	members := slices.Sorted(slices.Values(l.Members))
 	for _, m := range members {
 		lines = append(lines, "delete interfaces "+m+" unit 0 family ethernet-switching", "delete interfaces "+m+" native-vlan-id",

@@ -45,6 +45,13 @@ func (c *iosLike) aclLine(cfg *Config, st *shellState, no bool, f []string, cmd 
 			st.mode, st.context, st.aclV6 = "config-acl", name, f[0] == "ipv6"
 		}
 		return "", true
+	case c.nxosACLs && len(f) == 5 && f[1] == "port" && st.mode == "config-if" &&
+		((f[0] == "ip" && f[2] == "access-group") || (f[0] == "ipv6" && f[2] == "traffic-filter")):
+		// NX-OS port lists filter inbound only.
+		if f[4] != "in" {
+			return c.invalid(cmd) + "\n", true
+		}
+		return c.bindACL(cfg, st, no, f[0], f[3], strings.Join(f, " ")), true
 	case len(f) == 4 && (f[0] == "ip" || f[0] == "ipv6") && f[1] == "access-group" && st.mode == "config-if" && (f[3] == "in" || f[3] == "out"):
 		line := strings.Join(f, " ")
 		cfg.edit(func(_ map[int]string, ports map[string]*PortConfig) {
@@ -93,6 +100,9 @@ func (c *iosLike) aclEntry(cfg *Config, name string, no bool, f []string, cmd st
 		if c.os10ACLs {
 			entryText = os10EntryText
 		}
+		if c.nxosACLs {
+			entryText = nxosEntryText
+		}
 		text, ok := entryText(a.V6, f[1:])
 		if !ok {
 			msg = c.invalid(cmd)
@@ -118,6 +128,15 @@ func eosEntryText(v6 bool, f []string) (string, bool) {
 // os10EntryText checks an entry (after "seq N") as OS10 parses it and returns it as typed: ICMP
 // is "icmp" in both families (in an IPv6 list, ICMPv6).
 func os10EntryText(v6 bool, f []string) (string, bool) {
+	return entryText(v6, f, "icmp", nil, false)
+}
+
+// nxosEntryText checks an entry as NX-OS parses it and returns it as typed: a remark, or an
+// entry whose ICMP is "icmp" in both families (in an IPv6 list, ICMPv6).
+func nxosEntryText(v6 bool, f []string) (string, bool) {
+	if len(f) >= 2 && f[0] == "remark" {
+		return strings.Join(f, " "), true
+	}
 	return entryText(v6, f, "icmp", nil, false)
 }
 
@@ -205,4 +224,41 @@ func eosACLSections(cfg *Config, top map[string]any) {
 		}
 		top[kw+" access-list "+name] = map[string]any{"cmds": cmds}
 	}
+}
+
+// bindACL binds (or with no, unbinds) list name of family kw ("ip", "ipv6") inbound on the
+// interfaces being configured, as the line typed: NX-OS's port bindings, one list per family.
+func (c *iosLike) bindACL(cfg *Config, st *shellState, no bool, kw, name, line string) string {
+	cfg.edit(func(_ map[int]string, ports map[string]*PortConfig) {
+		for _, port := range st.ports {
+			p := ports[port]
+			p.AccessGroups = slices.DeleteFunc(p.AccessGroups, func(g string) bool {
+				gf := strings.Fields(g)
+				return gf[0] == kw && (!no || gf[3] == name)
+			})
+			if !no {
+				p.AccessGroups = append(p.AccessGroups, line)
+			}
+		}
+	})
+	return ""
+}
+
+// nxosRunningConfigACLs is NX-OS's "show running-config aclmgr": text, each list's entries
+// indented under it with their sequence numbers.
+func nxosRunningConfigACLs(s *Server) string {
+	var b strings.Builder
+	b.WriteString("\n!Command: show running-config aclmgr\n!Running configuration last done at: Thu Nov 26 16:00:00 2026\n\nversion 10.3(4a) Bios:version\n")
+	for _, name := range s.Config.ACLNames() {
+		a, _ := s.Config.ACL(name)
+		kw := "ip"
+		if a.V6 {
+			kw = "ipv6"
+		}
+		fmt.Fprintf(&b, "%s access-list %s\n", kw, name)
+		for _, seq := range slices.Sorted(maps.Keys(a.Entries)) {
+			fmt.Fprintf(&b, "  %d %s\n", seq, a.Entries[seq])
+		}
+	}
+	return b.String()
 }

@@ -22,7 +22,7 @@ func init() {
 	personalities["nxos"] = &iosLike{
 		hostname: "leaf1", startMode: "enable",
 		ifPrompt: "(config-if)", vlanPrompt: "(config-vlan)", ifRangePrompt: "(config-if-range)",
-		needsVLAN: true, ranges: true,
+		needsVLAN: true, ranges: true, acls: true, nxosACLs: true,
 		lagPrefix: "port-channel", lagMax: 4096, mlagWord: "vpc", rateWord: "rate",
 		invalid: func(cmd string) string {
 			return strings.Repeat(" ", len(cmd)/2) + "^\n% Invalid command at '^' marker."
@@ -107,6 +107,8 @@ func nxosShow(s *Server, cmd string) (string, bool) {
 		return mustJSON(map[string]any{"TABLE_vlanbriefxbrief": map[string]any{"ROW_vlanbriefxbrief": rows(r)}}), true
 	case "show running-config interface":
 		return nxosRunningConfigInterface(s), true
+	case "show running-config aclmgr":
+		return nxosRunningConfigACLs(s), true
 	case "show interface switchport | json":
 		var r []map[string]any
 		for _, n := range cfg.PortNames() {

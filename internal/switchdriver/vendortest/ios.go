@@ -36,7 +36,11 @@ type iosLike struct {
 	acls bool
 	// os10ACLs: the lists are OS10's: prompts (conf-ipv4-acl) and (conf-ipv6-acl), entries
 	// "seq N ..." shown as typed (os10EntryText).
-	os10ACLs           bool
+	os10ACLs bool
+	// nxosACLs: the lists are NX-OS's: prompt (config-acl), entries shown as typed (ICMPv6 is
+	// "icmp" in an IPv6 list), bound to a switchport inbound only with "ip port access-group NAME
+	// in" and "ipv6 port traffic-filter NAME in".
+	nxosACLs           bool
 	mlagWord, rateWord string
 	invalid            func(cmd string) string
 	missing            func(what string) string
@@ -66,6 +70,9 @@ func (c *iosLike) prompt(st *shellState) string {
 			return c.hostname + "(conf-ipv6-acl)#"
 		} else if c.os10ACLs {
 			return c.hostname + "(conf-ipv4-acl)#"
+		}
+		if c.nxosACLs {
+			return c.hostname + "(config-acl)#"
 		}
 		return c.hostname + "(config-acl-" + st.context + ")#"
 	}

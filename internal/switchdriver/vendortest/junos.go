@@ -109,6 +109,8 @@ func (j junos) opLine(s *Server, st *shellState, cmd string) (string, bool) {
 		return junosVLANs(s.Config), false
 	case "show configuration interfaces | display json":
 		return junosInterfaces(s.Config), false
+	case "show configuration firewall family ethernet-switching | display json":
+		return junosFilters(s.Config), false
 	case "show configuration":
 		return runningConfig(s), false
 	}
@@ -144,6 +146,11 @@ func junosEdit(c *Config, set bool, f []string) string {
 			} else if ok {
 				*p = PortConfig{}
 			}
+		case f[0] == "firewall":
+			msg = junosFilterStatement(c, set, f[1:])
+			if msg == "warning: statement not found\n" {
+				return
+			}
 		case f[0] == "interfaces" && len(f) >= 3:
 			p, ok := ports[f[1]]
 			if !ok {
@@ -176,7 +183,13 @@ func junosInterface(p *PortConfig, vlans map[int]string, set bool, f []string) s
 		}
 		p.Native = id
 	case len(f) == 4 && slices.Equal(f, eth) && !set:
-		p.Mode, p.Access, p.Allowed = "", 0, nil
+		p.Mode, p.Access, p.Allowed, p.AccessGroups = "", 0, nil, nil
+	case len(f) == 5 && slices.Equal(f[:4], eth) && f[4] == "interface-mode" && !set:
+		p.Mode = ""
+	case len(f) == 5 && slices.Equal(f[:4], eth) && f[4] == "vlan" && !set:
+		p.Access, p.Allowed = 0, nil
+	case len(f) >= 5 && slices.Equal(f[:4], eth) && f[4] == "filter":
+		return junosFilterBinding(p, set, f[5:])
 	case len(f) == 6 && slices.Equal(f[:4], eth) && f[4] == "interface-mode" && set && (f[5] == "access" || f[5] == "trunk"):
 		p.Mode = f[5]
 	case len(f) == 7 && slices.Equal(f[:4], eth) && f[4] == "vlan" && f[5] == "members" && set:
@@ -215,6 +228,9 @@ func junosCheck(c *Config) string {
 		}) {
 			p := ports[name]
 			if msg = junosBondCheck(ports, name, p); msg != "" {
+				return
+			}
+			if msg = junosFilterCheck(c.acls, name, p); msg != "" {
 				return
 			}
 			where := fmt.Sprintf("[edit interfaces %s unit 0 family ethernet-switching]\n  'vlan'\n    ", name)
@@ -262,6 +278,8 @@ func junosInterfaces(c *Config) string {
 	for _, n := range names {
 		p, _ := c.Port(n)
 		iface := map[string]any{"name": n}
+		es := map[string]any{}
+		junosFilterShow(p, es)
 		if p.Mode != "" {
 			members := make([]string, 0, len(p.Allowed)+1)
 			ids := p.Allowed
@@ -271,8 +289,10 @@ func junosInterfaces(c *Config) string {
 			for _, id := range ids {
 				members = append(members, strconv.Itoa(id))
 			}
-			iface["unit"] = []any{map[string]any{"name": "0", "family": map[string]any{"ethernet-switching": map[string]any{
-				"interface-mode": p.Mode, "vlan": map[string]any{"members": members}}}}}
+			es["interface-mode"], es["vlan"] = p.Mode, map[string]any{"members": members}
+		}
+		if len(es) > 0 {
+			iface["unit"] = []any{map[string]any{"name": "0", "family": map[string]any{"ethernet-switching": es}}}
 		}
 		if p.Native != 0 && p.Mode == "trunk" {
 			iface["native-vlan-id"] = strconv.Itoa(p.Native)

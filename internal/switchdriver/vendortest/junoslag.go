@@ -45,7 +45,7 @@ func junosBondCheck(ports map[string]*PortConfig, name string, p *PortConfig) st
 	if _, ok := ports[p.Bond]; !ok {
 		return where + fmt.Sprintf("aggregated Ethernet interface %s is not configured\nerror: configuration check-out failed\n", p.Bond)
 	}
-	if p.Mode != "" {
+	if p.Mode != "" || len(p.AccessGroups) > 0 {
 		return where + fmt.Sprintf("interface %s is a member of %s and cannot have family ethernet-switching\nerror: configuration check-out failed\n", name, p.Bond)
 	}
 	return ""
