@@ -16,8 +16,10 @@
 // for equality only. After a create or a write with an optimistic lock, "later than the version
 // written against" is exactly "shows the write". After a write without a lock (Cluster API's
 // patch helper), a version someone else wrote in between also counts: the worst outcome is one
-// repeated write. Recording the version the write made instead would need every writer to see
-// the API server's answer, which the patch helper does not hand back.
+// repeated write. A writer that makes its next write against what it remembers (not the cache)
+// must record the version each write made instead (WroteAt, from the API server's answer, which
+// the patch helper does not hand back): otherwise a cache showing its previous write would pass
+// for showing the last one.
 //
 // Expiry bounds what a lost write (an object deleted before the cache ever showed it, a watch
 // that missed an event) can hold up: past it the cache is trusted again, and a repeated write is

@@ -93,13 +93,11 @@ func policiesFit(nic *netv1.NIC, nd *netv1.NetworkDevice, cn *netv1.ClusterNetwo
 			if s := nd.SwitchNamed(sw); s != nil {
 				os = string(s.NetworkOS)
 			}
-			if why := fabric.OSesWithoutACLs[os]; len(n.ACL) > 0 && why != "" {
-				return fmt.Errorf("host %s: network %s has an acl, but its card %d is on switch %s, whose networkOS %s binds no access list (%s): remove the acl or cable the host to a switch that can",
-					nic.Spec.Node, n.Name, i, sw, os, why)
-			}
-			if why := fabric.OSesWithoutTrunkACLs[os]; len(n.ACL) > 0 && n.PortMode == netv1.PortModeTrunk && why != "" {
-				return fmt.Errorf("host %s: network %s has an acl and portMode trunk, but its card %d is on switch %s, whose networkOS %s cannot scope an access list to one VLAN of a trunk (%s): set portMode access for this network or remove the acl",
-					nic.Spec.Node, n.Name, i, sw, os, why)
+			if len(n.ACL) > 0 {
+				if err := fabric.ACLFits(os, networkACL(n)); err != nil {
+					return fmt.Errorf("host %s: network %s has an acl, but its card %d is on switch %s: %w; or cable the host to a switch that can",
+						nic.Spec.Node, n.Name, i, sw, err)
+				}
 			}
 			if why := fabric.OSesWithoutPortState[os]; n.PortStatus == netv1.PortDown && why != "" {
 				return fmt.Errorf("host %s: network %s has portStatus down, but its card %d is on switch %s, whose networkOS %s cannot shut a port (%s): set portStatus up or remove the host from the network",
@@ -108,6 +106,19 @@ func policiesFit(nic *netv1.NIC, nd *netv1.NetworkDevice, cn *netv1.ClusterNetwo
 		}
 	}
 	return nil
+}
+
+// networkACL is the list a network asks of a port, as fabric.ACLFits checks it: its rules, its
+// default, and (any) VLAN when the network is carried tagged.
+func networkACL(n netv1.Network) fabric.ACL {
+	a := fabric.ACL{DefaultDeny: n.ACLDefault == netv1.ACLDeny}
+	if n.PortMode == netv1.PortModeTrunk {
+		a.VLAN = 1 // the check asks only whether the list is scoped to one VLAN of a trunk
+	}
+	for _, r := range n.ACL {
+		a.Rules = append(a.Rules, fabric.ACLRule{Direction: string(r.Direction), Protocol: r.Protocol, Action: string(r.Action), Remote: r.Remote})
+	}
+	return a
 }
 
 // bondsOf gives each card of a host the bond it is in: the cards of a network with
