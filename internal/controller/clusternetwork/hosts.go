@@ -95,7 +95,7 @@ func policiesFit(nic *netv1.NIC, nd *netv1.NetworkDevice, cn *netv1.ClusterNetwo
 			}
 			if len(n.ACL) > 0 {
 				if err := fabric.ACLFits(os, networkACL(n)); err != nil {
-					return fmt.Errorf("host %s: network %s has an acl, but its card %d is on switch %s: %w; or cable the host to a switch that can",
+					return fmt.Errorf("host %s: network %s has an acl, but its card %d is on switch %s: %w",
 						nic.Spec.Node, n.Name, i, sw, err)
 				}
 			}
