@@ -124,9 +124,15 @@ func StartSwitch(t testing.TB, opts Options) *Switch {
 	}
 	args = append(args, opts.ExtraArgs...)
 	s.start(t, "ovsdb-server", "ovsdb-server", args...)
+	// Answering, not only there: the socket file exists from bind, a moment before the server
+	// listens, and a loaded machine stretches that moment.
 	waitFor(t, "ovsdb-server socket "+s.Socket, func() bool {
-		_, err := os.Stat(s.Socket)
-		return err == nil
+		c, err := net.Dial("unix", s.Socket)
+		if err != nil {
+			return false
+		}
+		_ = c.Close()
+		return true
 	})
 	if err := os.Chmod(s.Socket, 0o666); err != nil { //nolint:gosec // a test database: the SSH test user must reach it
 		t.Fatal(err)
