@@ -88,7 +88,9 @@ type lagView struct {
 	ifaceName  map[string]string  // interface UUID -> name
 	portOf     map[string]string  // interface UUID -> port name
 	bridgeName map[string]string  // bridge UUID -> name
-	named      int
+	// ifaces are the Interface rows by name, as read (the bond changes do not touch them).
+	ifaces map[string]interfaceRow
+	named  int
 }
 
 // readLAGView reads the bridges, ports and interfaces in one transaction.
@@ -115,7 +117,7 @@ func (s *Session) readLAGView(ctx context.Context) (*lagView, error) {
 		return nil, err
 	}
 	v := &lagView{ports: map[string]portRow{}, bridgeOf: map[string]string{}, ifaceUUID: map[string]string{},
-		ifaceName: map[string]string{}, portOf: map[string]string{}, bridgeName: map[string]string{}}
+		ifaceName: map[string]string{}, portOf: map[string]string{}, bridgeName: map[string]string{}, ifaces: map[string]interfaceRow{}}
 	for _, b := range bridges {
 		v.bridgeName[b.UUID] = b.Name
 		for _, p := range b.Ports {
@@ -130,20 +132,24 @@ func (s *Session) readLAGView(ctx context.Context) (*lagView, error) {
 	}
 	for _, i := range ifaces {
 		v.ifaceUUID[i.Name], v.ifaceName[i.UUID] = i.UUID, i.Name
+		v.ifaces[i.Name] = i
 	}
 	return v, nil
 }
 
 // lagOps are the operations of the batch's ensure-lag and remove-lag changes, in order, for the
 // one transaction Apply sends. A bond already as asked gives none.
-func (s *Session) lagOps(ctx context.Context, batch fabric.Batch) ([]ovsdb.Operation, error) {
+func (s *Session) lagOps(ctx context.Context, batch fabric.Batch, v *lagView) ([]ovsdb.Operation, error) {
 	if !slices.ContainsFunc(batch, func(c fabric.Change) bool { return c.Op == fabric.OpEnsureLAG || c.Op == fabric.OpRemoveLAG }) {
 		return nil, nil
 	}
-	v, err := s.readLAGView(ctx)
-	if err != nil {
-		return nil, err
+	if v == nil {
+		var err error
+		if v, err = s.readLAGView(ctx); err != nil {
+			return nil, err
+		}
 	}
+	var err error
 	var ops []ovsdb.Operation
 	for i, c := range batch {
 		var more []ovsdb.Operation
@@ -292,53 +298,28 @@ func (v *lagView) addPort(bridge string, p portRow, row ovsdb.Row) []ovsdb.Opera
 	}
 }
 
-// readLAGs reads the bonds among ports (rows of the bridge by name) that names asks about: the
-// member interfaces' names in one transaction.
-func (s *Session) readLAGs(ctx context.Context, ports map[string]portRow, names []string) (map[string]fabric.LAG, error) {
-	var bonds []portRow
-	var uuids []string
-	for _, n := range names {
-		if r, ok := ports[n]; ok && isBond(r) {
-			bonds = append(bonds, r)
-			uuids = append(uuids, r.Interfaces...)
-		}
-	}
+// lagsOf are the bonds among the named ports of the view, with their members' names, and down
+// when every member is.
+func (s *Session) lagsOf(v *lagView, ports map[string]portRow, names []string) map[string]fabric.LAG {
 	out := map[string]fabric.LAG{}
-	if len(bonds) == 0 {
-		return out, nil
-	}
-	ops := make([]ovsdb.Operation, 0, len(uuids))
-	for _, u := range uuids {
-		ops = append(ops, ovsdb.Operation{Op: ovsdb.OperationSelect, Table: tableInterface, Columns: interfaceColumns,
-			Where: []ovsdb.Condition{ovsdb.NewCondition("_uuid", ovsdb.ConditionEqual, ovsdb.UUID{GoUUID: u})}})
-	}
-	results, err := s.transact(ctx, ops)
-	if err != nil {
-		return nil, err
-	}
-	name, down := map[string]string{}, map[string]bool{}
-	for i := range ops {
-		var rows []interfaceRow
-		if err := s.decode(tableInterface, results[i].Rows, &rows); err != nil {
-			return nil, err
+	for _, n := range names {
+		b, ok := ports[n]
+		if !ok || !isBond(b) {
+			continue
 		}
-		for _, r := range rows {
-			name[r.UUID], down[r.UUID] = r.Name, s.portDown(r)
-		}
-	}
-	for _, b := range bonds {
 		members := make([]string, 0, len(b.Interfaces))
 		allDown := len(b.Interfaces) > 0
 		for _, u := range b.Interfaces {
-			members = append(members, name[u])
-			allDown = allDown && down[u]
+			name := v.ifaceName[u]
+			members = append(members, name)
+			allDown = allDown && s.portDown(v.ifaces[name])
 		}
 		l := observedLAG(b, members)
 		// A bond is down when every member is: one member up still carries traffic.
 		l.Port.Down = allDown
 		out[b.Name] = l
 	}
-	return out, nil
+	return out
 }
 
 func uuidSet(uuids []string) ovsdb.OvsSet {

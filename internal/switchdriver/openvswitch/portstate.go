@@ -30,7 +30,7 @@ func (s *Session) portDown(r interfaceRow) bool { return s.openFlow != "" && adm
 // adminChanges are the interfaces whose administrative state the batch changes, by name, with
 // the state asked (true: down). A port change asks Port.Down, a reset up; a bond asks its
 // Port.Down of every member, its removal up. Interfaces already so are left out.
-func (s *Session) adminChanges(ctx context.Context, batch fabric.Batch) (map[string]bool, error) {
+func (s *Session) adminChanges(ctx context.Context, batch fabric.Batch, v *lagView) (map[string]bool, error) {
 	asked := fabric.AdminStates(batch)
 	want := make(map[string]bool, len(asked))
 	order := make([]string, 0, len(asked))
@@ -51,7 +51,7 @@ func (s *Session) adminChanges(ctx context.Context, batch fabric.Batch) (map[str
 		}
 		return nil, nil
 	}
-	ifaces, err := s.interfacesNamed(ctx, order)
+	ifaces, err := s.interfacesIn(ctx, v, order)
 	if err != nil {
 		return nil, err
 	}

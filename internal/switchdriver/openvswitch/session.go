@@ -41,6 +41,10 @@ type Session struct {
 	// flows are metalwire's flows as Read last found them, until a bundle changes them: Apply
 	// of the same pass plans from them instead of reading every flow of the switch again.
 	flows []fabric.Flow
+	// read is the switch's bridges, ports and interfaces as Read found them, until the next
+	// Apply: that Apply plans its bonds, MTUs and port states from them instead of reading the
+	// tables again (decoding them is most of what a pass costs the manager).
+	read *lagView
 }
 
 var _ fabric.Session = &Session{}
@@ -83,8 +87,14 @@ func (s *Session) Info(ctx context.Context) (fabric.Info, error) {
 }
 
 // Read returns the VLANs the managed bridge's ports carry and the named ports that exist on it.
+// It reads the bridges, ports and interfaces in one transaction.
 func (s *Session) Read(ctx context.Context, names []string) (fabric.State, error) {
-	ports, err := s.managedPorts(ctx)
+	s.read = nil
+	v, err := s.readLAGView(ctx)
+	if err != nil {
+		return fabric.State{}, err
+	}
+	ports, err := s.bridgePorts(v)
 	if err != nil {
 		return fabric.State{}, err
 	}
@@ -100,26 +110,19 @@ func (s *Session) Read(ctx context.Context, names []string) (fabric.State, error
 			present = append(present, n)
 		}
 	}
-	ifaces, err := s.interfacesNamed(ctx, present)
-	if err != nil {
-		return fabric.State{}, err
-	}
-	lags, err := s.readLAGs(ctx, ports, present)
-	if err != nil {
-		return fabric.State{}, err
-	}
-	if len(lags) > 0 {
+	if lags := s.lagsOf(v, ports, present); len(lags) > 0 {
 		st.LAGs = lags
 	}
 	for _, n := range present {
-		if _, bond := lags[n]; bond {
+		if _, bond := st.LAGs[n]; bond {
 			continue
 		}
 		p := observed(ports[n])
-		if r, ok := ifaces[n]; ok && r.MTURequest != nil {
+		r, ok := v.ifaces[n]
+		if ok && r.MTURequest != nil {
 			p.MTU = *r.MTURequest
 		}
-		p.Down = s.portDown(ifaces[n])
+		p.Down = s.portDown(r)
 		st.Ports[n] = p
 	}
 	if asked := aclNamesAsked(names, ports); len(asked) > 0 {
@@ -127,7 +130,46 @@ func (s *Session) Read(ctx context.Context, names []string) (fabric.State, error
 			return fabric.State{}, err
 		}
 	}
+	s.read = v
 	return st, nil
+}
+
+// bridgePorts are the ports of the view on the endpoint's bridge (on every bridge when none is
+// named), by name.
+func (s *Session) bridgePorts(v *lagView) (map[string]portRow, error) {
+	var bridge string
+	if s.bridge != "" {
+		for uuid, name := range v.bridgeName {
+			if name == s.bridge {
+				bridge = uuid
+			}
+		}
+		if bridge == "" {
+			return nil, fmt.Errorf("switch %s: bridge %q does not exist; set bridge to one of the switch's bridges (ovs-vsctl list-br)", s.switchName, s.bridge)
+		}
+	}
+	ports := map[string]portRow{}
+	for name, r := range v.ports {
+		if b, ok := v.bridgeOf[r.UUID]; ok && (bridge == "" || b == bridge) {
+			ports[name] = r
+		}
+	}
+	return ports, nil
+}
+
+// interfacesIn gives the named Interface rows from the view Read took, or, without one, reads
+// them.
+func (s *Session) interfacesIn(ctx context.Context, v *lagView, names []string) (map[string]interfaceRow, error) {
+	if v == nil {
+		return s.interfacesNamed(ctx, names)
+	}
+	out := make(map[string]interfaceRow, len(names))
+	for _, n := range names {
+		if r, ok := v.ifaces[n]; ok {
+			out[n] = r
+		}
+	}
+	return out, nil
 }
 
 // interfacesNamed reads, in one transaction, the Interface rows of the given names.
@@ -162,8 +204,8 @@ var interfaceColumns = []string{"_uuid", "name", "mtu_request", "admin_state"}
 
 // mtuOps are the updates of the interfaces whose mtu_request differs from what the batch's
 // port changes ask (a reset clears it).
-func (s *Session) mtuOps(ctx context.Context, order []string, mtus map[string]int) ([]ovsdb.Operation, error) {
-	ifaces, err := s.interfacesNamed(ctx, order)
+func (s *Session) mtuOps(ctx context.Context, v *lagView, order []string, mtus map[string]int) ([]ovsdb.Operation, error) {
+	ifaces, err := s.interfacesIn(ctx, v, order)
 	if err != nil {
 		return nil, err
 	}
@@ -213,7 +255,10 @@ func (s *Session) Apply(ctx context.Context, batch fabric.Batch) error {
 			return fmt.Errorf("switch %s: %w", s.switchName, err)
 		}
 	}
-	downs, err := s.adminChanges(ctx, batch)
+	// The switch as this pass's Read found it, once: what Apply sends changes it.
+	v := s.read
+	s.read = nil
+	downs, err := s.adminChanges(ctx, batch, v)
 	if err != nil {
 		return err
 	}
@@ -222,7 +267,7 @@ func (s *Session) Apply(ctx context.Context, batch fabric.Batch) error {
 		return s.noOpenFlow
 	}
 	before := s.changes
-	if err := s.applyOVSDB(ctx, batch); err != nil {
+	if err := s.applyOVSDB(ctx, batch, v); err != nil {
 		return err
 	}
 	if len(acls) == 0 && len(downs) == 0 {
@@ -241,7 +286,7 @@ func (s *Session) Apply(ctx context.Context, batch fabric.Batch) error {
 // applyOVSDB reads the ports the batch names and sends one transaction that updates the ports
 // whose tag, trunks or vlan_mode differ, and the bonds made or undone. Nothing is sent when none
 // differ.
-func (s *Session) applyOVSDB(ctx context.Context, batch fabric.Batch) error {
+func (s *Session) applyOVSDB(ctx context.Context, batch fabric.Batch, v *lagView) error {
 	want := map[string]vlanConfig{}
 	mtus := map[string]int{}
 	order := []string{}
@@ -258,7 +303,7 @@ func (s *Session) applyOVSDB(ctx context.Context, batch fabric.Batch) error {
 			}
 		}
 	}
-	lagOps, err := s.lagOps(ctx, batch)
+	lagOps, err := s.lagOps(ctx, batch, v)
 	if err != nil {
 		return err
 	}
@@ -300,7 +345,7 @@ func (s *Session) applyOVSDB(ctx context.Context, batch fabric.Batch) error {
 		})
 		updated = append(updated, n)
 	}
-	mtuUpdates, err := s.mtuOps(ctx, order, mtus)
+	mtuUpdates, err := s.mtuOps(ctx, v, order, mtus)
 	if err != nil {
 		return err
 	}
