@@ -17,7 +17,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/cluster-api/util/conditions"
-	"sigs.k8s.io/cluster-api/util/patch"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -74,8 +73,6 @@ type Reconciler struct {
 // +kubebuilder:rbac:groups=network.metalwire.io,resources=networkdevices,verbs=get;list;watch
 // +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;list;watch;create;delete
 
-var owned = []string{netv1.ConditionReady, netv1.ConditionVLANsAssigned, netv1.ConditionNICsValid, netv1.ConditionLinkAggregationValid, netv1.ConditionPortPoliciesValid}
-
 // Reconcile brings one ClusterNetwork in line.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	cn := &netv1.ClusterNetwork{}
@@ -89,19 +86,22 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if !watchfilter.Matches(cn, r.WatchFilter) {
 		return ctrl.Result{}, nil
 	}
-	patcher, err := patch.NewHelper(cn, r.Client)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	writeStatus := func(result ctrl.Result, err error) (ctrl.Result, error) {
-		return result, errors.Join(err, patcher.Patch(ctx, cn, patch.WithOwnedConditions{Conditions: owned}))
-	}
 	if !cn.DeletionTimestamp.IsZero() {
 		r.progress.Forget(req.String())
-		return writeStatus(ctrl.Result{}, r.reconcileDelete(ctx, cn))
+		before := cn.DeepCopy()
+		err := r.reconcileDelete(ctx, cn)
+		return ctrl.Result{}, errors.Join(err, r.write(ctx, before, cn))
+	}
+	// The finalizer is written before anything else: the NIC statuses this reconcile writes
+	// must be undone if the ClusterNetwork is deleted.
+	if controllerutil.AddFinalizer(cn, netv1.ClusterNetworkFinalizer) {
+		unfinalized := cn.DeepCopy()
+		unfinalized.Finalizers = slices.DeleteFunc(unfinalized.Finalizers, func(f string) bool { return f == netv1.ClusterNetworkFinalizer })
+		if err := r.writeFinalizers(ctx, unfinalized, cn); err != nil {
+			return ctrl.Result{}, err
+		}
 	}
 	before := cn.DeepCopy()
-	controllerutil.AddFinalizer(cn, netv1.ClusterNetworkFinalizer)
 	result, err := r.reconcileNormal(ctx, cn)
 	if err == nil {
 		if hold := r.holdProgress(req.String(), before, cn); hold > 0 {
@@ -115,13 +115,43 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 			return result, nil
 		}
 	}
-	return writeStatus(result, err)
+	return result, errors.Join(err, r.write(ctx, before, cn))
+}
+
+// write sends what the reconcile changed of the ClusterNetwork: its status (conditions with
+// it) in one write, then its finalizers. Cluster API's patch helper would write the conditions
+// and the rest of the status apart: two rewrites of the whole object (a thousand hosts'
+// states) whenever the Ready message moves, which it does with every host of a burst.
+func (r *Reconciler) write(ctx context.Context, before, cn *netv1.ClusterNetwork) error {
+	if !equality.Semantic.DeepEqual(before.Status, cn.Status) {
+		if err := r.Client.Status().Patch(ctx, cn.DeepCopy(), client.MergeFrom(before)); err != nil {
+			return fmt.Errorf("writing the status of ClusterNetwork %s/%s: %w", cn.Namespace, cn.Name, err)
+		}
+	}
+	if !slices.Equal(before.Finalizers, cn.Finalizers) {
+		return r.writeFinalizers(ctx, before, cn)
+	}
+	return nil
+}
+
+// writeFinalizers writes cn's finalizers over before's, refused if the ClusterNetwork changed
+// since before was read (another finalizer may have come or gone).
+func (r *Reconciler) writeFinalizers(ctx context.Context, before, cn *netv1.ClusterNetwork) error {
+	from := before.DeepCopy()
+	from.Status = netv1.ClusterNetworkStatus{}
+	to := from.DeepCopy()
+	to.Finalizers = cn.Finalizers
+	if err := r.Client.Patch(ctx, to, client.MergeFromWithOptions(from, client.MergeFromWithOptimisticLock{})); err != nil {
+		return fmt.Errorf("writing the finalizers of ClusterNetwork %s/%s: %w", cn.Namespace, cn.Name, err)
+	}
+	cn.ResourceVersion = to.ResourceVersion
+	return nil
 }
 
 // holdProgress says how much longer the reconciled status may stay unwritten: zero to write it
 // now. Only the hosts' progress may wait (available, selected, states and the Ready summary of
-// them), at most ProgressQuiet since the last write; the first change after a quiet spell, the
-// finalizer, VLAN ids and the other conditions are written at once. In a burst of a thousand
+// them), at most ProgressQuiet since the last write; the first change after a quiet spell, a
+// host newly in error, the finalizer, VLAN ids and the other conditions are written at once. In a burst of a thousand
 // hosts joining, every NIC the switches configure changes the status, and each write has the
 // API server decode, validate and store the whole object (a thousand hosts' states).
 func (r *Reconciler) holdProgress(key string, before, after *netv1.ClusterNetwork) time.Duration {
@@ -133,7 +163,8 @@ func (r *Reconciler) holdProgress(key string, before, after *netv1.ClusterNetwor
 		sameCondition(before, after, netv1.ConditionVLANsAssigned) &&
 		sameCondition(before, after, netv1.ConditionNICsValid) &&
 		sameCondition(before, after, netv1.ConditionLinkAggregationValid) &&
-		sameCondition(before, after, netv1.ConditionPortPoliciesValid)
+		sameCondition(before, after, netv1.ConditionPortPoliciesValid) &&
+		!newErrors(before, after)
 	quiet := r.ProgressQuiet
 	if quiet == 0 {
 		quiet = DefaultProgressQuiet
@@ -142,6 +173,18 @@ func (r *Reconciler) holdProgress(key string, before, after *netv1.ClusterNetwor
 		return 0
 	}
 	return r.progress.Hold(key, mayWait, quiet, time.Now())
+}
+
+// newErrors says whether a host is in state error that was not before: a switch refused its
+// ports, which its user must see at once, not after the quiet period (by then a retry may have
+// gone through, and the refusal would never show).
+func newErrors(before, after *netv1.ClusterNetwork) bool {
+	for h, st := range after.Status.States {
+		if st.State == netv1.HostError && before.Status.States[h].State != netv1.HostError {
+			return true
+		}
+	}
+	return false
 }
 
 func sameCondition(a, b *netv1.ClusterNetwork, typ string) bool {
