@@ -99,6 +99,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		Finalizer: infrav1.DataFinalizer,
 		Normal:    phase(r.reconcileNormal),
 		Delete:    phase(r.reconcileDelete),
+		Ready:     &readySummary,
 		Finish: func(s *skeleton.Scope[*infrav1.Metal3Data], res *ctrl.Result) {
 			data := s.Object
 			if after := r.unwrittenWait(before, data); after > 0 {
@@ -124,6 +125,14 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 			}
 		},
 	})
+}
+
+// readySummary: a Metal3Data is Ready once its Secrets are written; until then Ready says what
+// SecretsReady says (what the rendering waits for, or the error that stops it).
+var readySummary = skeleton.Ready[*infrav1.Metal3Data]{
+	Condition: infrav1.DataReadyCondition, From: []string{infrav1.DataSecretsReadyCondition},
+	TrueReason: infrav1.DataRenderedReason,
+	Conditions: func(d *infrav1.Metal3Data) *[]metav1.Condition { return &d.Status.Conditions },
 }
 
 // unwrittenWait says how much longer the status of a new Metal3Data that only waits may stay
