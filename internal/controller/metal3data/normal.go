@@ -87,7 +87,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, data *infrav1.Metal3Da
 // rendered records success: the Secret references (named at creation by the template
 // controller, so normally unchanged) and SecretsReady, from which Ready is summarised.
 func (r *Reconciler) rendered(data *infrav1.Metal3Data, m3m string, out output) {
-	mdName, ndName := secretNames(data, m3m)
+	mdName, ndName := infrav1.DataSecretNames(data, m3m)
 	data.Spec.MetaData, data.Spec.NetworkData = nil, nil
 	if out.metaData != nil {
 		data.Spec.MetaData = &corev1.SecretReference{Name: mdName, Namespace: data.Namespace}
