@@ -27,6 +27,7 @@ import (
 	bmov1 "github.com/metalwire/metalwire/api/baremetal/v1alpha1"
 	netv1 "github.com/metalwire/metalwire/api/network/v1alpha1"
 	"github.com/metalwire/metalwire/internal/controller/fabricindex"
+	"github.com/metalwire/metalwire/internal/controller/mapping"
 	"github.com/metalwire/metalwire/internal/controller/skeleton"
 	"github.com/metalwire/metalwire/internal/controller/watchfilter"
 	"github.com/metalwire/metalwire/pkg/fabric"
@@ -261,16 +262,8 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, con
 			return []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: o.GetNamespace(), Name: o.(*netv1.NIC).Spec.Node}}}
 		}), builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, predicate.LabelChangedPredicate{}))).
 		Watches(&netv1.NetworkDevice{}, handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, o client.Object) []reconcile.Request {
-			hosts := &bmov1.BareMetalHostList{}
-			if err := mgr.GetClient().List(ctx, hosts, client.InNamespace(o.GetNamespace()), client.UnsafeDisableDeepCopy); err != nil {
-				ctrl.LoggerFrom(ctx).Error(err, "listing the hosts of a NetworkDevice's namespace")
-				return nil
-			}
-			out := make([]reconcile.Request, 0, len(hosts.Items))
-			for _, h := range hosts.Items {
-				out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&h)})
-			}
-			return out
+			return mapping.Listed(ctx, mgr.GetClient(), &bmov1.BareMetalHostList{}, "the hosts of NetworkDevice "+o.GetName()+"'s namespace", nil,
+				client.InNamespace(o.GetNamespace()), client.UnsafeDisableDeepCopy)
 		}), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		WithOptions(controller.Options{MaxConcurrentReconciles: max(concurrency, 1)}).
 		Named(ControllerName).

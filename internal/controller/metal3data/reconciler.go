@@ -29,6 +29,7 @@ import (
 	"github.com/metalwire/metalwire/internal/controller/cachelag"
 	"github.com/metalwire/metalwire/internal/controller/dataindex"
 	"github.com/metalwire/metalwire/internal/controller/fabricindex"
+	"github.com/metalwire/metalwire/internal/controller/mapping"
 	"github.com/metalwire/metalwire/internal/controller/pause"
 	"github.com/metalwire/metalwire/internal/controller/skeleton"
 	"github.com/metalwire/metalwire/internal/controller/waits"
@@ -342,17 +343,8 @@ func (r *Reconciler) templateToData(ctx context.Context, o client.Object) []reco
 }
 
 func (r *Reconciler) dataMatching(ctx context.Context, namespace, index, value string, rendered bool) []reconcile.Request {
-	list := &infrav1.Metal3DataList{}
-	if err := r.Client.List(ctx, list, client.InNamespace(namespace), client.MatchingFields{index: value}, client.UnsafeDisableDeepCopy); err != nil {
-		ctrl.LoggerFrom(ctx).Error(err, "listing Metal3Data", "index", index, "value", value)
-		return nil
-	}
-	var reqs []reconcile.Request
-	for i := range list.Items {
-		if d := &list.Items[i]; !rendered && d.Status.Ready && d.Status.ErrorMessage == nil && d.DeletionTimestamp.IsZero() {
-			continue
-		}
-		reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])})
-	}
-	return reqs
+	return mapping.Listed(ctx, r.Client, &infrav1.Metal3DataList{}, "the Metal3Data with "+index+" "+value, func(o client.Object) bool {
+		d := o.(*infrav1.Metal3Data)
+		return rendered || !d.Status.Ready || d.Status.ErrorMessage != nil || !d.DeletionTimestamp.IsZero()
+	}, client.InNamespace(namespace), client.MatchingFields{index: value}, client.UnsafeDisableDeepCopy)
 }

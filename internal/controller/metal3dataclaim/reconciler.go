@@ -20,6 +20,7 @@ import (
 
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
 	"github.com/metalwire/metalwire/internal/controller/dataindex"
+	"github.com/metalwire/metalwire/internal/controller/mapping"
 	"github.com/metalwire/metalwire/internal/controller/pause"
 	"github.com/metalwire/metalwire/internal/controller/skeleton"
 	"github.com/metalwire/metalwire/internal/controller/waits"
@@ -171,17 +172,7 @@ var dataGone = predicate.Funcs{
 
 // templateToClaims maps a template to its claims that have no Metal3Data yet.
 func (r *Reconciler) templateToClaims(ctx context.Context, o client.Object) []reconcile.Request {
-	list := &infrav1.Metal3DataClaimList{}
-	if err := r.Client.List(ctx, list, client.InNamespace(o.GetNamespace()),
-		client.MatchingFields{dataindex.ClaimByTemplate: o.GetName()}, client.UnsafeDisableDeepCopy); err != nil {
-		ctrl.LoggerFrom(ctx).Error(err, "listing the claims of a template", "template", o.GetName())
-		return nil
-	}
-	var reqs []reconcile.Request
-	for i := range list.Items {
-		if list.Items[i].Status.RenderedData == nil {
-			reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])})
-		}
-	}
-	return reqs
+	return mapping.Listed(ctx, r.Client, &infrav1.Metal3DataClaimList{}, "the claims of Metal3DataTemplate "+o.GetName(),
+		func(c client.Object) bool { return c.(*infrav1.Metal3DataClaim).Status.RenderedData == nil },
+		client.InNamespace(o.GetNamespace()), client.MatchingFields{dataindex.ClaimByTemplate: o.GetName()}, client.UnsafeDisableDeepCopy)
 }

@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
+	"github.com/metalwire/metalwire/internal/controller/fieldindex"
 	"github.com/metalwire/metalwire/internal/controller/skeleton"
 	"github.com/metalwire/metalwire/internal/controller/watchfilter"
 )
@@ -93,12 +94,12 @@ func clonedFrom(o client.Object) string {
 // SetupWithManager indexes machines by template and watches templates and machines: a machine
 // created, or edited by hand, is brought back to its template's mode.
 func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, concurrency int) error {
-	err := mgr.GetFieldIndexer().IndexField(ctx, &infrav1.Metal3Machine{}, clonedFromIndex, func(o client.Object) []string {
+	err := fieldindex.Register(ctx, mgr.GetFieldIndexer(), fieldindex.Index{Object: &infrav1.Metal3Machine{}, Field: clonedFromIndex, Keys: func(o client.Object) []string {
 		if name := clonedFrom(o); name != "" {
 			return []string{name}
 		}
 		return nil
-	})
+	}})
 	if err != nil {
 		return err
 	}
