@@ -1,8 +1,8 @@
 // Package skeleton is the one shape of a metalwire reconciler, Cluster API's: get the object (gone:
 // done), the watch filter, pause, the finalizer persisted before any side effect, the phases, Ready
-// summarised once (Finish), and one deferred patch of the object with its status and conditions.
-// Input no retry can fix is a phase's reconcile.TerminalError; the patch still writes the
-// condition saying what to fix.
+// summarised once from the phase's conditions (Kind.Ready), Finish, and one deferred patch of the
+// object with its status and conditions. Input no retry can fix is a phase's
+// reconcile.TerminalError; the patch still writes the condition saying what to fix.
 //
 // A reconciler states what differs for its kind in a Kind and calls Reconcile:
 //
