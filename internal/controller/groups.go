@@ -25,6 +25,7 @@ import (
 	"github.com/metalwire/metalwire/internal/controller/metal3remediation"
 	"github.com/metalwire/metalwire/internal/controller/networkdevice"
 	"github.com/metalwire/metalwire/internal/controller/preprovisioning"
+	"github.com/metalwire/metalwire/internal/controller/waits"
 	"github.com/metalwire/metalwire/internal/switchdriver"
 
 	// The switch drivers metalwire ships, registered in switchdriver.Default.
@@ -88,6 +89,9 @@ type Options struct {
 	// SwitchReadAgainAfter is how long a switch read and left in line is not logged in to again
 	// by a pass that wants nothing new of it (the manager: half of --sync-period); zero: always.
 	SwitchReadAgainAfter time.Duration
+
+	// dataProgress is shared by the Metal3Data and Metal3DataClaim controllers of one Setup.
+	dataProgress *waits.Progress
 }
 
 // setupFunc adds one reconciler to a manager.
@@ -204,12 +208,13 @@ func setupMetal3DataTemplate(ctx context.Context, mgr ctrl.Manager, opts Options
 }
 
 func setupMetal3DataClaim(ctx context.Context, mgr ctrl.Manager, opts Options) error {
-	r := &metal3dataclaim.Reconciler{Client: mgr.GetClient(), WatchFilter: opts.WatchFilter}
+	r := &metal3dataclaim.Reconciler{Client: mgr.GetClient(), WatchFilter: opts.WatchFilter, Progress: opts.dataProgress}
 	return r.SetupWithManager(ctx, mgr, opts.Concurrency)
 }
 
 func setupMetal3Data(ctx context.Context, mgr ctrl.Manager, opts Options) error {
 	r := &metal3data.Reconciler{
+		Progress:    opts.dataProgress,
 		Client:      mgr.GetClient(),
 		APIReader:   mgr.GetAPIReader(),
 		IPReuse:     opts.IPReuse,
@@ -267,6 +272,9 @@ func GroupNames() []string {
 // Setup adds the reconcilers of the given groups to mgr and returns the names of those added.
 func Setup(ctx context.Context, mgr ctrl.Manager, groups []Group, opts Options) ([]string, error) {
 	var added []string
+	// The Metal3Data controller records when a namespace's data was last rendered; it and the
+	// Metal3DataClaim controller hold a new object's wait while others are served.
+	opts.dataProgress = &waits.Progress{}
 	for _, g := range AllGroups {
 		if !slices.Contains(groups, g) {
 			continue

@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strings"
 
-	utilconversion "sigs.k8s.io/cluster-api/util/conversion"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/conversion"
 	"sigs.k8s.io/yaml"
@@ -124,7 +123,7 @@ func toV1beta1(d *Document) {
 // dropConversionData removes the annotations the conversion keeps its round-trip data in.
 func dropConversionData(obj client.Object) {
 	a := obj.GetAnnotations()
-	delete(a, utilconversion.DataAnnotation)
+	delete(a, infrav1beta1.HubDataAnnotation)
 	delete(a, infrav1beta1.SpokeDataAnnotation)
 	if len(a) == 0 {
 		a = nil

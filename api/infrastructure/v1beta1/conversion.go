@@ -6,7 +6,7 @@ import (
 
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	utilconversion "sigs.k8s.io/cluster-api/util/conversion"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
 )
@@ -26,19 +26,46 @@ import (
 // SpokeDataAnnotation holds, on a v1beta2 object, the v1beta1 fields v1beta2 has no place for.
 const SpokeDataAnnotation = "infrastructure.metalwire.io/v1beta1-conversion-data"
 
+// HubDataAnnotation holds, on a v1beta1 object, the v1beta2 object it was converted from: the
+// annotation Cluster API's providers keep it in (its util/conversion.DataAnnotation). That
+// package is not imported: it links Go's testing package (its fuzzing helpers) into every
+// binary that converts.
+const HubDataAnnotation = "cluster.x-k8s.io/conversion-data"
+
 // restoreHub reads the v1beta2 object a v1beta1 object was converted from (the conversion-data
 // annotation, which it removes from meta) into restored. It reports whether there was one.
 func restoreHub(meta metav1.Object, restored any) (bool, error) {
-	ok, err := utilconversion.UnmarshalData(meta, restored)
-	if err != nil {
-		return false, fmt.Errorf("annotation %s: %w", utilconversion.DataAnnotation, err)
+	a := meta.GetAnnotations()
+	data, ok := a[HubDataAnnotation]
+	if !ok {
+		return false, nil
 	}
-	return ok, nil
+	if err := json.Unmarshal([]byte(data), restored); err != nil {
+		return false, fmt.Errorf("annotation %s: %w", HubDataAnnotation, err)
+	}
+	delete(a, HubDataAnnotation)
+	meta.SetAnnotations(a)
+	return true, nil
 }
 
 // saveHub writes hub, without its metadata, into spoke's conversion-data annotation.
 func saveHub(hub, spoke metav1.Object) error {
-	return utilconversion.MarshalData(hub, spoke)
+	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(hub)
+	if err != nil {
+		return fmt.Errorf("annotation %s: %w", HubDataAnnotation, err)
+	}
+	delete(u, "metadata")
+	data, err := json.Marshal(u)
+	if err != nil {
+		return fmt.Errorf("annotation %s: %w", HubDataAnnotation, err)
+	}
+	a := spoke.GetAnnotations()
+	if a == nil {
+		a = map[string]string{}
+	}
+	a[HubDataAnnotation] = string(data)
+	spoke.SetAnnotations(a)
+	return nil
 }
 
 // saveSpokeData writes the v1beta1-only fields (a v1beta1 object holding only them) into hub's

@@ -51,6 +51,26 @@ func NetworkDataSecretName(machine string, index int32) string {
 	return machine + "-networkdata-" + strconv.FormatInt(int64(index), 10)
 }
 
+// DataSecretNames are the names of a Metal3Data's Secrets, decided here alone: those its spec
+// names, else <machine>-metadata-<index> and <machine>-networkdata-<index> (machine is the
+// Metal3Machine its claim is named after). A Metal3Data CAPM3 wrote names <machine>-metadata and
+// <machine>-networkdata; those names stay, so that the host, which points at them, never has to
+// be re-pointed (see docs/takeover.md).
+func DataSecretNames(data *Metal3Data, machine string) (metaData, networkData string) {
+	var index int32
+	if data.Spec.Index != nil {
+		index = *data.Spec.Index
+	}
+	metaData, networkData = MetaDataSecretName(machine, index), NetworkDataSecretName(machine, index)
+	if ref := data.Spec.MetaData; ref != nil && ref.Name != "" {
+		metaData = ref.Name
+	}
+	if ref := data.Spec.NetworkData; ref != nil && ref.Name != "" {
+		networkData = ref.Name
+	}
+	return metaData, networkData
+}
+
 // PreprovisioningSecretName is the Secret holding a host's pre-provisioning networkData.
 func PreprovisioningSecretName(host string) string {
 	return host + PreprovisioningSecretSuffix

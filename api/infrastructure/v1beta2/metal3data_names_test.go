@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/utils/ptr"
 
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
 )
@@ -14,6 +16,24 @@ func TestDataNames(t *testing.T) {
 	g.Expect(infrav1.MetaDataSecretName("machine-a", 3)).To(Equal("machine-a-metadata-3"))
 	g.Expect(infrav1.NetworkDataSecretName("machine-a", 0)).To(Equal("machine-a-networkdata-0"))
 	g.Expect(infrav1.PreprovisioningSecretName("host-0")).To(Equal("host-0-preprov-networkdata"))
+}
+
+// TestDataSecretNames: a Metal3Data's Secrets are <machine>-metadata-<index> and
+// <machine>-networkdata-<index> until its spec names them; names in the spec (CAPM3's, without
+// the index) are kept.
+func TestDataSecretNames(t *testing.T) {
+	g := NewWithT(t)
+	data := &infrav1.Metal3Data{Spec: infrav1.Metal3DataSpec{Index: ptr.To[int32](2)}}
+	md, nd := infrav1.DataSecretNames(data, "m1")
+	g.Expect([]string{md, nd}).To(Equal([]string{"m1-metadata-2", "m1-networkdata-2"}))
+
+	data.Spec.MetaData = &corev1.SecretReference{Name: "m1-metadata"}
+	data.Spec.NetworkData = &corev1.SecretReference{Name: "m1-networkdata"}
+	md, nd = infrav1.DataSecretNames(data, "m1")
+	g.Expect([]string{md, nd}).To(Equal([]string{"m1-metadata", "m1-networkdata"}))
+
+	md, nd = infrav1.DataSecretNames(&infrav1.Metal3Data{}, "m2")
+	g.Expect([]string{md, nd}).To(Equal([]string{"m2-metadata-0", "m2-networkdata-0"}), "no index yet is index 0")
 }
 
 func TestDataIndexFromName(t *testing.T) {

@@ -5,7 +5,6 @@ package dataindex
 
 import (
 	"context"
-	"sync"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	capiipamv1 "sigs.k8s.io/cluster-api/api/ipam/v1beta2"
@@ -13,6 +12,7 @@ import (
 
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
 	ipamv1 "github.com/metalwire/metalwire/api/ipam/v1alpha1"
+	"github.com/metalwire/metalwire/internal/controller/fieldindex"
 )
 
 // Index names. They are prefixed so they cannot clash with indexes other controllers register
@@ -33,45 +33,29 @@ const (
 	AddressClaimByData = "metalwire.data.owner"
 )
 
-var (
-	mu   sync.Mutex
-	done = map[client.FieldIndexer]bool{}
-)
+// shared are the indexes, registered once per manager by whichever data controller is set up
+// first.
+var shared = fieldindex.Set{Indexes: []fieldindex.Index{
+	{Object: &infrav1.Metal3Data{}, Field: DataByTemplate, Keys: func(o client.Object) []string {
+		return nonEmpty(o.(*infrav1.Metal3Data).Spec.Template.Name)
+	}},
+	{Object: &infrav1.Metal3Data{}, Field: DataByClaim, Keys: func(o client.Object) []string {
+		return nonEmpty(o.(*infrav1.Metal3Data).Spec.Claim.Name)
+	}},
+	{Object: &infrav1.Metal3DataClaim{}, Field: ClaimByTemplate, Keys: func(o client.Object) []string {
+		return nonEmpty(o.(*infrav1.Metal3DataClaim).Spec.Template.Name)
+	}},
+	{Object: &infrav1.Metal3Machine{}, Field: MachineByHost, Keys: func(o client.Object) []string {
+		return nonEmpty(o.GetAnnotations()[infrav1.HostAnnotation])
+	}},
+	{Object: &ipamv1.IPClaim{}, Field: AddressClaimByData, Keys: DataOwners},
+	{Object: &capiipamv1.IPAddressClaim{}, Field: AddressClaimByData, Keys: DataOwners},
+}}
 
 // Setup registers the indexes with a manager's field indexer; calling it again for the same
 // indexer does nothing, so every data controller calls it from its own setup.
 func Setup(ctx context.Context, indexer client.FieldIndexer) error {
-	mu.Lock()
-	defer mu.Unlock()
-	if done[indexer] {
-		return nil
-	}
-	for _, ix := range []struct {
-		obj   client.Object
-		field string
-		fn    client.IndexerFunc
-	}{
-		{&infrav1.Metal3Data{}, DataByTemplate, func(o client.Object) []string {
-			return nonEmpty(o.(*infrav1.Metal3Data).Spec.Template.Name)
-		}},
-		{&infrav1.Metal3Data{}, DataByClaim, func(o client.Object) []string {
-			return nonEmpty(o.(*infrav1.Metal3Data).Spec.Claim.Name)
-		}},
-		{&infrav1.Metal3DataClaim{}, ClaimByTemplate, func(o client.Object) []string {
-			return nonEmpty(o.(*infrav1.Metal3DataClaim).Spec.Template.Name)
-		}},
-		{&infrav1.Metal3Machine{}, MachineByHost, func(o client.Object) []string {
-			return nonEmpty(o.GetAnnotations()[infrav1.HostAnnotation])
-		}},
-		{&ipamv1.IPClaim{}, AddressClaimByData, DataOwners},
-		{&capiipamv1.IPAddressClaim{}, AddressClaimByData, DataOwners},
-	} {
-		if err := indexer.IndexField(ctx, ix.obj, ix.field, ix.fn); err != nil {
-			return err
-		}
-	}
-	done[indexer] = true
-	return nil
+	return shared.Setup(ctx, indexer)
 }
 
 func nonEmpty(s string) []string {

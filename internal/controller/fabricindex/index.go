@@ -4,12 +4,12 @@ package fabricindex
 
 import (
 	"context"
-	"sync"
 
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	netv1 "github.com/metalwire/metalwire/api/network/v1alpha1"
+	"github.com/metalwire/metalwire/internal/controller/fieldindex"
 )
 
 // Index names.
@@ -22,34 +22,20 @@ const (
 	ClusterNetworkByNetworkDevice = "fabric.clusternetwork.networkDeviceRef"
 )
 
-var (
-	mu   sync.Mutex
-	done = map[ctrl.Manager]bool{}
-)
+// shared are the indexes, registered once per manager by whichever controller is set up first.
+var shared = fieldindex.Set{Indexes: []fieldindex.Index{
+	{Object: &netv1.NIC{}, Field: NICByNetworkDevice, Keys: func(o client.Object) []string {
+		return []string{o.(*netv1.NIC).Spec.NetworkDeviceRef}
+	}},
+	{Object: &netv1.NIC{}, Field: NICByNode, Keys: func(o client.Object) []string {
+		return []string{o.(*netv1.NIC).Spec.Node}
+	}},
+	{Object: &netv1.ClusterNetwork{}, Field: ClusterNetworkByNetworkDevice, Keys: func(o client.Object) []string {
+		return []string{o.(*netv1.ClusterNetwork).Spec.NetworkDeviceRef}
+	}},
+}}
 
 // Setup registers the indexes on mgr; calling it again for the same manager does nothing.
 func Setup(ctx context.Context, mgr ctrl.Manager) error {
-	mu.Lock()
-	defer mu.Unlock()
-	if done[mgr] {
-		return nil
-	}
-	idx := mgr.GetFieldIndexer()
-	if err := idx.IndexField(ctx, &netv1.NIC{}, NICByNetworkDevice, func(o client.Object) []string {
-		return []string{o.(*netv1.NIC).Spec.NetworkDeviceRef}
-	}); err != nil {
-		return err
-	}
-	if err := idx.IndexField(ctx, &netv1.NIC{}, NICByNode, func(o client.Object) []string {
-		return []string{o.(*netv1.NIC).Spec.Node}
-	}); err != nil {
-		return err
-	}
-	if err := idx.IndexField(ctx, &netv1.ClusterNetwork{}, ClusterNetworkByNetworkDevice, func(o client.Object) []string {
-		return []string{o.(*netv1.ClusterNetwork).Spec.NetworkDeviceRef}
-	}); err != nil {
-		return err
-	}
-	done[mgr] = true
-	return nil
+	return shared.Setup(ctx, mgr.GetFieldIndexer())
 }

@@ -11,6 +11,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -26,6 +27,8 @@ import (
 	bmov1 "github.com/metalwire/metalwire/api/baremetal/v1alpha1"
 	netv1 "github.com/metalwire/metalwire/api/network/v1alpha1"
 	"github.com/metalwire/metalwire/internal/controller/fabricindex"
+	"github.com/metalwire/metalwire/internal/controller/mapping"
+	"github.com/metalwire/metalwire/internal/controller/skeleton"
 	"github.com/metalwire/metalwire/internal/controller/watchfilter"
 	"github.com/metalwire/metalwire/pkg/fabric"
 )
@@ -52,24 +55,32 @@ type Reconciler struct {
 // +kubebuilder:rbac:groups=metal3.io,resources=baremetalhosts;baremetalswitches,verbs=get;list;watch
 // +kubebuilder:rbac:groups=network.metalwire.io,resources=nics,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups=network.metalwire.io,resources=networkdevices,verbs=get;list;watch
+// +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=clusters,verbs=get;list;watch
 
-// Reconcile makes, updates or deletes the host's generated NIC object.
+// Reconcile makes, updates or deletes the host's generated NIC object, in the reconcilers' one
+// shape (skeleton). The host is BMO's: no finalizer of ours, and the skeleton's patch finds
+// nothing of it changed, so it is never written here.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	host := &bmov1.BareMetalHost{}
-	if err := r.Client.Get(ctx, req.NamespacedName, host); err != nil {
-		if apierrors.IsNotFound(err) {
-			r.unknown.Delete(req.String())
-			return ctrl.Result{}, r.removeGenerated(ctx, req.Namespace, req.Name)
-		}
-		return ctrl.Result{}, err
-	}
-	if !watchfilter.Matches(host, r.WatchFilter) {
-		return ctrl.Result{}, nil // another manager's host
-	}
-	if !host.DeletionTimestamp.IsZero() {
-		r.unknown.Delete(req.String())
-		return ctrl.Result{}, r.removeGenerated(ctx, host.Namespace, host.Name)
-	}
+	return skeleton.Reconcile(ctx, req, skeleton.Kind[*bmov1.BareMetalHost]{
+		Client: r.Client, WatchFilter: r.WatchFilter,
+		New: func() *bmov1.BareMetalHost { return &bmov1.BareMetalHost{} },
+		Gone: func(ctx context.Context, key types.NamespacedName) (ctrl.Result, error) {
+			r.unknown.Delete(key.String())
+			return ctrl.Result{}, r.removeGenerated(ctx, key.Namespace, key.Name)
+		},
+		Normal: r.reconcileNormal,
+		Delete: func(ctx context.Context, s *skeleton.Scope[*bmov1.BareMetalHost]) (ctrl.Result, error) {
+			r.unknown.Delete(client.ObjectKeyFromObject(s.Object).String())
+			return ctrl.Result{}, r.removeGenerated(ctx, s.Object.Namespace, s.Object.Name)
+		},
+	})
+}
+
+// reconcileNormal makes the host's NIC object from its switch data, or removes ours when a
+// person wrote one or the data names no known switch.
+func (r *Reconciler) reconcileNormal(ctx context.Context, s *skeleton.Scope[*bmov1.BareMetalHost]) (ctrl.Result, error) {
+	host := s.Object
+	key := client.ObjectKeyFromObject(host).String()
 	nics := &netv1.NICList{}
 	if err := r.Client.List(ctx, nics, client.InNamespace(host.Namespace), client.MatchingFields{fabricindex.NICByNode: host.Name}); err != nil {
 		return ctrl.Result{}, fmt.Errorf("listing the NICs of host %s: %w", host.Name, err)
@@ -105,13 +116,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 	cards, unknown := fabric.Cabling(interfacesOf(host), switches)
 	if ids := strings.Join(unknown, ", "); ids != "" && r.Recorder != nil {
-		if last, _ := r.unknown.Swap(req.String(), ids); last != ids {
+		if last, _ := r.unknown.Swap(key, ids); last != ids {
 			r.Recorder.Eventf(host, nil, corev1.EventTypeWarning, "UnknownSwitch", "MakeNIC",
 				"host %s names switch %s (LLDP or spec.networkInterfaces[].switchPort), which no NetworkDevice of namespace %s declares: set that switch's spec.switches[].macAddress",
 				host.Name, ids, host.Namespace)
 		}
 	} else {
-		r.unknown.Delete(req.String())
+		r.unknown.Delete(key)
 	}
 	want := desiredNIC(host, cards)
 	if want != nil {
@@ -251,16 +262,8 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, con
 			return []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: o.GetNamespace(), Name: o.(*netv1.NIC).Spec.Node}}}
 		}), builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, predicate.LabelChangedPredicate{}))).
 		Watches(&netv1.NetworkDevice{}, handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, o client.Object) []reconcile.Request {
-			hosts := &bmov1.BareMetalHostList{}
-			if err := mgr.GetClient().List(ctx, hosts, client.InNamespace(o.GetNamespace()), client.UnsafeDisableDeepCopy); err != nil {
-				ctrl.LoggerFrom(ctx).Error(err, "listing the hosts of a NetworkDevice's namespace")
-				return nil
-			}
-			out := make([]reconcile.Request, 0, len(hosts.Items))
-			for _, h := range hosts.Items {
-				out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&h)})
-			}
-			return out
+			return mapping.Listed(ctx, mgr.GetClient(), &bmov1.BareMetalHostList{}, "the hosts of NetworkDevice "+o.GetName()+"'s namespace", nil,
+				client.InNamespace(o.GetNamespace()), client.UnsafeDisableDeepCopy)
 		}), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		WithOptions(controller.Options{MaxConcurrentReconciles: max(concurrency, 1)}).
 		Named(ControllerName).

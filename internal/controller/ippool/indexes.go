@@ -7,6 +7,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	ipamv1 "github.com/metalwire/metalwire/api/ipam/v1alpha1"
+	"github.com/metalwire/metalwire/internal/controller/fieldindex"
 )
 
 // Field index names. Each maps an object to the pool (or pool prefix, or cluster) it belongs
@@ -45,41 +46,32 @@ func capiClusterName(c *capiipamv1.IPAddressClaim) string {
 
 // addIndexes registers the field indexes with the manager's cache.
 func addIndexes(ctx context.Context, idx client.FieldIndexer) error {
-	for _, f := range []struct {
-		obj   client.Object
-		field string
-		fn    client.IndexerFunc
-	}{
-		{&ipamv1.IPAddress{}, addressPoolField, func(o client.Object) []string {
+	return fieldindex.Register(ctx, idx,
+		fieldindex.Index{Object: &ipamv1.IPAddress{}, Field: addressPoolField, Keys: func(o client.Object) []string {
 			return []string{o.(*ipamv1.IPAddress).Spec.Pool.Name}
 		}},
-		{&ipamv1.IPAddress{}, addressClaimField, func(o client.Object) []string {
+		fieldindex.Index{Object: &ipamv1.IPAddress{}, Field: addressClaimField, Keys: func(o client.Object) []string {
 			a := o.(*ipamv1.IPAddress)
 			return []string{claimKey(a.Spec.Pool.Name, a.Spec.Claim.Name)}
 		}},
-		{&ipamv1.IPClaim{}, claimPoolField, func(o client.Object) []string {
+		fieldindex.Index{Object: &ipamv1.IPClaim{}, Field: claimPoolField, Keys: func(o client.Object) []string {
 			return []string{o.(*ipamv1.IPClaim).Spec.Pool.Name}
 		}},
-		{&capiipamv1.IPAddressClaim{}, capiClaimPoolField, func(o client.Object) []string {
+		fieldindex.Index{Object: &capiipamv1.IPAddressClaim{}, Field: capiClaimPoolField, Keys: func(o client.Object) []string {
 			c := o.(*capiipamv1.IPAddressClaim)
 			if !isOurPool(c.Spec.PoolRef) {
 				return nil
 			}
 			return []string{c.Spec.PoolRef.Name}
 		}},
-		{&capiipamv1.IPAddressClaim{}, capiClusterField, func(o client.Object) []string {
+		fieldindex.Index{Object: &capiipamv1.IPAddressClaim{}, Field: capiClusterField, Keys: func(o client.Object) []string {
 			if name := capiClusterName(o.(*capiipamv1.IPAddressClaim)); name != "" {
 				return []string{name}
 			}
 			return nil
 		}},
-		{&ipamv1.IPPool{}, namePrefixField, func(o client.Object) []string {
+		fieldindex.Index{Object: &ipamv1.IPPool{}, Field: namePrefixField, Keys: func(o client.Object) []string {
 			return []string{o.(*ipamv1.IPPool).Spec.NamePrefix}
 		}},
-	} {
-		if err := idx.IndexField(ctx, f.obj, f.field, f.fn); err != nil {
-			return err
-		}
-	}
-	return nil
+	)
 }

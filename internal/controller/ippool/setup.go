@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	ipamv1 "github.com/metalwire/metalwire/api/ipam/v1alpha1"
+	"github.com/metalwire/metalwire/internal/controller/mapping"
 	"github.com/metalwire/metalwire/internal/controller/pause"
 	"github.com/metalwire/metalwire/internal/controller/watchfilter"
 )
@@ -151,17 +152,9 @@ func capiClaimPool(_ context.Context, o client.Object) []reconcile.Request {
 
 func (r *Reconciler) poolsWithSamePrefix(ctx context.Context, o client.Object) []reconcile.Request {
 	p := o.(*ipamv1.IPPool)
-	list := &ipamv1.IPPoolList{}
-	if err := r.Client.List(ctx, list, client.InNamespace(p.Namespace), client.MatchingFields{namePrefixField: p.Spec.NamePrefix}); err != nil {
-		return nil
-	}
-	var out []reconcile.Request
-	for i := range list.Items {
-		if list.Items[i].Name != p.Name {
-			out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])})
-		}
-	}
-	return out
+	return mapping.Listed(ctx, r.Client, &ipamv1.IPPoolList{}, "the IPPools with namePrefix "+p.Spec.NamePrefix,
+		func(o client.Object) bool { return o.GetName() != p.Name },
+		client.InNamespace(p.Namespace), client.MatchingFields{namePrefixField: p.Spec.NamePrefix})
 }
 
 // poolsOfCluster enqueues the pools of a Cluster's IPAddressClaims, so that unpausing a Cluster

@@ -23,6 +23,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
+	"github.com/metalwire/metalwire/internal/controller/mapping"
 	"github.com/metalwire/metalwire/internal/controller/skeleton"
 	"github.com/metalwire/metalwire/internal/controller/watchfilter"
 )
@@ -168,14 +169,6 @@ func (r *Reconciler) machineToCluster(ctx context.Context, o client.Object) []re
 	if name == "" {
 		return nil
 	}
-	list := &infrav1.Metal3ClusterList{}
-	if err := r.Client.List(ctx, list, client.InNamespace(o.GetNamespace()), client.MatchingLabels{clusterv1.ClusterNameLabel: name}); err != nil {
-		ctrl.LoggerFrom(ctx).Error(err, "listing Metal3Clusters", "cluster", name)
-		return nil
-	}
-	reqs := make([]reconcile.Request, 0, len(list.Items))
-	for i := range list.Items {
-		reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])})
-	}
-	return reqs
+	return mapping.Listed(ctx, r.Client, &infrav1.Metal3ClusterList{}, "the Metal3Clusters of cluster "+name, nil,
+		client.InNamespace(o.GetNamespace()), client.MatchingLabels{clusterv1.ClusterNameLabel: name})
 }

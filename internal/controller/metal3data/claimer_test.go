@@ -20,7 +20,7 @@ import (
 func TestClaimerServesTheMachineController(t *testing.T) {
 	ctx := context.Background()
 	ns := newNamespace(t)
-	startManager(t, ns, managerOptions{})
+	mgr := startManager(t, ns, managerOptions{})
 	pool(t, ns, "prov", "192.168.0.10", "192.168.0.20", 24, "")
 	template(t, ns, "tmpl", specOf(t, simpleTemplate))
 	host(t, ns, "node-0", nil, nil, "", "eth0=52:54:00:00:00:01")
@@ -38,7 +38,8 @@ func TestClaimerServesTheMachineController(t *testing.T) {
 	}
 	g.Expect(env.Client.Create(ctx, m3m)).To(Succeed())
 
-	claimer := &metal3dataclaim.Claimer{Client: env.Client}
+	// The machine controller's claimer reads through its manager's cache and indexes.
+	claimer := &metal3dataclaim.Claimer{Client: mgr.client}
 	rendered, err := claimer.Claim(ctx, m3m)
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(rendered).To(BeNil())

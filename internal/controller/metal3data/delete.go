@@ -92,7 +92,7 @@ func (r *Reconciler) deleteSecrets(ctx context.Context, data *infrav1.Metal3Data
 			names[ref.Name] = true
 		}
 	}
-	md, nd := secretNames(data, data.Spec.Claim.Name)
+	md, nd := infrav1.DataSecretNames(data, data.Spec.Claim.Name)
 	names[md], names[nd] = true, true
 	for name := range names {
 		s := &corev1.Secret{}

@@ -25,6 +25,7 @@ import (
 	"github.com/metalwire/metalwire/internal/controller/metal3data"
 	"github.com/metalwire/metalwire/internal/controller/metal3dataclaim"
 	"github.com/metalwire/metalwire/internal/controller/metal3datatemplate"
+	"github.com/metalwire/metalwire/internal/controller/waits"
 	"github.com/metalwire/metalwire/internal/testenv"
 )
 
@@ -43,6 +44,8 @@ func createNamespace(t *testing.T, name string) {
 
 // manager runs the three data-templating controllers and the IPAM controller.
 type manager struct {
+	// client reads through the manager's cache, with its indexes, as the controllers do.
+	client client.Client
 	cancel context.CancelFunc
 	done   chan struct{}
 	once   sync.Once
@@ -78,12 +81,13 @@ func startManager(t *testing.T, ns string, opts managerOptions) *manager {
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect((&ippool.Reconciler{StatusInterval: 100 * time.Millisecond}).SetupWithManager(ctx, mgr, 4)).To(Succeed())
 	g.Expect((&metal3datatemplate.Reconciler{Client: mgr.GetClient()}).SetupWithManager(ctx, mgr, 4)).To(Succeed())
-	g.Expect((&metal3dataclaim.Reconciler{Client: mgr.GetClient(), QuietWaits: opts.quietWaits}).SetupWithManager(ctx, mgr, 4)).To(Succeed())
+	progress := &waits.Progress{} // shared, as the manager's controller setup shares it
+	g.Expect((&metal3dataclaim.Reconciler{Client: mgr.GetClient(), QuietWaits: opts.quietWaits, Progress: progress}).SetupWithManager(ctx, mgr, 4)).To(Succeed())
 	g.Expect((&metal3data.Reconciler{
 		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), IPReuse: opts.ipReuse, Recorder: mgr.GetEventRecorder("metal3data"),
-		QuietWaits: opts.quietWaits,
+		QuietWaits: opts.quietWaits, Progress: progress,
 	}).SetupWithManager(ctx, mgr, 4)).To(Succeed())
-	m := &manager{cancel: cancel, done: make(chan struct{})}
+	m := &manager{client: mgr.GetClient(), cancel: cancel, done: make(chan struct{})}
 	go func() {
 		defer close(m.done)
 		testenv.ReportManagerExit(t, mgr.Start(ctx))

@@ -85,9 +85,9 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, data *infrav1.Metal3Da
 }
 
 // rendered records success: the Secret references (named at creation by the template
-// controller, so normally unchanged) and Ready.
+// controller, so normally unchanged) and SecretsReady, from which Ready is summarised.
 func (r *Reconciler) rendered(data *infrav1.Metal3Data, m3m string, out output) {
-	mdName, ndName := secretNames(data, m3m)
+	mdName, ndName := infrav1.DataSecretNames(data, m3m)
 	data.Spec.MetaData, data.Spec.NetworkData = nil, nil
 	if out.metaData != nil {
 		data.Spec.MetaData = &corev1.SecretReference{Name: mdName, Namespace: data.Namespace}
@@ -98,7 +98,6 @@ func (r *Reconciler) rendered(data *infrav1.Metal3Data, m3m string, out output) 
 	data.Status.Ready = true
 	data.Status.ErrorMessage = nil
 	setCondition(data, infrav1.DataSecretsReadyCondition, metav1.ConditionTrue, infrav1.DataRenderedReason, "")
-	setCondition(data, infrav1.DataReadyCondition, metav1.ConditionTrue, infrav1.DataRenderedReason, "")
 }
 
 // notReady reports why the Metal3Data is not rendered. Errors a person must act on also go to
@@ -117,7 +116,6 @@ func (r *Reconciler) notReady(data *infrav1.Metal3Data, b *blocker) {
 		}
 	}
 	setCondition(data, infrav1.DataSecretsReadyCondition, metav1.ConditionFalse, b.reason, b.message)
-	setCondition(data, infrav1.DataReadyCondition, metav1.ConditionFalse, b.reason, b.message)
 }
 
 // renderBlocker turns a rendering error into a blocker. A host not yet inspected is a wait; a

@@ -29,6 +29,7 @@ import (
 	"github.com/metalwire/metalwire/internal/controller/cachelag"
 	"github.com/metalwire/metalwire/internal/controller/dataindex"
 	"github.com/metalwire/metalwire/internal/controller/fabricindex"
+	"github.com/metalwire/metalwire/internal/controller/mapping"
 	"github.com/metalwire/metalwire/internal/controller/pause"
 	"github.com/metalwire/metalwire/internal/controller/skeleton"
 	"github.com/metalwire/metalwire/internal/controller/waits"
@@ -65,14 +66,21 @@ type Reconciler struct {
 	// shows them: a reconcile on a lagging cache then waits instead of creating or rendering again.
 	createdClaims cachelag.Writes[struct{}]
 	readyWritten  cachelag.Writes[struct{}]
-	// served is when a Metal3Data of each namespace last became ready: a wait is held while
-	// others are (waits.Progress).
-	served waits.Progress
+	// Progress is when a Metal3Data of each namespace last became ready: a wait is held while
+	// others are (waits.Progress). The Metal3DataClaim controller holds a claim's wait for an
+	// index by the same progress. Nil: a progress of its own.
+	Progress *waits.Progress
+	served   waits.Progress
+
+	// claimWritten is the status this process last wrote to each claim (by UID), until the cache
+	// shows it: a reconcile on a lagging cache does not write it again.
+	claimWritten cachelag.Writes[infrav1.Metal3DataClaimStatus]
 }
 
 // +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io,resources=metal3datas,verbs=get;list;watch;update;patch
 // +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io,resources=metal3datas/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io,resources=metal3datatemplates;metal3dataclaims;metal3machines,verbs=get;list;watch
+// +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io,resources=metal3dataclaims/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=machines,verbs=get;list;watch
 // +kubebuilder:rbac:groups=metal3.io,resources=baremetalhosts,verbs=get;list;watch
 // +kubebuilder:rbac:groups=ipam.metal3.io,resources=ipclaims,verbs=get;list;watch;create;update;patch;delete
@@ -86,6 +94,7 @@ type Reconciler struct {
 // Reconcile renders one Metal3Data, or cleans up after it, in the reconcilers' one shape
 // (skeleton): the finalizer is persisted before any address is claimed.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	var written *infrav1.Metal3Data      // the Metal3Data as the reconcile left it, once it is stored
 	var before *infrav1.Metal3DataStatus // the status as read, for what the patch carries
 	phase := func(next func(context.Context, *infrav1.Metal3Data) (ctrl.Result, error)) skeleton.Phase[*infrav1.Metal3Data] {
 		return func(ctx context.Context, s *skeleton.Scope[*infrav1.Metal3Data]) (ctrl.Result, error) {
@@ -93,12 +102,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 			return next(ctx, s.Object)
 		}
 	}
-	return skeleton.Reconcile(ctx, req, skeleton.Kind[*infrav1.Metal3Data]{
+	res, err := skeleton.Reconcile(ctx, req, skeleton.Kind[*infrav1.Metal3Data]{
 		Client: r.Client, WatchFilter: r.WatchFilter,
 		New:       func() *infrav1.Metal3Data { return &infrav1.Metal3Data{} },
 		Finalizer: infrav1.DataFinalizer,
 		Normal:    phase(r.reconcileNormal),
 		Delete:    phase(r.reconcileDelete),
+		Ready:     &readySummary,
 		Finish: func(s *skeleton.Scope[*infrav1.Metal3Data], res *ctrl.Result) {
 			data := s.Object
 			if after := r.unwrittenWait(before, data); after > 0 {
@@ -122,8 +132,29 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 				// made against.
 				r.readyWritten.Wrote(string(data.UID), data.ResourceVersion, struct{}{})
 			}
+			written = s.Object
 		},
 	})
+	if err != nil || written == nil {
+		return res, err
+	}
+	return res, r.reportToClaim(ctx, written)
+}
+
+// progress is the namespaces' progress waits are held by.
+func (r *Reconciler) progress() *waits.Progress {
+	if r.Progress != nil {
+		return r.Progress
+	}
+	return &r.served
+}
+
+// readySummary: a Metal3Data is Ready once its Secrets are written; until then Ready says what
+// SecretsReady says (what the rendering waits for, or the error that stops it).
+var readySummary = skeleton.Ready[*infrav1.Metal3Data]{
+	Condition: infrav1.DataReadyCondition, From: []string{infrav1.DataSecretsReadyCondition},
+	TrueReason: infrav1.DataRenderedReason,
+	Conditions: func(d *infrav1.Metal3Data) *[]metav1.Condition { return &d.Status.Conditions },
 }
 
 // unwrittenWait says how much longer the status of a new Metal3Data that only waits may stay
@@ -132,12 +163,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 func (r *Reconciler) unwrittenWait(before *infrav1.Metal3DataStatus, data *infrav1.Metal3Data) time.Duration {
 	now := time.Now()
 	if data.Status.Ready && !before.Ready {
-		r.served.Served(data.Namespace, now)
+		r.progress().Served(data.Namespace, now)
 	}
 	if data.Status.Ready || data.Status.ErrorMessage != nil || !data.DeletionTimestamp.IsZero() || statusEqual(before, &data.Status) {
 		return 0
 	}
-	return waits.Unwritten(data.CreationTimestamp.Time, r.served.LastServed(data.Namespace), len(before.Conditions) > 0, r.QuietWaits, now)
+	return waits.Unwritten(data.CreationTimestamp.Time, r.progress().LastServed(data.Namespace), len(before.Conditions) > 0, r.QuietWaits, now)
 }
 
 // statusEqual compares what a person reads in the status, leaving out lastUpdated.
@@ -312,17 +343,8 @@ func (r *Reconciler) templateToData(ctx context.Context, o client.Object) []reco
 }
 
 func (r *Reconciler) dataMatching(ctx context.Context, namespace, index, value string, rendered bool) []reconcile.Request {
-	list := &infrav1.Metal3DataList{}
-	if err := r.Client.List(ctx, list, client.InNamespace(namespace), client.MatchingFields{index: value}, client.UnsafeDisableDeepCopy); err != nil {
-		ctrl.LoggerFrom(ctx).Error(err, "listing Metal3Data", "index", index, "value", value)
-		return nil
-	}
-	var reqs []reconcile.Request
-	for i := range list.Items {
-		if d := &list.Items[i]; !rendered && d.Status.Ready && d.Status.ErrorMessage == nil && d.DeletionTimestamp.IsZero() {
-			continue
-		}
-		reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])})
-	}
-	return reqs
+	return mapping.Listed(ctx, r.Client, &infrav1.Metal3DataList{}, "the Metal3Data with "+index+" "+value, func(o client.Object) bool {
+		d := o.(*infrav1.Metal3Data)
+		return rendered || !d.Status.Ready || d.Status.ErrorMessage != nil || !d.DeletionTimestamp.IsZero()
+	}, client.InNamespace(namespace), client.MatchingFields{index: value}, client.UnsafeDisableDeepCopy)
 }

@@ -12,7 +12,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -122,26 +121,10 @@ func (o output) hash() string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// secretNames are the names of a Metal3Data's Secrets: those its spec already names, else
-// <metal3machine>-metadata-<index> and <metal3machine>-networkdata-<index> (the claim is named
-// after its Metal3Machine). A Metal3Data CAPM3 wrote names <metal3machine>-metadata and
-// <metal3machine>-networkdata; those names stay, so that the host, which points at them, never
-// has to be re-pointed (see docs/takeover.md).
-func secretNames(data *infrav1.Metal3Data, m3m string) (metaData, networkData string) {
-	metaData, networkData = infrav1.MetaDataSecretName(m3m, ptr.Deref(data.Spec.Index, 0)), infrav1.NetworkDataSecretName(m3m, ptr.Deref(data.Spec.Index, 0))
-	if ref := data.Spec.MetaData; ref != nil && ref.Name != "" {
-		metaData = ref.Name
-	}
-	if ref := data.Spec.NetworkData; ref != nil && ref.Name != "" {
-		networkData = ref.Name
-	}
-	return metaData, networkData
-}
-
 // secrets builds the Secrets for the output: type infrastructure.cluster.x-k8s.io/secret, the
 // cluster-name label, and the Metal3Data as controlling owner.
 func secrets(data *infrav1.Metal3Data, m3m, cluster string, out output) []*corev1.Secret {
-	mdName, ndName := secretNames(data, m3m)
+	mdName, ndName := infrav1.DataSecretNames(data, m3m)
 	var list []*corev1.Secret
 	for _, s := range []struct {
 		name, key string

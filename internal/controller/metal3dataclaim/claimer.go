@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
+	"github.com/metalwire/metalwire/internal/controller/dataindex"
 	"github.com/metalwire/metalwire/internal/controller/watchfilter"
 )
 
@@ -27,7 +28,8 @@ type Rendered struct {
 }
 
 // Claimer is the machine controller's side of the chain: it makes a Metal3Machine's claim and
-// reads back the rendered Secrets. It reads through Client (the manager's cache).
+// reads the rendered Secrets from the claim's Metal3Data. It reads through Client (the manager's
+// cache, with dataindex's indexes).
 type Claimer struct {
 	Client client.Client
 }
@@ -36,8 +38,8 @@ type Claimer struct {
 // +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io,resources=metal3datas,verbs=get;list;watch
 
 // Claim makes sure the Metal3Machine's Metal3DataClaim exists — named after the machine, owned
-// by it, for spec.dataTemplate — and returns the rendered data once its Metal3Data is ready, nil
-// while it is not.
+// by it, for spec.dataTemplate — and returns the rendered data once the claim's Metal3Data is
+// ready, nil while it is not.
 func (c *Claimer) Claim(ctx context.Context, m3m *infrav1.Metal3Machine) (*Rendered, error) {
 	if m3m.Spec.DataTemplate == nil || m3m.Spec.DataTemplate.Name == "" {
 		return nil, fmt.Errorf("Metal3Machine %s has no spec.dataTemplate to claim from", m3m.Name)
@@ -57,14 +59,19 @@ func (c *Claimer) Claim(ctx context.Context, m3m *infrav1.Metal3Machine) (*Rende
 		// The claim of an earlier machine of the same name, on its way out: wait for it.
 		return nil, nil
 	}
-	if claim.Status.RenderedData == nil || claim.Status.RenderedData.Name == "" {
-		return nil, nil
+	// The Metal3Data itself says when it is rendered: the claim's status, which repeats it for
+	// people and CAPM3's tools, is not waited for.
+	list := &infrav1.Metal3DataList{}
+	if err := c.Client.List(ctx, list, client.InNamespace(claim.Namespace), client.MatchingFields{dataindex.DataByClaim: claim.Name}); err != nil {
+		return nil, fmt.Errorf("listing the Metal3Data of Metal3DataClaim %s: %w", claim.Name, err)
 	}
-	data := &infrav1.Metal3Data{}
-	if err := c.Client.Get(ctx, client.ObjectKey{Namespace: m3m.Namespace, Name: claim.Status.RenderedData.Name}, data); err != nil {
-		return nil, client.IgnoreNotFound(err)
+	var data *infrav1.Metal3Data
+	for i := range list.Items {
+		if d := &list.Items[i]; Ours(claim, d) && d.Status.Ready && d.DeletionTimestamp.IsZero() {
+			data = d
+		}
 	}
-	if !data.Status.Ready {
+	if data == nil {
 		return nil, nil
 	}
 	return &Rendered{

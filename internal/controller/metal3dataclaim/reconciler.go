@@ -5,11 +5,8 @@ import (
 	"fmt"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -23,6 +20,7 @@ import (
 
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
 	"github.com/metalwire/metalwire/internal/controller/dataindex"
+	"github.com/metalwire/metalwire/internal/controller/mapping"
 	"github.com/metalwire/metalwire/internal/controller/pause"
 	"github.com/metalwire/metalwire/internal/controller/skeleton"
 	"github.com/metalwire/metalwire/internal/controller/waits"
@@ -39,8 +37,11 @@ type Reconciler struct {
 	// waits.DefaultQuiet, negative writes every wait at once.
 	QuietWaits time.Duration
 
-	// served is when a claim of each namespace last got its rendered data: a wait is held while
-	// others do (waits.Progress).
+	// Progress is when a Metal3Data of each namespace was last rendered, shared with the
+	// Metal3Data controller that records it: a claim's wait for an index is held while others
+	// are served (waits.Progress). Nil: a progress of its own, which nothing records.
+	Progress *waits.Progress
+
 	served waits.Progress
 }
 
@@ -70,73 +71,49 @@ func (r *Reconciler) dataOf(ctx context.Context, claim *infrav1.Metal3DataClaim)
 	}
 	out := list.Items[:0]
 	for _, d := range list.Items {
-		// A Metal3Data of an earlier claim of the same name (deleted, then re-created) is not
-		// this claim's: it is on its way out.
-		if owner := metav1.GetControllerOf(&d); owner != nil && owner.UID != claim.UID {
-			continue
+		if Ours(claim, &d) {
+			out = append(out, d)
 		}
-		out = append(out, d)
 	}
 	return out, nil
 }
 
-// reconcileNormal reports the claim's Metal3Data. In a scale-up the one status write is the
-// outcome: renderedData and Ready. Waits of a new claim are written only once they last
-// (waits.Unwritten); errors at once.
+// reconcileNormal reports what keeps a claim from having a Metal3Data: its template is missing,
+// or it waits for an index. Once a Metal3Data serves the claim, that Metal3Data's controller
+// fills the claim's status (Report) where it renders: nothing is relayed here. A new claim's
+// wait is written only once it lasts (waits.Unwritten); a missing template at once.
 func (r *Reconciler) reconcileNormal(ctx context.Context, s *skeleton.Scope[*infrav1.Metal3DataClaim]) (ctrl.Result, error) {
 	claim := s.Object
 	data, err := r.dataOf(ctx, claim)
-	if err != nil {
+	if err != nil || len(data) > 0 {
 		return ctrl.Result{}, err
 	}
-	if len(data) == 0 {
-		tmpl := &infrav1.Metal3DataTemplate{}
-		err := r.Client.Get(ctx, client.ObjectKey{Namespace: claim.Namespace, Name: claim.Spec.Template.Name}, tmpl)
-		switch {
-		case apierrors.IsNotFound(err):
-			claim.Status.RenderedData = nil
-			fail(claim, infrav1.DataClaimTemplateNotFoundReason, fmt.Sprintf(
-				"spec.template: Metal3DataTemplate %s not found in namespace %s; create it (the claim gets an index as soon as it exists)", claim.Spec.Template.Name, claim.Namespace))
-			return ctrl.Result{}, nil
-		case err != nil:
-			return ctrl.Result{}, err
-		}
-		return r.wait(claim, nil, infrav1.DataClaimWaitingForIndexReason, fmt.Sprintf("waiting for an index in Metal3DataTemplate %s", tmpl.Name)), nil
-	}
-	d := &data[0]
-	ref := &corev1.ObjectReference{
-		APIVersion: infrav1.GroupVersion.String(), Kind: "Metal3Data", Name: d.Name, Namespace: d.Namespace, UID: d.UID,
-	}
-	if d.Status.Ready {
-		if !meta.IsStatusConditionTrue(claim.Status.Conditions, infrav1.DataClaimReadyCondition) {
-			r.served.Served(claim.Namespace, time.Now())
-		}
-		claim.Status.RenderedData = ref
-		claim.Status.ErrorMessage = nil
-		setCondition(claim, metav1.ConditionTrue, infrav1.DataClaimDataReadyReason, "")
+	tmpl := &infrav1.Metal3DataTemplate{}
+	err = r.Client.Get(ctx, client.ObjectKey{Namespace: claim.Namespace, Name: claim.Spec.Template.Name}, tmpl)
+	switch {
+	case apierrors.IsNotFound(err):
+		claim.Status.RenderedData = nil
+		fail(claim, infrav1.DataClaimTemplateNotFoundReason, fmt.Sprintf(
+			"spec.template: Metal3DataTemplate %s not found in namespace %s; create it (the claim gets an index as soon as it exists)", claim.Spec.Template.Name, claim.Namespace))
 		return ctrl.Result{}, nil
+	case err != nil:
+		return ctrl.Result{}, fmt.Errorf("reading Metal3DataTemplate %s of Metal3DataClaim %s: %w", claim.Spec.Template.Name, claim.Name, err)
 	}
-	if d.Status.ErrorMessage != nil {
-		claim.Status.RenderedData = ref
-		fail(claim, infrav1.DataClaimWaitingForDataReason, fmt.Sprintf("Metal3Data %s: %s", d.Name, *d.Status.ErrorMessage))
-		return ctrl.Result{}, nil
+	reported := meta.FindStatusCondition(claim.Status.Conditions, infrav1.DataClaimReadyCondition) != nil
+	if after := waits.Unwritten(claim.CreationTimestamp.Time, r.progress().LastServed(claim.Namespace), reported, r.QuietWaits, time.Now()); after > 0 {
+		return ctrl.Result{RequeueAfter: after}, nil
 	}
-	// A wait is told without details (the Metal3Data's conditions have them): the details
-	// change as the rendering progresses, and each change would be a write here.
-	return r.wait(claim, ref, infrav1.DataClaimWaitingForDataReason,
-		fmt.Sprintf("waiting for Metal3Data %s to be rendered; its conditions say what it waits for", d.Name)), nil
+	claim.Status.RenderedData = nil
+	waitWith(claim, infrav1.DataClaimWaitingForIndexReason, fmt.Sprintf("waiting for an index in Metal3DataTemplate %s", tmpl.Name))
+	return ctrl.Result{}, nil
 }
 
-// wait reports a wait, unless the claim is new and has said nothing yet: then it is written only
-// if it lasts, and the claim is looked at again when it would be.
-func (r *Reconciler) wait(claim *infrav1.Metal3DataClaim, ref *corev1.ObjectReference, reason, message string) ctrl.Result {
-	reported := meta.FindStatusCondition(claim.Status.Conditions, infrav1.DataClaimReadyCondition) != nil
-	if after := waits.Unwritten(claim.CreationTimestamp.Time, r.served.LastServed(claim.Namespace), reported, r.QuietWaits, time.Now()); after > 0 {
-		return ctrl.Result{RequeueAfter: after}
+// progress is the namespaces' progress the claim's waits are held by.
+func (r *Reconciler) progress() *waits.Progress {
+	if r.Progress != nil {
+		return r.Progress
 	}
-	claim.Status.RenderedData = ref
-	waitWith(claim, reason, message)
-	return ctrl.Result{}
+	return &r.served
 }
 
 // reconcileDelete deletes the claim's Metal3Data; their own finalizer releases the addresses and
@@ -166,31 +143,16 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *skeleton.Scope[*inf
 	return ctrl.Result{}, nil
 }
 
-func setCondition(claim *infrav1.Metal3DataClaim, status metav1.ConditionStatus, reason, message string) {
-	meta.SetStatusCondition(&claim.Status.Conditions, metav1.Condition{
-		Type: infrav1.DataClaimReadyCondition, Status: status, Reason: reason, Message: message, ObservedGeneration: claim.Generation,
-	})
-}
-
-func waitWith(claim *infrav1.Metal3DataClaim, reason, message string) {
-	claim.Status.ErrorMessage = nil
-	setCondition(claim, metav1.ConditionFalse, reason, message)
-}
-
-func fail(claim *infrav1.Metal3DataClaim, reason, message string) {
-	claim.Status.ErrorMessage = &message
-	setCondition(claim, metav1.ConditionFalse, reason, message)
-}
-
-// SetupWithManager watches the claim's Metal3Data (it owns them) and templates, so a claim
-// waiting for a template applied late is served as soon as it appears.
+// SetupWithManager watches the claim's Metal3Data going (it owns them: a claim being deleted
+// waits for them) and templates, so a claim waiting for a template applied late is served as
+// soon as it appears.
 func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, concurrency int) error {
 	if err := dataindex.Setup(ctx, mgr.GetFieldIndexer()); err != nil {
 		return err
 	}
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&infrav1.Metal3DataClaim{}, builder.WithPredicates(watchfilter.Predicate(r.WatchFilter))).
-		Owns(&infrav1.Metal3Data{}, builder.WithPredicates(dataOutcomeChanged)).
+		Owns(&infrav1.Metal3Data{}, builder.WithPredicates(dataGone)).
 		Watches(&infrav1.Metal3DataTemplate{}, handler.EnqueueRequestsFromMapFunc(r.templateToClaims)).
 		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(pause.ClusterToObjects(mgr.GetClient(),
 			func() client.ObjectList { return &infrav1.Metal3DataClaimList{} },
@@ -200,34 +162,17 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, con
 		Complete(r)
 }
 
-// dataOutcomeChanged passes the Metal3Data events a claim's status depends on: creation,
-// deletion, and a change of readiness or error. Progress in between is not the claim's to show.
-var dataOutcomeChanged = predicate.Funcs{
-	UpdateFunc: func(e event.UpdateEvent) bool {
-		before, ok1 := e.ObjectOld.(*infrav1.Metal3Data)
-		after, ok2 := e.ObjectNew.(*infrav1.Metal3Data)
-		if !ok1 || !ok2 {
-			return true
-		}
-		return before.Status.Ready != after.Status.Ready ||
-			!equality.Semantic.DeepEqual(before.Status.ErrorMessage, after.Status.ErrorMessage) ||
-			before.DeletionTimestamp.IsZero() != after.DeletionTimestamp.IsZero()
-	},
+// dataGone passes the deletion of a claim's Metal3Data: a claim being deleted waits for it, and
+// a claim left without one reports why. Its outcome is the Metal3Data controller's to report.
+var dataGone = predicate.Funcs{
+	CreateFunc:  func(event.CreateEvent) bool { return false },
+	UpdateFunc:  func(event.UpdateEvent) bool { return false },
+	GenericFunc: func(event.GenericEvent) bool { return false },
 }
 
 // templateToClaims maps a template to its claims that have no Metal3Data yet.
 func (r *Reconciler) templateToClaims(ctx context.Context, o client.Object) []reconcile.Request {
-	list := &infrav1.Metal3DataClaimList{}
-	if err := r.Client.List(ctx, list, client.InNamespace(o.GetNamespace()),
-		client.MatchingFields{dataindex.ClaimByTemplate: o.GetName()}, client.UnsafeDisableDeepCopy); err != nil {
-		ctrl.LoggerFrom(ctx).Error(err, "listing the claims of a template", "template", o.GetName())
-		return nil
-	}
-	var reqs []reconcile.Request
-	for i := range list.Items {
-		if list.Items[i].Status.RenderedData == nil {
-			reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])})
-		}
-	}
-	return reqs
+	return mapping.Listed(ctx, r.Client, &infrav1.Metal3DataClaimList{}, "the claims of Metal3DataTemplate "+o.GetName(),
+		func(c client.Object) bool { return c.(*infrav1.Metal3DataClaim).Status.RenderedData == nil },
+		client.InNamespace(o.GetNamespace()), client.MatchingFields{dataindex.ClaimByTemplate: o.GetName()}, client.UnsafeDisableDeepCopy)
 }

@@ -184,11 +184,12 @@ func newData(tmpl *infrav1.Metal3DataTemplate, claim *infrav1.Metal3DataClaim, i
 	// The Secrets' names are known now: naming them at creation spares the data controller a
 	// second write of the Metal3Data (besides its status) when it renders them. They exist
 	// once status.ready is true.
+	md, nd := infrav1.DataSecretNames(d, machine)
 	if machine != "" && tmpl.Spec.MetaData != nil {
-		d.Spec.MetaData = &corev1.SecretReference{Name: infrav1.MetaDataSecretName(machine, index), Namespace: tmpl.Namespace}
+		d.Spec.MetaData = &corev1.SecretReference{Name: md, Namespace: tmpl.Namespace}
 	}
 	if machine != "" && tmpl.Spec.NetworkData != nil {
-		d.Spec.NetworkData = &corev1.SecretReference{Name: infrav1.NetworkDataSecretName(machine, index), Namespace: tmpl.Namespace}
+		d.Spec.NetworkData = &corev1.SecretReference{Name: nd, Namespace: tmpl.Namespace}
 	}
 	if cluster := clusterOf(tmpl, claim); cluster != "" {
 		d.Labels = map[string]string{clusterv1.ClusterNameLabel: cluster}

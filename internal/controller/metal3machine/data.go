@@ -73,13 +73,7 @@ func (r *Reconciler) resolveData(ctx context.Context, m3m *infrav1.Metal3Machine
 	if r.Data == nil {
 		setCondition(m3m, infrav1.AssociateMetal3MachineMetaDataCondition, metav1.ConditionFalse, infrav1.AssociateMetal3MachineMetaDataFailedReason,
 			fmt.Sprintf("spec.dataTemplate %s: this manager runs no Metal3DataTemplate controllers, so no Metal3DataClaim is made; the host stays unprovisioned", template))
-		if !needsTemplate(m3m) {
-			setCondition(m3m, infrav1.Metal3MachineDataReadyCondition, metav1.ConditionTrue, infrav1.SecretsSetExternallyReason, "")
-			return meta, network, true, nil
-		}
-		setCondition(m3m, infrav1.Metal3MachineDataReadyCondition, metav1.ConditionFalse, infrav1.WaitingForMetal3DataReason,
-			fmt.Sprintf("waiting for rendered data from Metal3DataTemplate %s", template))
-		return nil, nil, false, nil
+		return withoutRendered(m3m, meta, network)
 	}
 
 	rendered, err := r.Data.Claim(ctx, m3m)
@@ -90,13 +84,7 @@ func (r *Reconciler) resolveData(ctx context.Context, m3m *infrav1.Metal3Machine
 	}
 	setCondition(m3m, infrav1.AssociateMetal3MachineMetaDataCondition, metav1.ConditionTrue, infrav1.AssociateMetal3MachineMetaDataSuccessReason, "")
 	if rendered == nil {
-		if !needsTemplate(m3m) {
-			setCondition(m3m, infrav1.Metal3MachineDataReadyCondition, metav1.ConditionTrue, infrav1.SecretsSetExternallyReason, "")
-			return meta, network, true, nil
-		}
-		setCondition(m3m, infrav1.Metal3MachineDataReadyCondition, metav1.ConditionFalse, infrav1.WaitingForMetal3DataReason,
-			fmt.Sprintf("waiting for rendered data from Metal3DataTemplate %s", template))
-		return nil, nil, false, nil
+		return withoutRendered(m3m, meta, network)
 	}
 	m3m.Status.RenderedData = rendered.Metal3Data
 	r.showHostSwitch(m3m, rendered.HostSwitch)
@@ -108,6 +96,18 @@ func (r *Reconciler) resolveData(ctx context.Context, m3m *infrav1.Metal3Machine
 	}
 	setCondition(m3m, infrav1.Metal3MachineDataReadyCondition, metav1.ConditionTrue, infrav1.Metal3DataSecretsReadyReason, "")
 	return meta, network, true, nil
+}
+
+// withoutRendered is resolveData while the template has rendered nothing for the machine: the
+// user's Secrets when they need nothing of it, else a wait.
+func withoutRendered(m3m *infrav1.Metal3Machine, meta, network *corev1.SecretReference) (*corev1.SecretReference, *corev1.SecretReference, bool, error) {
+	if !needsTemplate(m3m) {
+		setCondition(m3m, infrav1.Metal3MachineDataReadyCondition, metav1.ConditionTrue, infrav1.SecretsSetExternallyReason, "")
+		return meta, network, true, nil
+	}
+	setCondition(m3m, infrav1.Metal3MachineDataReadyCondition, metav1.ConditionFalse, infrav1.WaitingForMetal3DataReason,
+		fmt.Sprintf("waiting for rendered data from Metal3DataTemplate %s", m3m.Spec.DataTemplate.Name))
+	return nil, nil, false, nil
 }
 
 // showHostSwitch puts the Metal3Data's HostSwitchMismatch condition on the machine, with an

@@ -8,7 +8,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -16,6 +15,7 @@ import (
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
 	netv1 "github.com/metalwire/metalwire/api/network/v1alpha1"
 	"github.com/metalwire/metalwire/internal/controller/fabricindex"
+	"github.com/metalwire/metalwire/internal/controller/mapping"
 )
 
 // clusterNetworkOf returns the ClusterNetwork the cluster's Metal3Cluster names in
@@ -104,16 +104,8 @@ func (r *Reconciler) giveBack(ctx context.Context, m3m *infrav1.Metal3Machine, h
 // clusterNetworkToMachines wakes the machines of a ClusterNetwork's namespace when its status
 // changes (a host became available, a host's ports became ready or failed).
 func (r *Reconciler) clusterNetworkToMachines(ctx context.Context, o client.Object) []reconcile.Request {
-	machines := &infrav1.Metal3MachineList{}
-	if err := r.Client.List(ctx, machines, client.InNamespace(o.GetNamespace())); err != nil {
-		ctrl.LoggerFrom(ctx).Error(err, "listing the Metal3Machines of a ClusterNetwork's namespace", "clusterNetwork", client.ObjectKeyFromObject(o))
-		return nil
-	}
-	reqs := make([]reconcile.Request, 0, len(machines.Items))
-	for i := range machines.Items {
-		reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&machines.Items[i])})
-	}
-	return reqs
+	return mapping.Listed(ctx, r.Client, &infrav1.Metal3MachineList{}, "the Metal3Machines of ClusterNetwork "+o.GetName()+"'s namespace", nil,
+		client.InNamespace(o.GetNamespace()))
 }
 
 // reconcilePorts selects the claimed host in cn and reads how far its ports are. It returns

@@ -12,6 +12,8 @@ import (
 
 	bmov1 "github.com/metalwire/metalwire/api/baremetal/v1alpha1"
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
+	"github.com/metalwire/metalwire/internal/controller/fieldindex"
+	"github.com/metalwire/metalwire/internal/controller/mapping"
 )
 
 // Field indexes, so that no reconcile walks every host or every machine of a namespace.
@@ -36,17 +38,16 @@ func waitingForHost(m3m *infrav1.Metal3Machine) bool {
 }
 
 func setupIndexes(ctx context.Context, mgr ctrl.Manager) error {
-	if err := mgr.GetFieldIndexer().IndexField(ctx, &bmov1.BareMetalHost{}, hostConsumerIndex, func(o client.Object) []string {
-		return []string{consumerKey(o.(*bmov1.BareMetalHost))}
-	}); err != nil {
-		return err
-	}
-	return mgr.GetFieldIndexer().IndexField(ctx, &infrav1.Metal3Machine{}, waitingForHostIndex, func(o client.Object) []string {
-		if waitingForHost(o.(*infrav1.Metal3Machine)) {
-			return []string{"true"}
-		}
-		return nil
-	})
+	return fieldindex.Register(ctx, mgr.GetFieldIndexer(),
+		fieldindex.Index{Object: &bmov1.BareMetalHost{}, Field: hostConsumerIndex, Keys: func(o client.Object) []string {
+			return []string{consumerKey(o.(*bmov1.BareMetalHost))}
+		}},
+		fieldindex.Index{Object: &infrav1.Metal3Machine{}, Field: waitingForHostIndex, Keys: func(o client.Object) []string {
+			if waitingForHost(o.(*infrav1.Metal3Machine)) {
+				return []string{"true"}
+			}
+			return nil
+		}})
 }
 
 // hostToMachines maps a host event to its consumer, or, for a host that is free to claim, to the
@@ -69,16 +70,8 @@ func (r *Reconciler) hostToMachines(ctx context.Context, o client.Object) []reco
 	if reuseBlockedBecause(host) != "" {
 		return nil
 	}
-	waiting := &infrav1.Metal3MachineList{}
-	if err := r.Client.List(ctx, waiting, client.InNamespace(host.Namespace), client.MatchingFields{waitingForHostIndex: "true"}, client.UnsafeDisableDeepCopy); err != nil {
-		ctrl.LoggerFrom(ctx).Error(err, "listing Metal3Machines waiting for a host", "host", client.ObjectKeyFromObject(host))
-		return nil
-	}
-	reqs := make([]reconcile.Request, 0, len(waiting.Items))
-	for i := range waiting.Items {
-		reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&waiting.Items[i])})
-	}
-	return reqs
+	return mapping.Listed(ctx, r.Client, &infrav1.Metal3MachineList{}, "the Metal3Machines waiting for host "+host.Name, nil,
+		client.InNamespace(host.Namespace), client.MatchingFields{waitingForHostIndex: "true"}, client.UnsafeDisableDeepCopy)
 }
 
 // hostEvents maps host events through hostToMachines, an update by the host as it is now and by

@@ -24,6 +24,7 @@ import (
 	bmov1 "github.com/metalwire/metalwire/api/baremetal/v1alpha1"
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
 	netv1 "github.com/metalwire/metalwire/api/network/v1alpha1"
+	"github.com/metalwire/metalwire/internal/controller/dataindex"
 	"github.com/metalwire/metalwire/internal/controller/fabricindex"
 	"github.com/metalwire/metalwire/internal/controller/skeleton"
 	"github.com/metalwire/metalwire/internal/controller/waits"
@@ -143,6 +144,10 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, con
 	if err := fabricindex.Setup(ctx, mgr); err != nil {
 		return err
 	}
+	// The claimer finds a machine's Metal3Data by its claim.
+	if err := dataindex.Setup(ctx, mgr.GetFieldIndexer()); err != nil {
+		return err
+	}
 	clusterToMachines, err := util.ClusterToTypedObjectsMapper(mgr.GetClient(), &infrav1.Metal3MachineList{}, mgr.GetScheme())
 	if err != nil {
 		return err
@@ -161,18 +166,24 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, con
 		Watches(&bmov1.BareMetalHost{}, r.hostEvents()).
 		// A ClusterNetwork's status says which hosts are available and how far their ports are.
 		Watches(&netv1.ClusterNetwork{}, handler.EnqueueRequestsFromMapFunc(r.clusterNetworkToMachines)).
-		// The machine's Metal3DataClaim says when its data is rendered: wake the machine then,
-		// rather than at the next unrelated event.
-		Owns(&infrav1.Metal3DataClaim{}).
-		// A rendered Metal3Data found to disagree (or agree again) with the host's switch ports:
-		// the machine shows it.
+		// A deleted machine waits for its Metal3DataClaim to be gone. The claim's status is not
+		// waited for: the machine reads its Metal3Data.
+		Owns(&infrav1.Metal3DataClaim{}, builder.WithPredicates(predicate.Funcs{
+			CreateFunc:  func(event.CreateEvent) bool { return false },
+			UpdateFunc:  func(event.UpdateEvent) bool { return false },
+			GenericFunc: func(event.GenericEvent) bool { return false },
+		})).
+		// The machine's Metal3Data rendered (its data is ready: wake the machine then, rather
+		// than at the next unrelated event), or found to disagree (or agree again) with the
+		// host's switch ports: the machine shows it.
 		Watches(&infrav1.Metal3Data{}, handler.EnqueueRequestsFromMapFunc(dataToMachine), builder.WithPredicates(predicate.Funcs{
 			CreateFunc: func(event.CreateEvent) bool { return false },
 			DeleteFunc: func(event.DeleteEvent) bool { return false },
 			UpdateFunc: func(e event.UpdateEvent) bool {
-				return !equality.Semantic.DeepEqual(
-					meta.FindStatusCondition(e.ObjectOld.(*infrav1.Metal3Data).Status.Conditions, infrav1.DataHostSwitchMismatchCondition),
-					meta.FindStatusCondition(e.ObjectNew.(*infrav1.Metal3Data).Status.Conditions, infrav1.DataHostSwitchMismatchCondition))
+				before, after := e.ObjectOld.(*infrav1.Metal3Data), e.ObjectNew.(*infrav1.Metal3Data)
+				return before.Status.Ready != after.Status.Ready || !equality.Semantic.DeepEqual(
+					meta.FindStatusCondition(before.Status.Conditions, infrav1.DataHostSwitchMismatchCondition),
+					meta.FindStatusCondition(after.Status.Conditions, infrav1.DataHostSwitchMismatchCondition))
 			},
 		})).
 		WithOptions(controller.Options{MaxConcurrentReconciles: max(concurrency, 1)}).

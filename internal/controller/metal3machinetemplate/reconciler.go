@@ -7,7 +7,6 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
-	"sigs.k8s.io/cluster-api/util/annotations"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -16,6 +15,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
+	"github.com/metalwire/metalwire/internal/controller/fieldindex"
+	"github.com/metalwire/metalwire/internal/controller/skeleton"
 	"github.com/metalwire/metalwire/internal/controller/watchfilter"
 )
 
@@ -39,17 +40,23 @@ type Reconciler struct {
 
 // +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io,resources=metal3machinetemplates,verbs=get;list;watch
 // +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io,resources=metal3machines,verbs=get;list;watch;patch
+// +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=clusters,verbs=get;list;watch
 
 // Reconcile writes the template's automatedCleaningMode to every machine cloned from it that has
-// another. A template without one leaves its machines alone, as upstream.
+// another, in the reconcilers' one shape (skeleton): a template of a paused cluster, or one being
+// deleted, leaves its machines alone. The template itself is not written: the skeleton's patch
+// finds nothing changed. A template without a mode leaves its machines alone, as upstream.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	tmpl := &infrav1.Metal3MachineTemplate{}
-	if err := r.Client.Get(ctx, req.NamespacedName, tmpl); err != nil {
-		return ctrl.Result{}, client.IgnoreNotFound(err)
-	}
-	if !watchfilter.Matches(tmpl, r.WatchFilter) || annotations.HasPaused(tmpl) || !tmpl.DeletionTimestamp.IsZero() {
-		return ctrl.Result{}, nil
-	}
+	return skeleton.Reconcile(ctx, req, skeleton.Kind[*infrav1.Metal3MachineTemplate]{
+		Client: r.Client, WatchFilter: r.WatchFilter,
+		New:    func() *infrav1.Metal3MachineTemplate { return &infrav1.Metal3MachineTemplate{} },
+		Normal: r.reconcileNormal,
+	})
+}
+
+// reconcileNormal sets the template's mode on the machines that have another.
+func (r *Reconciler) reconcileNormal(ctx context.Context, s *skeleton.Scope[*infrav1.Metal3MachineTemplate]) (ctrl.Result, error) {
+	tmpl := s.Object
 	mode := tmpl.Spec.Template.Spec.AutomatedCleaningMode
 	if mode == nil || *mode == "" {
 		return ctrl.Result{}, nil
@@ -87,12 +94,12 @@ func clonedFrom(o client.Object) string {
 // SetupWithManager indexes machines by template and watches templates and machines: a machine
 // created, or edited by hand, is brought back to its template's mode.
 func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, concurrency int) error {
-	err := mgr.GetFieldIndexer().IndexField(ctx, &infrav1.Metal3Machine{}, clonedFromIndex, func(o client.Object) []string {
+	err := fieldindex.Register(ctx, mgr.GetFieldIndexer(), fieldindex.Index{Object: &infrav1.Metal3Machine{}, Field: clonedFromIndex, Keys: func(o client.Object) []string {
 		if name := clonedFrom(o); name != "" {
 			return []string{name}
 		}
 		return nil
-	})
+	}})
 	if err != nil {
 		return err
 	}

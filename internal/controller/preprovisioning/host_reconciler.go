@@ -18,6 +18,7 @@ import (
 	bmov1 "github.com/metalwire/metalwire/api/baremetal/v1alpha1"
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
 	ipamv1 "github.com/metalwire/metalwire/api/ipam/v1alpha1"
+	"github.com/metalwire/metalwire/internal/controller/skeleton"
 	"github.com/metalwire/metalwire/internal/controller/watchfilter"
 )
 
@@ -41,25 +42,40 @@ type HostReconciler struct {
 // +kubebuilder:rbac:groups=metal3.io,resources=baremetalhosts,verbs=get;list;watch;patch
 // +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io,resources=metal3preprovisioningdatatemplates,verbs=get;list;watch;update;patch
 // +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io,resources=metal3preprovisioningdatatemplates/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=clusters,verbs=get;list;watch
 // +kubebuilder:rbac:groups=ipam.metal3.io,resources=ipclaims,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups=ipam.metal3.io,resources=ipaddresses;ippools,verbs=get;list;watch
 // +kubebuilder:rbac:groups=core,resources=secrets,verbs=get;list;watch;create;delete
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
-// Reconcile brings one host's pre-provisioning data in line with its annotation.
+// Reconcile brings one host's pre-provisioning data in line with its annotation, in the
+// reconcilers' one shape (skeleton). The host is BMO's: no finalizer of ours, and what is
+// written to it goes in patches of copies, so the skeleton's patch finds nothing changed. The
+// watch filter and pause that count are the template's, checked once the host names one.
 func (r *HostReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	host := &bmov1.BareMetalHost{}
-	if err := r.Client.Get(ctx, req.NamespacedName, host); err != nil {
-		if apierrors.IsNotFound(err) {
+	return skeleton.Reconcile(ctx, req, skeleton.Kind[*bmov1.BareMetalHost]{
+		Client: r.Client,
+		New:    func() *bmov1.BareMetalHost { return &bmov1.BareMetalHost{} },
+		Gone: func(ctx context.Context, key types.NamespacedName) (ctrl.Result, error) {
 			// The host is gone: nothing else will release its claims.
-			r.results.forget(ctx, req.NamespacedName)
-			return ctrl.Result{}, r.cleanup(ctx, req.Namespace, req.Name, nil, "")
-		}
-		return ctrl.Result{}, err
-	}
+			r.results.forget(ctx, key)
+			return ctrl.Result{}, r.cleanup(ctx, key.Namespace, key.Name, nil, "")
+		},
+		Normal: r.reconcileHost,
+		Delete: func(ctx context.Context, s *skeleton.Scope[*bmov1.BareMetalHost]) (ctrl.Result, error) {
+			r.results.forget(ctx, client.ObjectKeyFromObject(s.Object))
+			return ctrl.Result{}, r.reconcileDelete(ctx, s.Object)
+		},
+	})
+}
+
+// reconcileHost serves a host that names a template, and takes back what a host that no longer
+// names one was given.
+func (r *HostReconciler) reconcileHost(ctx context.Context, s *skeleton.Scope[*bmov1.BareMetalHost]) (ctrl.Result, error) {
+	host := s.Object
 	ref, annotated := referenceOf(host)
-	if !annotated || !host.DeletionTimestamp.IsZero() {
-		r.results.forget(ctx, req.NamespacedName)
+	if !annotated {
+		r.results.forget(ctx, client.ObjectKeyFromObject(host))
 		return ctrl.Result{}, r.reconcileDelete(ctx, host)
 	}
 	if !ref.valid() {

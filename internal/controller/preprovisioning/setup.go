@@ -19,6 +19,8 @@ import (
 	bmov1 "github.com/metalwire/metalwire/api/baremetal/v1alpha1"
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
 	ipamv1 "github.com/metalwire/metalwire/api/ipam/v1alpha1"
+	"github.com/metalwire/metalwire/internal/controller/fieldindex"
+	"github.com/metalwire/metalwire/internal/controller/mapping"
 	"github.com/metalwire/metalwire/internal/controller/watchfilter"
 )
 
@@ -37,18 +39,19 @@ const hostTemplateIndex = "metalwire.preprovisioning.templateKey"
 // hosts are reconciled at once; watchFilter is --watch-filter: with a value, only templates
 // labelled with it, and the hosts that name them, are served.
 func SetupWithManager(ctx context.Context, mgr ctrl.Manager, concurrency int, watchFilter string) error {
-	if err := mgr.GetFieldIndexer().IndexField(ctx, &bmov1.BareMetalHost{}, hostTemplateIndex, func(o client.Object) []string {
+	err := fieldindex.Register(ctx, mgr.GetFieldIndexer(), fieldindex.Index{Object: &bmov1.BareMetalHost{}, Field: hostTemplateIndex, Keys: func(o client.Object) []string {
 		ref, ok := referenceOf(o.(*bmov1.BareMetalHost))
 		if !ok || ref.Key == "" {
 			return nil
 		}
 		return []string{ref.Key}
-	}); err != nil {
+	}})
+	if err != nil {
 		return err
 	}
 	res := newResults()
 	hosts := &HostReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder(HostControllerName), WatchFilter: watchFilter, results: res}
-	err := ctrl.NewControllerManagedBy(mgr).
+	err = ctrl.NewControllerManagedBy(mgr).
 		Named(HostControllerName).
 		For(&bmov1.BareMetalHost{}, builder.WithPredicates(hostPredicate)).
 		Watches(&infrav1.Metal3PreprovisioningDataTemplate{}, handler.EnqueueRequestsFromMapFunc(hosts.templateToHosts)).
@@ -104,16 +107,8 @@ var ours = predicate.NewPredicateFuncs(func(o client.Object) bool { return o.Get
 
 // templateToHosts wakes the hosts that reference a template.
 func (r *HostReconciler) templateToHosts(ctx context.Context, o client.Object) []reconcile.Request {
-	list := &bmov1.BareMetalHostList{}
-	if err := r.Client.List(ctx, list, client.MatchingFields{hostTemplateIndex: o.GetNamespace() + "/" + o.GetName()}); err != nil {
-		ctrl.LoggerFrom(ctx).Error(err, "listing the hosts of a template", "template", client.ObjectKeyFromObject(o))
-		return nil
-	}
-	reqs := make([]reconcile.Request, 0, len(list.Items))
-	for i := range list.Items {
-		reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])})
-	}
-	return reqs
+	return mapping.Listed(ctx, r.Client, &bmov1.BareMetalHostList{}, "the hosts of template "+o.GetName(), nil,
+		client.MatchingFields{hostTemplateIndex: o.GetNamespace() + "/" + o.GetName()})
 }
 
 // labelledToHost wakes the host a claim or Secret was made for.

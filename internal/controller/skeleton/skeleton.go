@@ -1,8 +1,8 @@
 // Package skeleton is the one shape of a metalwire reconciler, Cluster API's: get the object (gone:
 // done), the watch filter, pause, the finalizer persisted before any side effect, the phases, Ready
-// summarised once (Finish), and one deferred patch of the object with its status and conditions.
-// Input no retry can fix is a phase's reconcile.TerminalError; the patch still writes the
-// condition saying what to fix.
+// summarised once from the phase's conditions (Kind.Ready), Finish, and one deferred patch of the
+// object with its status and conditions. Input no retry can fix is a phase's
+// reconcile.TerminalError; the patch still writes the condition saying what to fix.
 //
 // A reconciler states what differs for its kind in a Kind and calls Reconcile:
 //
@@ -19,7 +19,8 @@
 // only the finalizer and ends, and the finalizer's own update event brings the object back. Cluster
 // API's Paused condition, where a kind carries it, travels in the one patch rather than in a patch
 // of its own as util/paused.EnsurePausedCondition would make (one more write for every object of a
-// scale-up). Cluster API's patch helper sends the changed conditions of a kind that has
+// scale-up). Ready is summarised once from the conditions the Normal phase set (Kind.Ready), with
+// Cluster API's conditions helpers. Cluster API's patch helper sends the changed conditions of a kind that has
 // GetConditions/SetConditions in a request before the rest of the status; a kind written at scale
 // whose status only its controller writes gives its own Write instead (Metal3Machine).
 package skeleton
@@ -89,9 +90,12 @@ type Kind[T client.Object] struct {
 	// Delete releases what the object holds and removes the finalizer once it may go. Nil: a
 	// deleted object is left to the garbage collector.
 	Delete Phase[T]
-	// Finish, when set, runs once after the phase and before the patch: it summarises the phases'
-	// conditions into the object's Ready condition, and may hold back what is not worth a write
-	// yet (a wait of a new object), asking for the requeue in res.
+	// Ready, when set, summarises the conditions Normal sets into the object's Ready condition,
+	// once, after Normal and before Finish: no phase sets Ready by hand.
+	Ready *Ready[T]
+	// Finish, when set, runs once after the phase (and Ready's summary) and before the patch: it
+	// may hold back what is not worth a write yet (a wait of a new object), asking for the
+	// requeue in res.
 	Finish func(s *Scope[T], res *ctrl.Result)
 	// Written, when set, runs after the patch wrote the object: what this process must remember
 	// of its write until the cache shows it (cachelag).
@@ -175,6 +179,11 @@ func Reconcile[T client.Object](ctx context.Context, req ctrl.Request, k Kind[T]
 	var res ctrl.Result
 	if obj.GetDeletionTimestamp().IsZero() {
 		res, err = k.Normal(ctx, s)
+		if k.Ready != nil {
+			if serr := k.Ready.summarise(obj); serr != nil {
+				err = errors.Join(err, serr)
+			}
+		}
 	} else if k.Delete != nil {
 		res, err = k.Delete(ctx, s)
 	}

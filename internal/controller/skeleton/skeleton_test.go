@@ -6,6 +6,9 @@ import (
 	"time"
 
 	. "github.com/onsi/gomega"
+	"github.com/onsi/gomega/gstruct"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
@@ -36,9 +39,7 @@ func kind(runs *int) skeleton.Kind[*infrav1.Metal3Cluster] {
 			conditions.Set(s.Object, metav1.Condition{Type: "Phase", Status: metav1.ConditionTrue, Reason: "Done"})
 			return ctrl.Result{}, nil
 		},
-		Finish: func(s *skeleton.Scope[*infrav1.Metal3Cluster], _ *ctrl.Result) {
-			conditions.Set(s.Object, metav1.Condition{Type: "Ready", Status: conditions.Get(s.Object, "Phase").Status, Reason: "Summary"})
-		},
+		Ready: &skeleton.Ready[*infrav1.Metal3Cluster]{Condition: "Ready", From: []string{"Phase"}, TrueReason: "Summary"},
 	}
 }
 
@@ -147,4 +148,64 @@ func TestOwnWriter(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect([]int{runs, writes, written}).To(Equal([]int{1, 1, 1}))
 	g.Expect(conditions.IsTrue(get(g, m3c), "Ready")).To(BeTrue())
+}
+
+// TestReadySaysTheFirstNotTrue: Ready is False with the reason and message of the first of its
+// conditions (in the order the kind gives) that is not True, True once all are, and untouched
+// by a reconcile whose phase set none of them; a Metal3Data-like kind with no conditions.Setter
+// gives its conditions through Ready.Conditions.
+func TestReadySaysTheFirstNotTrue(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns := env.NewNamespace(t)
+	data := &infrav1.Metal3Data{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "d"},
+		Spec: infrav1.Metal3DataSpec{Template: corev1.ObjectReference{Name: "t"}, Claim: corev1.ObjectReference{Name: "c"}}}
+	g.Expect(env.Client.Create(ctx, data)).To(Succeed())
+	req := ctrl.Request{NamespacedName: client.ObjectKeyFromObject(data)}
+	var set []metav1.Condition
+	k := skeleton.Kind[*infrav1.Metal3Data]{
+		Client: env.Client,
+		New:    func() *infrav1.Metal3Data { return &infrav1.Metal3Data{} },
+		Normal: func(_ context.Context, s *skeleton.Scope[*infrav1.Metal3Data]) (ctrl.Result, error) {
+			for _, c := range set {
+				meta.SetStatusCondition(&s.Object.Status.Conditions, c)
+			}
+			return ctrl.Result{}, nil
+		},
+		Ready: &skeleton.Ready[*infrav1.Metal3Data]{
+			Condition: "Ready", From: []string{"First", "Second"}, TrueReason: "AllDone",
+			Conditions: func(d *infrav1.Metal3Data) *[]metav1.Condition { return &d.Status.Conditions },
+		},
+	}
+	ready := func() *metav1.Condition {
+		got := &infrav1.Metal3Data{}
+		g.Expect(env.Client.Get(ctx, req.NamespacedName, got)).To(Succeed())
+		return meta.FindStatusCondition(got.Status.Conditions, "Ready")
+	}
+
+	_, err := skeleton.Reconcile(ctx, req, k)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(ready()).To(BeNil(), "none of Ready's conditions is set: Ready is not said")
+
+	set = []metav1.Condition{
+		{Type: "Second", Status: metav1.ConditionFalse, Reason: "SecondWaits", Message: "second waits"},
+		{Type: "First", Status: metav1.ConditionFalse, Reason: "FirstWaits", Message: "first waits"},
+	}
+	_, err = skeleton.Reconcile(ctx, req, k)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(ready()).To(gstruct.PointTo(gstruct.MatchFields(gstruct.IgnoreExtras, gstruct.Fields{
+		"Status": Equal(metav1.ConditionFalse), "Reason": Equal("FirstWaits"), "Message": Equal("first waits"),
+	})), "the first in the kind's order, not in the object's")
+
+	set = []metav1.Condition{{Type: "First", Status: metav1.ConditionTrue, Reason: "Done"}}
+	_, err = skeleton.Reconcile(ctx, req, k)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(ready()).To(gstruct.PointTo(gstruct.MatchFields(gstruct.IgnoreExtras, gstruct.Fields{"Reason": Equal("SecondWaits"), "Message": Equal("second waits")})))
+
+	set = []metav1.Condition{{Type: "Second", Status: metav1.ConditionTrue, Reason: "Done"}}
+	_, err = skeleton.Reconcile(ctx, req, k)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(ready()).To(gstruct.PointTo(gstruct.MatchFields(gstruct.IgnoreExtras, gstruct.Fields{
+		"Status": Equal(metav1.ConditionTrue), "Reason": Equal("AllDone"), "Message": BeEmpty(),
+	})))
 }

@@ -1,0 +1,32 @@
+// Package mapping turns the objects a watch event leads to into reconcile requests, one way for
+// every controller's map functions.
+package mapping
+
+import (
+	"context"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+)
+
+// Listed lists into list with opts (from the cache) and returns a request for each object
+// listed, those keep passes (nil: all). A list that fails maps the event to nothing and is
+// logged, what saying what was being listed: a map function has no error to return, and the
+// next event or resync brings the objects back.
+func Listed(ctx context.Context, c client.Reader, list client.ObjectList, what string, keep func(client.Object) bool, opts ...client.ListOption) []reconcile.Request {
+	if err := c.List(ctx, list, opts...); err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "listing "+what)
+		return nil
+	}
+	reqs := make([]reconcile.Request, 0, meta.LenList(list))
+	_ = meta.EachListItem(list, func(o runtime.Object) error {
+		if obj, ok := o.(client.Object); ok && (keep == nil || keep(obj)) {
+			reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(obj)})
+		}
+		return nil
+	})
+	return reqs
+}
