@@ -1,0 +1,52 @@
+package fabric
+
+import (
+	"fmt"
+	"hash/fnv"
+	"strconv"
+	"strings"
+)
+
+// Aggregates is the range of aggregate interface numbers metalwire owns on a switch (the
+// NetworkDevice's spec.switches[].aggregates), for switches that number their aggregates and
+// cannot label them (SONiC's PortChannelN, and the openconfig driver, whose aggregate names are
+// the vendor's). A bond's aggregate is the one its name numbers within the range (AggregateOf):
+// the same every pass, found again by the name alone; an aggregate outside the range is never
+// touched.
+type Aggregates struct {
+	First, Last int
+	// Prefix is the aggregate's name before its number ("PortChannel", "Port-Channel", "ae").
+	Prefix string
+}
+
+// AggregateOf is the aggregate a bond of that name takes: Prefix and First + the FNV-1a 32-bit
+// hash of the name modulo the range's size. Two bonds whose names land on one number cannot both
+// have it: a driver refuses the second, naming the first, rather than take the first's.
+func (a Aggregates) AggregateOf(lag string) (string, int) {
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(lag))
+	n := a.First + int(int64(h.Sum32())%int64(a.Last-a.First+1))
+	return a.Prefix + strconv.Itoa(n), n
+}
+
+// Owns says whether an aggregate interface name is one of the range's.
+func (a Aggregates) Owns(name string) bool {
+	digits, ok := strings.CutPrefix(name, a.Prefix)
+	n, err := strconv.Atoi(digits)
+	return ok && err == nil && strconv.Itoa(n) == digits && n >= a.First && n <= a.Last
+}
+
+// CheckAggregates says what is wrong with a switch's range for bonds of networkOS os, naming the
+// field: nil when bonds can be numbered.
+func CheckAggregates(sw, os string, a *Aggregates) error {
+	if a == nil {
+		return fmt.Errorf("switch %s: networkOS %s numbers its aggregates (port-channels) and metalwire can name one after a bond only within a range it owns: set spec.switches[%s].aggregates (first, last) to numbers no aggregate of your own uses", sw, os, sw)
+	}
+	if a.First < 0 || a.Last < a.First {
+		return fmt.Errorf("switch %s: spec.switches[%s].aggregates %d-%d is no range: give first, then a last not below it", sw, sw, a.First, a.Last)
+	}
+	if a.Prefix == "" {
+		return fmt.Errorf("switch %s: spec.switches[%s].aggregates.prefix is empty: set the aggregate names' prefix", sw, sw)
+	}
+	return nil
+}
