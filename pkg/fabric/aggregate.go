@@ -36,17 +36,28 @@ func (a Aggregates) Owns(name string) bool {
 	return ok && err == nil && strconv.Itoa(n) == digits && n >= a.First && n <= a.Last
 }
 
-// CheckAggregates says what is wrong with a switch's range for bonds of networkOS os, naming the
+// CheckAggregates says what is wrong with switch sw's range for bonds of networkOS os, naming the
 // field: nil when bonds can be numbered.
 func CheckAggregates(sw, os string, a *Aggregates) error {
 	if a == nil {
-		return fmt.Errorf("switch %s: networkOS %s numbers its aggregates (port-channels) and metalwire can name one after a bond only within a range it owns: set spec.switches[%s].aggregates (first, last) to numbers no aggregate of your own uses", sw, os, sw)
+		return fmt.Errorf("networkOS %s numbers its aggregates (port-channels) and metalwire can name one after a bond only within a range it owns: set spec.switches[%s].aggregates (first, last) to numbers no aggregate of your own uses", os, sw)
 	}
 	if a.First < 0 || a.Last < a.First {
-		return fmt.Errorf("switch %s: spec.switches[%s].aggregates %d-%d is no range: give first, then a last not below it", sw, sw, a.First, a.Last)
+		return fmt.Errorf("spec.switches[%s].aggregates %d-%d is no range: give first, then a last not below it", sw, a.First, a.Last)
 	}
 	if a.Prefix == "" {
-		return fmt.Errorf("switch %s: spec.switches[%s].aggregates.prefix is empty: set the aggregate names' prefix", sw, sw)
+		return fmt.Errorf("spec.switches[%s].aggregates.prefix is empty: set the aggregate names' prefix", sw)
 	}
 	return nil
+}
+
+// OSesNumberingBonds are the switch operating systems whose bonds are numbered from the switch's
+// declared range (Aggregates): a bond on one of them needs spec.switches[].aggregates
+// (CheckAggregates says what to set).
+var OSesNumberingBonds = map[string]bool{"sonic": true}
+
+// OSesWithoutStaticBonds are the switch operating systems whose bonds run LACP only, and why: a
+// network asking lag.mode static there is refused before anything is configured.
+var OSesWithoutStaticBonds = map[string]string{
+	"sonic": "SONiC's port-channels run LACP (teamd's lacp runner) only",
 }
