@@ -54,7 +54,7 @@ func CheckAggregates(sw, os string, a *Aggregates) error {
 // OSesNumberingBonds are the switch operating systems whose bonds are numbered from the switch's
 // declared range (Aggregates): a bond on one of them needs spec.switches[].aggregates
 // (CheckAggregates says what to set).
-var OSesNumberingBonds = map[string]bool{"sonic": true}
+var OSesNumberingBonds = map[string]bool{"sonic": true, "openconfig": true}
 
 // OSesWithoutStaticBonds are the switch operating systems whose bonds run LACP only, and why: a
 // network asking lag.mode static there is refused before anything is configured.
