@@ -428,7 +428,9 @@ var OSesWithoutACLs = map[string]string{
 	"nxos": "NX-OS port access lists (ip port access-group) filter inbound only, so egress rules and the default could not be kept; not rendered yet",
 	"junos": "the junos driver renders no firewall filter yet (the IPv6 match conditions of ethernet-switching port filters, " +
 		"and which conditions each EX/QFX platform takes on egress, are not confirmed)",
-	"sonic": "the sonic driver renders no ACL table yet",
+	"sonic": "SONiC's config CLI makes ACL tables but no rules (rules go in by acl-loader, which adds its own deny to ingress tables and silently skips actions the ASIC lacks, " +
+		"or by raw CONFIG_DB writes), and whether the ASIC took a table or rule (egress and IPv6 tables vary by platform) shows in STATE_DB only, " +
+		"so a read-back could report a list in force that is not; not rendered",
 	"cumulus": "NVUE access lists cannot keep the model on Spectrum switches: IPv6 rules are matched in the ingress table only, " +
 		"so an outbound IPv6 list (an egress rule, or a deny default) would filter the IPv6 traffic to every port, not just the host's; " +
 		"port ranges are taken on ingress rules only; and a rule that matches everything and accepts is ignored",
