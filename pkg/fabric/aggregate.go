@@ -61,3 +61,16 @@ var OSesNumberingBonds = map[string]bool{"sonic": true, "openconfig": true}
 var OSesWithoutStaticBonds = map[string]string{
 	"sonic": "SONiC's port-channels run LACP (teamd's lacp runner) only",
 }
+
+// BondRefusal says why a host's bond for a network cannot go on switch sw of networkOS os, for
+// what PlanLAG does not see: the switch's declared aggregates (agg, nil when none) and whether
+// the bond is static. nil when the switch can carry it.
+func BondRefusal(host, network, sw, os string, agg *Aggregates, static bool) error {
+	if OSesNumberingBonds[os] && agg == nil {
+		return fmt.Errorf("host %s: network %s bonds cards on switch %s: %w", host, network, sw, CheckAggregates(sw, os, nil))
+	}
+	if why := OSesWithoutStaticBonds[os]; why != "" && static {
+		return fmt.Errorf("host %s: network %s asks a static bond (lag.mode static) on switch %s, whose networkOS %s makes none (%s): set lag.mode lacp for this network", host, network, sw, os, why)
+	}
+	return nil
+}

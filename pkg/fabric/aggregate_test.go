@@ -49,3 +49,31 @@ func TestCheckAggregates(t *testing.T) {
 		t.Errorf("a good range: %v", err)
 	}
 }
+
+// A bond on a switch that numbers its bonds needs the switch's range; a static bond is refused
+// where the OS makes LACP bonds only; the others pass.
+func TestBondRefusal(t *testing.T) {
+	agg := &Aggregates{First: 1000, Last: 1999}
+	cases := []struct {
+		os     string
+		agg    *Aggregates
+		static bool
+		want   string
+	}{
+		{"sonic", nil, false, "set spec.switches[leaf1].aggregates"},
+		{"openconfig", nil, false, "set spec.switches[leaf1].aggregates"},
+		{"sonic", agg, true, "set lag.mode lacp"},
+		{"sonic", agg, false, ""},
+		{"openconfig", &Aggregates{First: 1, Last: 9, Prefix: "ae"}, true, ""},
+		{"eos", nil, true, ""},
+	}
+	for _, c := range cases {
+		err := BondRefusal("bm0", "control", "leaf1", c.os, c.agg, c.static)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s (range %v, static %v): %v, want none", c.os, c.agg, c.static, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "host bm0: network control")):
+			t.Errorf("%s (range %v, static %v): %v, want it to name the host, network and %q", c.os, c.agg, c.static, err, c.want)
+		}
+	}
+}
