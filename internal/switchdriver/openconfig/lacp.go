@@ -161,14 +161,14 @@ func (b *setBuilder) lag(ep fabric.Endpoint, t tree, have fabric.State, i int, c
 		return fail("a bond needs at least one member")
 	}
 	if other, ok := b.taken[a]; ok && other != l.Name {
-		return fail("bonds %s and %s both number %s within spec.switches[%s].aggregates %d-%d: widen the range so their names land apart", other, l.Name, a, ep.Switch, agg.First, agg.Last)
+		return fail("bonds %s and %s both number %s within spec.switches[%s].aggregates %d-%d: another range lands them apart, but renumbers every bond of the switch (see docs/fabric.md, Aggregates)", other, l.Name, a, ep.Switch, agg.First, agg.Last)
 	}
 	b.taken[a] = l.Name
 	if i, ok := t.ifaces[a]; ok && !i.isAggregate() {
 		return fail("interface %s, the aggregate this bond's name numbers within spec.switches[%s].aggregates, exists and is no aggregate: check aggregates.prefix", a, ep.Switch)
 	}
 	if exists && len(cur.Members) > 0 && !slices.ContainsFunc(cur.Members, func(m string) bool { return slices.Contains(l.Members, m) }) {
-		return fail("%s, the aggregate this bond's name numbers within spec.switches[%s].aggregates %d-%d, carries %s and none of the bond's members: it is another bond's whose name lands on the same number, or one made by hand inside the range; nothing was changed: widen (or move) the range, or free %s",
+		return fail("%s, the aggregate this bond's name numbers within spec.switches[%s].aggregates %d-%d, carries %s and none of the bond's members: it is another bond's whose name lands on the same number, or one made by hand inside the range; nothing was changed: free %s, or change the range (which renumbers every bond of the switch)",
 			a, ep.Switch, agg.First, agg.Last, strings.Join(cur.Members, ", "), a)
 	}
 	for _, m := range l.Members {

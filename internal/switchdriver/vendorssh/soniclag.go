@@ -90,11 +90,11 @@ func (r *sonicRender) lag(ep fabric.Endpoint, i int, c fabric.Change) error {
 		return fail("a bond needs at least one member")
 	}
 	if other, ok := r.taken[pc]; ok && other != l.Name {
-		return fail("bonds %s and %s both number %s within spec.switches[%s].aggregates %d-%d: widen the range so their names land apart", other, l.Name, pc, ep.Switch, agg.First, agg.Last)
+		return fail("bonds %s and %s both number %s within spec.switches[%s].aggregates %d-%d: another range lands them apart, but renumbers every bond of the switch (see docs/fabric.md, Aggregates)", other, l.Name, pc, ep.Switch, agg.First, agg.Last)
 	}
 	r.taken[pc] = l.Name
 	if exists && len(cur.Members) > 0 && !slices.ContainsFunc(cur.Members, func(m string) bool { return slices.Contains(l.Members, m) }) {
-		return fail("%s, the port-channel this bond's name numbers within spec.switches[%s].aggregates %d-%d, carries %s and none of the bond's members: it is another bond's whose name lands on the same number, or one made by hand inside the range; nothing was changed: widen (or move) the range, or free %s",
+		return fail("%s, the port-channel this bond's name numbers within spec.switches[%s].aggregates %d-%d, carries %s and none of the bond's members: it is another bond's whose name lands on the same number, or one made by hand inside the range; nothing was changed: free %s, or change the range (which renumbers every bond of the switch)",
 			pc, ep.Switch, agg.First, agg.Last, strings.Join(cur.Members, ", "), pc)
 	}
 	if exists && cur.FastRate != l.FastRate {

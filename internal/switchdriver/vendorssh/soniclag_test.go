@@ -248,7 +248,7 @@ func TestSONiCLAGRefused(t *testing.T) {
 		{"mlag", &sonicRange, nil, fabric.Batch{{Op: fabric.OpEnsureLAG, LAG: mlag}}, []string{"networkOS sonic", "(MCLAG)"}, true},
 		{"no range", nil, nil, fabric.Batch{{Op: fabric.OpEnsureLAG, LAG: bond(a, "Ethernet0")}}, []string{"spec.switches[leaf1].aggregates"}, false},
 		{"two on one number", one, nil, fabric.Batch{{Op: fabric.OpEnsureLAG, LAG: bond(a, "Ethernet0")}, {Op: fabric.OpEnsureLAG, LAG: bond(b, "Ethernet4")}},
-			[]string{"bonds " + a + " and " + b + " both number PortChannel300", "widen the range"}, false},
+			[]string{"bonds " + a + " and " + b + " both number PortChannel300", "another range lands them apart"}, false},
 		{"taken by hand", one, []string{"PortChannel300", "Ethernet8"}, fabric.Batch{{Op: fabric.OpEnsureLAG, LAG: bond(a, "Ethernet0")}},
 			[]string{"PortChannel300", "carries Ethernet8 and none of the bond's members", "nothing was changed"}, false},
 	}
