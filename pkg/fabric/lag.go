@@ -56,13 +56,6 @@ var OSesWithMLAG = map[string]string{"eos": "MLAG", "nxos": "vPC", "cumulus": "C
 // OSesWithoutBonds are the switch operating systems whose drivers make no bond at all, and why: a
 // bonded network on them is refused before anything is configured, and the host is not offered.
 var OSesWithoutBonds = map[string]string{
-	// The sonic driver makes port-channels (vendorssh/soniclag.go); the entry goes once the
-	// manager passes spec.switches[].aggregates to it (fabric.Endpoint.Aggregates) and refuses a
-	// bond up front where OSesNumberingBonds or OSesWithoutStaticBonds say so.
-	"sonic": "the manager does not pass spec.switches[].aggregates, the port-channel numbers SONiC's bonds are named from, to the sonic driver yet",
-	// The openconfig driver makes aggregates with openconfig-lacp (openconfig/lacp.go) under the
-	// same condition as sonic's.
-	"openconfig":    "the manager does not pass spec.switches[].aggregates, the range and prefix openconfig aggregates are named from, to the openconfig driver yet",
 	"equinix-metal": "a device's bond0 is the platform's own; choose the network type (layer2-bonded, hybrid-bonded) instead",
 }
 

@@ -18,7 +18,7 @@ import (
 
 // vendorBondFabric is a vendor switch emulated over SSH with one host whose two cards are
 // cabled to it, and a ClusterNetwork whose network bonds them with LACP.
-func vendorBondFabric(t *testing.T, os netv1.NetworkOS, ports [3]string) (string, *vendortest.Server) {
+func vendorBondFabric(t *testing.T, os netv1.NetworkOS, ports [3]string, aggregates *netv1.AggregateRange) (string, *vendortest.Server) {
 	t.Helper()
 	ns := env.NewNamespace(t)
 	srv := vendortest.Start(t, string(os), ports[0], ports[1], ports[2])
@@ -39,6 +39,7 @@ func vendorBondFabric(t *testing.T, os netv1.NetworkOS, ports [3]string) (string
 		Spec: netv1.NetworkDeviceSpec{Switches: []netv1.Switch{{
 			Name: "leaf1", Address: srv.Host, Port: int32(srv.Port), NetworkOS: os,
 			HostKey: srv.HostKey, CredentialsRef: &netv1.SecretReference{Name: "leaf1-login"},
+			Aggregates: aggregates,
 		}}},
 	}, &netv1.NIC{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "nic-h1"},
@@ -52,12 +53,13 @@ func vendorBondFabric(t *testing.T, os netv1.NetworkOS, ports [3]string) (string
 // leaving puts both ports back as idle access ports.
 func TestControllersBondHostsOnVendorSwitches(t *testing.T) {
 	for _, vs := range vendorSwitches {
-		if vs.os == netv1.NetworkOSSONiC {
-			continue // makes no bond: refused up front (TestABondOnASwitchThatMakesNoneIsRefused)
-		}
 		t.Run(string(vs.os), func(t *testing.T) {
 			g := NewWithT(t)
-			ns, srv := vendorBondFabric(t, vs.os, vs.ports)
+			var agg *netv1.AggregateRange
+			if vs.os == netv1.NetworkOSSONiC {
+				agg = &netv1.AggregateRange{First: 1000, Last: 9999} // SONiC's bonds are numbered from it
+			}
+			ns, srv := vendorBondFabric(t, vs.os, vs.ports, agg)
 			g.Eventually(func(g Gomega) {
 				g.Expect(getCN(g, ns, "cn-a").Status.Available).To(HaveKey("h1"))
 			}, timeout).Should(Succeed())
@@ -103,18 +105,19 @@ func TestControllersBondHostsOnVendorSwitches(t *testing.T) {
 	}
 }
 
-// A bonded network whose host is cabled to a switch whose driver makes no bond (SONiC) is
-// refused before anything is sent: the condition names the host, the switch, the OS and why,
-// and the host is not offered.
-func TestABondOnASwitchThatMakesNoneIsRefused(t *testing.T) {
+// A bonded network whose host is cabled to a SONiC switch that declares no aggregates (the
+// port-channel numbers its bonds are named from) is refused before anything is sent: the
+// condition names the host, the switch and the field to set, and the host is not offered.
+func TestABondOnASONiCSwitchWithoutAggregatesIsRefused(t *testing.T) {
 	g := NewWithT(t)
-	ns, srv := vendorBondFabric(t, netv1.NetworkOSSONiC, [3]string{"Ethernet0", "Ethernet4", "Ethernet8"})
+	ns, srv := vendorBondFabric(t, netv1.NetworkOSSONiC, [3]string{"Ethernet0", "Ethernet4", "Ethernet8"}, nil)
 	g.Eventually(func(g Gomega) {
 		cn := getCN(g, ns, "cn-a")
 		c := meta.FindStatusCondition(cn.Status.Conditions, netv1.ConditionLinkAggregationValid)
 		g.Expect(c).NotTo(BeNil())
 		g.Expect(c.Status).To(Equal(metav1.ConditionFalse))
-		g.Expect(c.Message).To(ContainSubstring("host h1: network control bonds cards on switch leaf1, whose networkOS sonic makes no bond"))
+		g.Expect(c.Message).To(ContainSubstring("host h1: network control bonds cards on switch leaf1: networkOS sonic numbers its aggregates"))
+		g.Expect(c.Message).To(ContainSubstring("set spec.switches[leaf1].aggregates"))
 		g.Expect(cn.Status.Available).NotTo(HaveKey("h1"))
 	}, timeout).Should(Succeed())
 	for _, cmd := range srv.Commands() {
