@@ -74,3 +74,67 @@ func BondRefusal(host, network, sw, os string, agg *Aggregates, static bool) err
 	}
 	return nil
 }
+
+// AggregateHolder is a bond that has, or asks, an aggregate number on a switch that numbers them.
+type AggregateHolder struct {
+	Switch, Bond string
+	// Host and Network say whose bond it is; Host is empty for a bond the switch still carries
+	// that no host has any more (it goes once the switch removes it).
+	Host, Network string
+}
+
+func (h AggregateHolder) describe() string {
+	if h.Host == "" {
+		return fmt.Sprintf("bond %s, which switch %s still carries for a host that left (the number is free once the switch removed it)", h.Bond, h.Switch)
+	}
+	return fmt.Sprintf("host %s's bond for network %s (%s)", h.Host, h.Network, h.Bond)
+}
+
+// AggregateBook hands out the aggregate numbers of the switches that declare a range to bonds,
+// in the order they claim them: the first bond whose name lands on a number has it, a later one
+// of another name is refused, naming the first, before anything is sent (a switch given both
+// would fail its whole batch).
+type AggregateBook struct {
+	ranges map[string]Aggregates
+	held   map[string]map[int]AggregateHolder
+}
+
+// NewAggregateBook is a book over the switches' declared ranges, by switch name.
+func NewAggregateBook(ranges map[string]Aggregates) *AggregateBook {
+	return &AggregateBook{ranges: ranges, held: map[string]map[int]AggregateHolder{}}
+}
+
+// Check says whether bond b could take its number now: nil when its switch declares no range,
+// the number is free, or b has it already.
+func (k *AggregateBook) Check(b AggregateHolder) error {
+	agg, ok := k.ranges[b.Switch]
+	if !ok {
+		return nil
+	}
+	name, n := agg.AggregateOf(b.Bond)
+	other, taken := k.held[b.Switch][n]
+	if !taken || other.Bond == b.Bond {
+		return nil
+	}
+	return fmt.Errorf("host %s: network %s's bond (%s) on switch %s would be aggregate %s, which %s has: the two bonds' names land on one number of spec.switches[%s].aggregates %d-%d; give the switch a wider range (another range renumbers every bond of the switch), or leave one of the hosts out",
+		b.Host, b.Network, b.Bond, b.Switch, name, other.describe(), b.Switch, agg.First, agg.Last)
+}
+
+// Claim gives bond b its number, or refuses it as Check does.
+func (k *AggregateBook) Claim(b AggregateHolder) error {
+	if err := k.Check(b); err != nil {
+		return err
+	}
+	agg, ok := k.ranges[b.Switch]
+	if !ok {
+		return nil
+	}
+	_, n := agg.AggregateOf(b.Bond)
+	if k.held[b.Switch] == nil {
+		k.held[b.Switch] = map[int]AggregateHolder{}
+	}
+	if other, taken := k.held[b.Switch][n]; !taken || other.Host == "" {
+		k.held[b.Switch][n] = b // the first to claim it; or the host of a bond the switch carries
+	}
+	return nil
+}

@@ -77,3 +77,56 @@ func TestBondRefusal(t *testing.T) {
 		}
 	}
 }
+
+// Bonds claim their switch's numbers in order: the first has its number, a later bond of another
+// name on it is refused naming both hosts, the switch and the remedy; the same bond claiming again
+// is no collision; a switch without a range, or another switch, is not involved.
+func TestAggregateBook(t *testing.T) {
+	one := Aggregates{First: 7, Last: 7, Prefix: "PortChannel"} // every bond lands on 7
+	book := NewAggregateBook(map[string]Aggregates{"leaf1": one, "leaf2": one})
+	bm0 := AggregateHolder{Switch: "leaf1", Bond: LAGName("bm0", "control"), Host: "bm0", Network: "control"}
+	bm1 := AggregateHolder{Switch: "leaf1", Bond: LAGName("bm1", "control"), Host: "bm1", Network: "control"}
+	if err := book.Claim(bm0); err != nil {
+		t.Fatalf("the first bond was refused: %v", err)
+	}
+	if err := book.Claim(bm0); err != nil {
+		t.Errorf("the same bond claiming again was refused: %v", err)
+	}
+	err := book.Claim(bm1)
+	if err == nil {
+		t.Fatal("a second bond on aggregate 7 was taken")
+	}
+	for _, want := range []string{"host bm1: network control's bond (" + bm1.Bond + ") on switch leaf1 would be aggregate PortChannel7",
+		"which host bm0's bond for network control (" + bm0.Bond + ") has", "spec.switches[leaf1].aggregates 7-7", "wider range"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("refusal %q does not say %q", err, want)
+		}
+	}
+	if err := book.Check(bm1); err == nil {
+		t.Error("Check took the refused bond after all")
+	}
+	for _, free := range []AggregateHolder{
+		{Switch: "leaf2", Bond: bm1.Bond, Host: "bm1", Network: "control"}, // another switch
+		{Switch: "leaf3", Bond: bm1.Bond, Host: "bm1", Network: "control"}, // no range: named by the switch
+	} {
+		if err := book.Claim(free); err != nil {
+			t.Errorf("bond on %s refused: %v", free.Switch, err)
+		}
+	}
+
+	// A bond the switch still carries for a host that left holds its number until it is removed;
+	// its host, once known, is named instead.
+	book = NewAggregateBook(map[string]Aggregates{"leaf1": one})
+	if err := book.Claim(AggregateHolder{Switch: "leaf1", Bond: bm0.Bond}); err != nil {
+		t.Fatal(err)
+	}
+	if err := book.Claim(bm1); err == nil || !strings.Contains(err.Error(), "bond "+bm0.Bond+", which switch leaf1 still carries for a host that left") {
+		t.Errorf("a bond the switch carries: %v", err)
+	}
+	if err := book.Claim(bm0); err != nil {
+		t.Fatal(err)
+	}
+	if err := book.Check(bm1); err == nil || !strings.Contains(err.Error(), "which host bm0's bond") {
+		t.Errorf("the carried bond's host is not named: %v", err)
+	}
+}

@@ -169,11 +169,7 @@ func bondsOf(nic *netv1.NIC, nd *netv1.NetworkDevice, cn *netv1.ClusterNetwork, 
 			return nil, err
 		}
 		for _, c := range ports {
-			var agg *fabric.Aggregates
-			sw := nd.SwitchNamed(c.Switch)
-			if sw != nil && sw.Aggregates != nil {
-				agg = &fabric.Aggregates{First: int(sw.Aggregates.First), Last: int(sw.Aggregates.Last), Prefix: sw.Aggregates.Prefix}
-			}
+			agg := aggregatesOf(nd.SwitchNamed(c.Switch))
 			if err := fabric.BondRefusal(nic.Spec.Node, n.Name, c.Switch, osOf(c.Switch), agg, n.LAG != nil && n.LAG.Mode == netv1.LAGStatic); err != nil {
 				return nil, err
 			}
