@@ -79,10 +79,12 @@ func refuseAggregateCollisions(nd *netv1.NetworkDevice, cn *netv1.ClusterNetwork
 	claim := func(i int, bonds []fabric.AggregateHolder) {
 		for _, h := range bonds {
 			if err := book.Claim(h); err != nil {
-				if selected(i) && views[i].placement != nil {
+				// A host another ClusterNetwork uses is that one's to refuse (and this one's
+				// state for it says it is used).
+				if selected(i) && views[i].placement != nil && (nics[i].Status.ClusterNetwork == "" || nics[i].Status.ClusterNetwork == cn.Name) {
 					refuse(i, err)
 				}
-				return // another ClusterNetwork's host: its own controller says so
+				return
 			}
 		}
 	}
