@@ -425,7 +425,9 @@ func (a ACL) Describe() string {
 // and why: a network with an acl on them is refused before anything is configured, and the host
 // is not offered. Every other driver is an ACLSetter (checked by switchdriver/builtin's tests).
 var OSesWithoutACLs = map[string]string{
-	"sonic": "the sonic driver renders no ACL table yet",
+	"sonic": "SONiC's config CLI makes ACL tables but no rules (rules go in by acl-loader, which adds its own deny to ingress tables and silently skips actions the ASIC lacks, " +
+		"or by raw CONFIG_DB writes), and whether the ASIC took a table or rule (egress and IPv6 tables vary by platform) shows in STATE_DB only, " +
+		"so a read-back could report a list in force that is not; not rendered",
 	"cumulus": "NVUE access lists cannot keep the model on Spectrum switches: IPv6 rules are matched in the ingress table only, " +
 		"so an outbound IPv6 list (an egress rule, or a deny default) would filter the IPv6 traffic to every port, not just the host's; " +
 		"port ranges are taken on ingress rules only; and a rule that matches everything and accepts is ignored",

@@ -225,6 +225,10 @@ type Endpoint struct {
 	// Project and Metro are the cloud project and metro whose devices' ports and VLANs are
 	// managed (equinix-metal); others ignore them.
 	Project, Metro string
+	// Aggregates is the range of aggregate numbers metalwire owns (spec.switches[].aggregates,
+	// its prefix defaulted per OS); nil when none was declared. The drivers that number bonds
+	// from it (sonic, openconfig) refuse a bond without it.
+	Aggregates *Aggregates
 	// IdleVLAN is the VLAN a reset port goes back to; a driver whose idle state is no VLAN at
 	// all (equinix-metal: layer3) reports an idle port in it so the read-back matches a reset.
 	IdleVLAN int

@@ -48,15 +48,14 @@ type LAGPlan struct {
 }
 
 // OSesWithMLAG are the switch operating systems (NetworkDevice networkOS) whose drivers configure
-// a multi-chassis LAG, by the name their vendor gives it. Open vSwitch has none; SONiC's MCLAG,
-// Dell OS10's VLT and Junos' MC-LAG are not rendered (see docs/vendor-switches.md).
+// a multi-chassis LAG, by the name their vendor gives it. Open vSwitch has none; SONiC's MCLAG
+// (its members carry no label a read-back could tell the pair and peer by), Dell OS10's VLT and
+// Junos' MC-LAG are not rendered (see docs/vendor-switches.md).
 var OSesWithMLAG = map[string]string{"eos": "MLAG", "nxos": "vPC", "cumulus": "CLAG"}
 
 // OSesWithoutBonds are the switch operating systems whose drivers make no bond at all, and why: a
 // bonded network on them is refused before anything is configured, and the host is not offered.
 var OSesWithoutBonds = map[string]string{
-	"sonic":         "SONiC numbers its port-channels and gives them no description, so metalwire cannot name one after its bond without risking another host's",
-	"openconfig":    "the gNMI driver renders no openconfig-lacp yet",
 	"equinix-metal": "a device's bond0 is the platform's own; choose the network type (layer2-bonded, hybrid-bonded) instead",
 }
 

@@ -58,3 +58,20 @@ func exampleIsAccepted(t *testing.T, file string, wantKinds ...string) {
 	}
 	g.Expect(kinds).To(Equal(wantKinds))
 }
+
+// The aggregates example of docs/fabric.md (a SONiC and an openconfig switch with their
+// port-channel ranges) is accepted as written.
+func TestAggregatesExampleIsAccepted(t *testing.T) {
+	g := NewWithT(t)
+	text, err := os.ReadFile(filepath.Join("..", "..", "..", "docs", "fabric.md"))
+	g.Expect(err).NotTo(HaveOccurred())
+	_, section, ok := strings.Cut(string(text), "### Aggregates: port-channel numbers")
+	g.Expect(ok).To(BeTrue(), "fabric.md has no Aggregates section")
+	block := regexp.MustCompile("(?s)```yaml\n(.*?)```").FindStringSubmatch(section)
+	g.Expect(block).NotTo(BeNil())
+	u := &unstructured.Unstructured{}
+	g.Expect(yaml.Unmarshal([]byte(block[1]), &u.Object)).To(Succeed())
+	u.SetNamespace(env.NewNamespace(t))
+	g.Expect(env.Client.Create(context.Background(), u, client.DryRunAll)).To(Succeed(), block[1])
+	g.Expect(u.GetKind()).To(Equal("NetworkDevice"))
+}

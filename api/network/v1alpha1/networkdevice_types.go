@@ -66,8 +66,33 @@ type LocalObjectReference struct {
 	Name string `json:"name"`
 }
 
+// AggregateRange is the aggregate interface numbers metalwire owns on a switch, first to last,
+// and the name they carry before the number.
+//
+// +kubebuilder:validation:XValidation:rule="self.first <= self.last",message="aggregates.first is above aggregates.last; give the lowest number first",fieldPath=".first"
+type AggregateRange struct {
+	// First is the lowest aggregate number metalwire may use.
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=65535
+	First int32 `json:"first"`
+	// Last is the highest. A wide range (hundreds of numbers) keeps two bonds' names from
+	// landing on one number; when they do, the second bond is refused, naming the first.
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=65535
+	Last int32 `json:"last"`
+	// Prefix is the aggregate interface's name before its number: the vendor's (openconfig:
+	// "Port-Channel" on EOS, "PortChannel" on SONiC, "ae" on Junos, "lag" on SR Linux; sonic:
+	// PortChannel, the default).
+	// +kubebuilder:validation:Pattern=`^[A-Za-z][A-Za-z_-]{0,15}$`
+	// +optional
+	Prefix string `json:"prefix,omitempty"`
+}
+
 // Switch is one switch of a NetworkDevice and how to reach its management interface.
 //
+// +kubebuilder:validation:XValidation:rule="!has(self.aggregates) || !has(self.networkOS) || self.networkOS == 'sonic' || self.networkOS == 'openconfig'",message="aggregates numbers the bonds of networkOS sonic and openconfig only; the others name their bonds themselves: remove aggregates",fieldPath=".aggregates"
+// +kubebuilder:validation:XValidation:rule="!has(self.aggregates) || !has(self.networkOS) || self.networkOS != 'sonic' || (self.aggregates.last <= 9999 && (!has(self.aggregates.prefix) || self.aggregates.prefix == 'PortChannel'))",message="SONiC's port-channels are PortChannel0 to PortChannel9999: keep aggregates.last at most 9999 and leave aggregates.prefix unset (or PortChannel)",fieldPath=".aggregates"
+// +kubebuilder:validation:XValidation:rule="!has(self.aggregates) || !has(self.networkOS) || self.networkOS != 'openconfig' || has(self.aggregates.prefix)",message="an openconfig switch names its aggregates as its vendor does: set aggregates.prefix (Port-Channel on EOS, PortChannel on SONiC, ae on Junos, lag on SR Linux)",fieldPath=".aggregates.prefix"
 // +kubebuilder:validation:XValidation:rule="has(self.bareMetalSwitchRef) || (has(self.address) && has(self.networkOS))",message="address and networkOS are required, unless bareMetalSwitchRef names a BareMetalSwitch to take them from"
 // +kubebuilder:validation:XValidation:rule="!has(self.bareMetalSwitchRef) || !(has(self.address) || has(self.networkOS) || has(self.port) || has(self.credentialsRef) || has(self.macAddress))",message="a switch taken from a BareMetalSwitch gets its address, port, macAddress, networkOS and credentials from it: remove them here, or remove bareMetalSwitchRef"
 // +kubebuilder:validation:XValidation:rule="!has(self.user)",message="credentials are not stored in a NetworkDevice; put them in a Secret and name it in credentialsRef (metalwire migrate does this for you)",fieldPath=".user"
@@ -152,6 +177,14 @@ type Switch struct {
 	// credentialsRef an Opaque Secret whose key "token" holds the API token.
 	// +optional
 	EquinixMetal *EquinixMetalProject `json:"equinixMetal,omitempty"`
+
+	// Aggregates is the range of aggregate interface (port-channel) numbers metalwire owns on
+	// this switch: a host's bond becomes the aggregate numbered from the bond's name within the
+	// range (the same on every pass), and an aggregate outside it is never touched. Switches
+	// that number their aggregates and cannot label them (sonic: PortChannelN; openconfig: the
+	// vendor's names) make bonds only with it. Keep the range free of aggregates of your own.
+	// +optional
+	Aggregates *AggregateRange `json:"aggregates,omitempty"`
 
 	// IdleVLAN is the access VLAN a port goes back to when no cluster uses it.
 	// +kubebuilder:validation:Minimum=1

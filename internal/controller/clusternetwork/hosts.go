@@ -168,6 +168,12 @@ func bondsOf(nic *netv1.NIC, nd *netv1.NetworkDevice, cn *netv1.ClusterNetwork, 
 		if err != nil {
 			return nil, err
 		}
+		for _, c := range ports {
+			agg := aggregatesOf(nd.SwitchNamed(c.Switch))
+			if err := fabric.BondRefusal(nic.Spec.Node, n.Name, c.Switch, osOf(c.Switch), agg, n.LAG != nil && n.LAG.Mode == netv1.LAGStatic); err != nil {
+				return nil, err
+			}
+		}
 		lag := &netv1.CardLAG{Name: plan.Name, Mode: netv1.LAGLACP, LACPRate: netv1.LACPSlow}
 		if n.LAG != nil {
 			lag.Mode, lag.LACPRate = cmp.Or(n.LAG.Mode, netv1.LAGLACP), cmp.Or(n.LAG.LACPRate, netv1.LACPSlow)

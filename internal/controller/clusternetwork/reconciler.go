@@ -234,9 +234,13 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, cn *netv1.ClusterNetwo
 	var selected, miscabled, unbondable, unfit []string
 	var writes []nicWrite
 	ports := configuredPortsOf(nd)
+	views := make([]hostView, len(nics.Items))
 	for i := range nics.Items {
-		nic := &nics.Items[i]
-		v := viewHost(nic, nd, cn)
+		views[i] = viewHost(&nics.Items[i], nd, cn)
+	}
+	refuseAggregateCollisions(nd, cn, nics.Items, views)
+	for i := range nics.Items {
+		nic, v := &nics.Items[i], views[i]
 		if v.cabling != "" {
 			miscabled = append(miscabled, v.cabling)
 		}

@@ -452,6 +452,9 @@ func (r *Reconciler) endpoint(ctx context.Context, nd *netv1.NetworkDevice, sw n
 	if sw.EquinixMetal != nil {
 		ep.Project, ep.Metro = sw.EquinixMetal.ProjectID, sw.EquinixMetal.Metro
 	}
+	if a := sw.Aggregates; a != nil {
+		ep.Aggregates = &fabric.Aggregates{First: int(a.First), Last: int(a.Last), Prefix: a.Prefix}
+	}
 	if ep.Port == 0 {
 		ep.Port = drv.DefaultPort()
 	}

@@ -110,6 +110,13 @@ func (tg *Target) Config() *oc.Device {
 	return cp.(*oc.Device)
 }
 
+// Edit changes the configuration as an operator would by hand, outside metalwire.
+func (tg *Target) Edit(f func(root *oc.Device)) {
+	tg.mu.Lock()
+	defer tg.mu.Unlock()
+	f(tg.root)
+}
+
 func (tg *Target) authorize(ctx context.Context) error {
 	md, _ := metadata.FromIncomingContext(ctx)
 	if first(md.Get("username")) != tg.Username || first(md.Get("password")) != tg.Password {
@@ -135,6 +142,8 @@ func (tg *Target) Capabilities(ctx context.Context, _ *gnmi.CapabilityRequest) (
 			{Name: "openconfig-interfaces", Organization: "OpenConfig working group"},
 			{Name: "openconfig-vlan", Organization: "OpenConfig working group"},
 			{Name: "openconfig-acl", Organization: "OpenConfig working group"},
+			{Name: "openconfig-if-aggregate", Organization: "OpenConfig working group"},
+			{Name: "openconfig-lacp", Organization: "OpenConfig working group"},
 		},
 		SupportedEncodings: []gnmi.Encoding{gnmi.Encoding_JSON_IETF},
 		GNMIVersion:        "0.10.0",

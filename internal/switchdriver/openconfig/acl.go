@@ -222,14 +222,6 @@ func addACLChange(req *gnmi.SetRequest, have fabric.State, i int, c fabric.Chang
 	return nil
 }
 
-func jsonVal(v any) *gnmi.TypedValue {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(err) // maps of strings and numbers always marshal
-	}
-	return &gnmi.TypedValue{Value: &gnmi.TypedValue_JsonIetfVal{JsonIetfVal: b}}
-}
-
 // aclJSON is /acl as RFC 7951 JSON, module names removed.
 type aclJSON struct {
 	ACLSets struct {

@@ -3,7 +3,8 @@
 // transaction on the switch: VLANs under the default network instance
 // (/network-instances/network-instance[name=default]/vlans/vlan[vlan-id=N]/config), ports'
 // switching under /interfaces/interface[name=P]/ethernet/switched-vlan/config (openconfig-vlan),
-// each port's config replaced whole. Get reads the same paths back as JSON_IETF. The connection is
+// each port's config replaced whole; bonds as aggregate interfaces with openconfig-lacp, named
+// from the switch's declared aggregates (lacp.go). Get reads the same paths back as JSON_IETF. The connection is
 // TLS, verified against the credentials Secret's ca.crt (the system's roots without one), with
 // its tls.crt and tls.key as the client certificate when present, and the username and password
 // sent as gNMI call metadata.

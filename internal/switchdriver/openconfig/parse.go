@@ -59,23 +59,80 @@ type switchedVLAN struct {
 	Trunk  []json.RawMessage `json:"trunk-vlans"`
 }
 
-// parseState reads /interfaces and the default network instance's /vlans.
-func parseState(ifacesJSON, vlansJSON []byte, names []string) (fabric.State, error) {
+// ocInterface is an interface of /interfaces as metalwire reads it.
+type ocInterface struct {
+	Name   string `json:"name"`
+	Config struct {
+		Enabled *bool  `json:"enabled"`
+		Type    string `json:"type"`
+	} `json:"config"`
+	Ethernet struct {
+		Config struct {
+			AggregateID string `json:"aggregate-id"`
+		} `json:"config"`
+		SwitchedVLAN struct {
+			Config *switchedVLAN `json:"config"`
+		} `json:"switched-vlan"`
+	} `json:"ethernet"`
+	Aggregation *struct {
+		Config struct {
+			LAGType string `json:"lag-type"`
+		} `json:"config"`
+		SwitchedVLAN struct {
+			Config *switchedVLAN `json:"config"`
+		} `json:"switched-vlan"`
+	} `json:"aggregation"`
+}
+
+// isAggregate says whether the interface is an aggregate (type ieee8023adLag, written with or
+// without its module, or an aggregation container).
+func (i ocInterface) isAggregate() bool {
+	_, t, ok := strings.Cut(i.Config.Type, ":")
+	if !ok {
+		t = i.Config.Type
+	}
+	return t == "ieee8023adLag" || i.Aggregation != nil
+}
+
+// port is the interface's switching configuration as a fabric port (an aggregate's from its
+// aggregation/switched-vlan) and its administrative state.
+func (i ocInterface) port() (fabric.Port, error) {
+	p := fabric.Port{Name: i.Name}
+	c := i.Ethernet.SwitchedVLAN.Config
+	if i.Aggregation != nil {
+		c = i.Aggregation.SwitchedVLAN.Config
+	}
+	if c != nil {
+		switch c.Mode {
+		case "ACCESS":
+			p.Mode, p.VLAN = fabric.ModeAccess, c.Access
+		case "TRUNK":
+			trunk, err := trunkVLANs(c.Trunk)
+			if err != nil {
+				return p, fmt.Errorf("interface %s: %w", i.Name, err)
+			}
+			p.Mode, p.VLAN, p.Trunk = fabric.ModeTrunk, c.Native, trunk
+		}
+	}
+	p.Down = i.Config.Enabled != nil && !*i.Config.Enabled
+	return p, nil
+}
+
+// tree is what a Get read: the interfaces by name, the VLANs, and the LACP settings of the
+// aggregates by aggregate name.
+type tree struct {
+	ifaces map[string]ocInterface
+	vlans  []fabric.VLAN
+	lacp   map[string]lacpConfig
+}
+
+// parseTree reads /interfaces, the default network instance's /vlans and /lacp.
+func parseTree(ifacesJSON, vlansJSON, lacpJSON []byte) (tree, error) {
 	var ifaces struct {
-		Interface []struct {
-			Name   string `json:"name"`
-			Config struct {
-				Enabled *bool `json:"enabled"`
-			} `json:"config"`
-			Ethernet struct {
-				SwitchedVLAN struct {
-					Config *switchedVLAN `json:"config"`
-				} `json:"switched-vlan"`
-			} `json:"ethernet"`
-		} `json:"interface"`
+		Interface []ocInterface `json:"interface"`
 	}
 	if err := decode(ifacesJSON, "interfaces", &ifaces); err != nil {
-		return fabric.State{}, fmt.Errorf("/interfaces: %w", err)
+		return tree{}, fmt.Errorf("/interfaces: %w", err)
 	}
 	var vlans struct {
 		VLAN []struct {
@@ -87,34 +144,43 @@ func parseState(ifacesJSON, vlansJSON []byte, names []string) (fabric.State, err
 		} `json:"vlan"`
 	}
 	if err := decode(vlansJSON, "vlans", &vlans); err != nil {
-		return fabric.State{}, fmt.Errorf("/network-instances/network-instance[name=default]/vlans: %w", err)
+		return tree{}, fmt.Errorf("/network-instances/network-instance[name=default]/vlans: %w", err)
 	}
-	st := fabric.State{Ports: map[string]fabric.Port{}}
+	lacp, err := parseLACP(lacpJSON)
+	if err != nil {
+		return tree{}, err
+	}
+	t := tree{ifaces: map[string]ocInterface{}, lacp: lacp}
 	for _, v := range vlans.VLAN {
-		id := max(v.ID, v.Config.ID)
-		st.VLANs = append(st.VLANs, fabric.VLAN{ID: id, Name: v.Config.Name})
+		t.vlans = append(t.vlans, fabric.VLAN{ID: max(v.ID, v.Config.ID), Name: v.Config.Name})
 	}
-	slices.SortFunc(st.VLANs, func(a, b fabric.VLAN) int { return a.ID - b.ID })
+	slices.SortFunc(t.vlans, func(a, b fabric.VLAN) int { return a.ID - b.ID })
 	for _, i := range ifaces.Interface {
-		if !slices.Contains(names, i.Name) {
+		t.ifaces[i.Name] = i
+	}
+	return t, nil
+}
+
+// state is the fabric state of the named ports and bonds (bonds where the endpoint declares
+// aggregates: bondsOf).
+func (t tree) state(ep fabric.Endpoint, names []string) (fabric.State, error) {
+	st := fabric.State{VLANs: t.vlans, Ports: map[string]fabric.Port{}}
+	for _, n := range names {
+		i, ok := t.ifaces[n]
+		if !ok {
 			continue
 		}
-		p := fabric.Port{Name: i.Name}
-		if c := i.Ethernet.SwitchedVLAN.Config; c != nil {
-			switch c.Mode {
-			case "ACCESS":
-				p.Mode, p.VLAN = fabric.ModeAccess, c.Access
-			case "TRUNK":
-				trunk, err := trunkVLANs(c.Trunk)
-				if err != nil {
-					return fabric.State{}, fmt.Errorf("interface %s: %w", i.Name, err)
-				}
-				p.Mode, p.VLAN, p.Trunk = fabric.ModeTrunk, c.Native, trunk
-			}
+		p, err := i.port()
+		if err != nil {
+			return fabric.State{}, err
 		}
-		p.Down = i.Config.Enabled != nil && !*i.Config.Enabled
-		st.Ports[i.Name] = p
+		st.Ports[n] = p
 	}
+	lags, err := t.bondsOf(ep, names)
+	if err != nil {
+		return fabric.State{}, err
+	}
+	st.LAGs = lags
 	return st, nil
 }
 

@@ -74,23 +74,11 @@ func switchedVLANPath(port string) *gnmi.Path {
 func (s *Session) Read(ctx context.Context, ports []string) (fabric.State, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
-	resp, err := s.client.Get(ctx, &gnmi.GetRequest{Path: []*gnmi.Path{interfacesPath(), vlansPath()}, Type: gnmi.GetRequest_CONFIG, Encoding: gnmi.Encoding_JSON_IETF})
+	t, err := s.get(ctx)
 	if err != nil {
-		return fabric.State{}, fmt.Errorf("switch %s: gNMI Get: %w", s.ep.Switch, callError(err))
+		return fabric.State{}, err
 	}
-	var ifaces, vlans []byte
-	for _, n := range resp.GetNotification() {
-		for _, u := range n.GetUpdate() {
-			p := append(append([]*gnmi.PathElem{}, n.GetPrefix().GetElem()...), u.GetPath().GetElem()...)
-			switch last(p) {
-			case "interfaces":
-				ifaces = u.GetVal().GetJsonIetfVal()
-			case "vlans":
-				vlans = u.GetVal().GetJsonIetfVal()
-			}
-		}
-	}
-	st, err := parseState(ifaces, vlans, ports)
+	st, err := t.state(s.ep, ports)
 	if err != nil {
 		return fabric.State{}, fmt.Errorf("switch %s: reading the gNMI answer: %w", s.ep.Switch, err)
 	}
@@ -100,6 +88,37 @@ func (s *Session) Read(ctx context.Context, ports []string) (fabric.State, error
 	return st, nil
 }
 
+// get reads /interfaces and the default network instance's VLANs, and /lacp when the switch
+// declares aggregates (a switch that serves no openconfig-lacp answers it NotFound: no LACP).
+func (s *Session) get(ctx context.Context) (tree, error) {
+	paths := []*gnmi.Path{interfacesPath(), vlansPath()}
+	resp, err := s.client.Get(ctx, &gnmi.GetRequest{Path: paths, Type: gnmi.GetRequest_CONFIG, Encoding: gnmi.Encoding_JSON_IETF})
+	if err != nil {
+		return tree{}, fmt.Errorf("switch %s: gNMI Get: %w", s.ep.Switch, callError(err))
+	}
+	var lacp *gnmi.GetResponse
+	if s.ep.Aggregates != nil {
+		lacp, err = s.client.Get(ctx, &gnmi.GetRequest{Path: []*gnmi.Path{lacpPath()}, Type: gnmi.GetRequest_CONFIG, Encoding: gnmi.Encoding_JSON_IETF})
+		if err != nil && status.Code(err) != codes.NotFound {
+			return tree{}, fmt.Errorf("switch %s: gNMI Get /lacp: %w", s.ep.Switch, callError(err))
+		}
+	}
+	got := map[string][]byte{}
+	for _, r := range []*gnmi.GetResponse{resp, lacp} {
+		for _, n := range r.GetNotification() {
+			for _, u := range n.GetUpdate() {
+				p := append(append([]*gnmi.PathElem{}, n.GetPrefix().GetElem()...), u.GetPath().GetElem()...)
+				got[last(p)] = u.GetVal().GetJsonIetfVal()
+			}
+		}
+	}
+	t, err := parseTree(got["interfaces"], got["vlans"], got["lacp"])
+	if err != nil {
+		return tree{}, fmt.Errorf("switch %s: reading the gNMI answer: %w", s.ep.Switch, err)
+	}
+	return t, nil
+}
+
 func last(p []*gnmi.PathElem) string {
 	if len(p) == 0 {
 		return ""
@@ -107,31 +126,49 @@ func last(p []*gnmi.PathElem) string {
 	return p[len(p)-1].GetName()
 }
 
-// Apply reads the ports and access lists the batch names (refusing the batch if a port is
-// missing), drops what the switch already shows and sends the rest as one Set: VLANs and lists
-// removed and lists unbound (delete), ports' switched-vlan config and lists' acl-sets replaced,
-// VLANs added, lists bound and ports' config/enabled set (update: false for portStatus down,
-// true otherwise and for a reset); the switch applies a Set all or nothing.
+// Apply reads the ports, bonds and access lists the batch names (refusing the batch if a port
+// or a bond's member is missing), drops what the switch already shows and sends the rest as one
+// Set: VLANs and lists removed and lists unbound (delete), ports' switched-vlan config and lists'
+// acl-sets replaced, VLANs added, lists bound and ports' config/enabled set (update: false for
+// portStatus down, true otherwise and for a reset), bonds as lacp.go says; the switch applies a
+// Set all or nothing.
 func (s *Session) Apply(ctx context.Context, batch fabric.Batch) error {
 	if len(batch) == 0 {
 		return nil
 	}
-	var names, acls []string
+	var names, lags, acls []string
+	add := func(list *[]string, n string) {
+		if !slices.Contains(*list, n) {
+			*list = append(*list, n)
+		}
+	}
 	for _, c := range batch {
 		switch c.Op {
 		case fabric.OpAccessPort, fabric.OpTrunkPort, fabric.OpResetPort:
-			if !slices.Contains(names, c.Port.Name) {
-				names = append(names, c.Port.Name)
+			add(&names, c.Port.Name)
+		case fabric.OpEnsureLAG, fabric.OpRemoveLAG:
+			add(&lags, c.LAG.Name)
+			for _, m := range c.LAG.Members {
+				add(&names, m)
 			}
 		case fabric.OpEnsureVLAN, fabric.OpRemoveVLAN:
 		case fabric.OpEnsureACL, fabric.OpRemoveACL:
-			acls = append(acls, c.ACL.Name)
+			add(&acls, c.ACL.Name)
 		default:
 			return fmt.Errorf("switch %s: change %s: %w (networkOS %s has no %s yet)", s.ep.Switch, c, fabric.ErrUnsupported, NetworkOS, c.Op)
 		}
 	}
-	have, err := s.Read(ctx, append(slices.Clone(names), acls...))
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	t, err := s.get(ctx)
 	if err != nil {
+		return err
+	}
+	have, err := t.state(s.ep, slices.Concat(names, lags))
+	if err != nil {
+		return fmt.Errorf("switch %s: reading the gNMI answer: %w", s.ep.Switch, err)
+	}
+	if have.ACLs, err = s.readACLs(ctx, acls); err != nil {
 		return err
 	}
 	var missing []string
@@ -143,26 +180,35 @@ func (s *Session) Apply(ctx context.Context, batch fabric.Batch) error {
 	if len(missing) > 0 {
 		return fmt.Errorf("switch %s: no interface %s on the switch; nothing was changed", s.ep.Switch, strings.Join(missing, ", "))
 	}
-	req := &gnmi.SetRequest{}
+	b := &setBuilder{req: &gnmi.SetRequest{}, taken: map[string]string{}, joining: map[string]bool{}}
+	for _, c := range batch {
+		if c.Op == fabric.OpEnsureLAG && !fabric.InPlace(c, have) {
+			for _, m := range c.LAG.Members {
+				b.joining[m] = true
+			}
+		}
+	}
 	for i, c := range batch {
 		if fabric.InPlace(c, have) {
 			continue
 		}
-		if c.Op == fabric.OpEnsureACL || c.Op == fabric.OpRemoveACL {
-			if err := addACLChange(req, have, i, c); err != nil {
-				return fmt.Errorf("switch %s: %w", s.ep.Switch, err)
-			}
-			continue
+		var err error
+		switch c.Op {
+		case fabric.OpEnsureLAG, fabric.OpRemoveLAG:
+			err = b.lag(s.ep, t, have, i, c)
+		case fabric.OpEnsureACL, fabric.OpRemoveACL:
+			err = addACLChange(b.req, have, i, c)
+		default:
+			err = b.change(i, c)
 		}
-		if err := addChange(req, i, c); err != nil {
+		if err != nil {
 			return fmt.Errorf("switch %s: %w", s.ep.Switch, err)
 		}
 	}
+	req := b.req
 	if len(req.Delete)+len(req.Replace)+len(req.Update) == 0 {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(ctx, s.timeout)
-	defer cancel()
 	s.sets++
 	if _, err := s.client.Set(ctx, req); err != nil {
 		return fmt.Errorf("switch %s: gNMI Set of %d change(s) refused, nothing changed: %w", s.ep.Switch, len(req.Delete)+len(req.Replace)+len(req.Update), callError(err))
@@ -170,15 +216,26 @@ func (s *Session) Apply(ctx context.Context, batch fabric.Batch) error {
 	return nil
 }
 
-// addChange adds one change to the Set.
-func addChange(req *gnmi.SetRequest, i int, c fabric.Change) error {
-	jsonVal := func(v any) *gnmi.TypedValue {
-		b, err := json.Marshal(v)
-		if err != nil {
-			panic(err) // maps of strings and numbers always marshal
-		}
-		return &gnmi.TypedValue{Value: &gnmi.TypedValue_JsonIetfVal{JsonIetfVal: b}}
+// setBuilder collects a batch's Set, and the aggregates its bonds take (by bond) and the ports
+// it puts in bonds.
+type setBuilder struct {
+	req     *gnmi.SetRequest
+	taken   map[string]string
+	joining map[string]bool
+}
+
+// jsonVal is a JSON_IETF value.
+func jsonVal(v any) *gnmi.TypedValue {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err) // maps of strings, numbers and bools always marshal
 	}
+	return &gnmi.TypedValue{Value: &gnmi.TypedValue_JsonIetfVal{JsonIetfVal: b}}
+}
+
+// change adds one VLAN or port change to the Set.
+func (b *setBuilder) change(i int, c fabric.Change) error {
+	req := b.req
 	p := c.Port
 	switch c.Op {
 	case fabric.OpAccessPort, fabric.OpTrunkPort, fabric.OpResetPort:
@@ -198,14 +255,8 @@ func addChange(req *gnmi.SetRequest, i int, c fabric.Change) error {
 		req.Update = append(req.Update, &gnmi.Update{Path: cfg, Val: jsonVal(map[string]any{"vlan-id": c.VLAN.ID, "name": name})})
 	case fabric.OpRemoveVLAN:
 		req.Delete = append(req.Delete, vlanPath(c.VLAN.ID))
-	case fabric.OpAccessPort:
-		req.Replace = append(req.Replace, &gnmi.Update{Path: switchedVLANPath(p.Name), Val: jsonVal(map[string]any{"interface-mode": "ACCESS", "access-vlan": p.VLAN})})
-	case fabric.OpTrunkPort:
-		v := map[string]any{"interface-mode": "TRUNK", "trunk-vlans": p.Trunk}
-		if p.VLAN > 0 {
-			v["native-vlan"] = p.VLAN
-		}
-		req.Replace = append(req.Replace, &gnmi.Update{Path: switchedVLANPath(p.Name), Val: jsonVal(v)})
+	case fabric.OpAccessPort, fabric.OpTrunkPort:
+		req.Replace = append(req.Replace, &gnmi.Update{Path: switchedVLANPath(p.Name), Val: jsonVal(switchedConfig(p))})
 	case fabric.OpResetPort:
 		if p.VLAN < 1 {
 			return fmt.Errorf("change %d (%s): networkOS %s puts an idle port in an access VLAN; set the NetworkDevice's idleVLAN", i, c, NetworkOS)

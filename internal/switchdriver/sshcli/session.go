@@ -90,7 +90,7 @@ func (s *Session) Apply(ctx context.Context, batch fabric.Batch) error {
 	var have fabric.State
 	if s.set.ReadCommands != nil {
 		names := portsOf(batch)
-		read := append(slices.Clone(names), lagsOf(batch)...)
+		read := slices.Concat(names, lagsOf(batch), membersOf(batch))
 		if s.set.ACLs {
 			read = append(read, aclsOf(batch)...)
 		}

@@ -28,7 +28,8 @@ func SONiC() sshcli.CommandSet {
 		},
 		Render: renderSONiC,
 		ReadCommands: func(fabric.Endpoint, []string) []string {
-			return []string{"sonic-cfggen -d --var-json VLAN", "sonic-cfggen -d --var-json VLAN_MEMBER", "sonic-cfggen -d --var-json PORT"}
+			return []string{"sonic-cfggen -d --var-json VLAN", "sonic-cfggen -d --var-json VLAN_MEMBER", "sonic-cfggen -d --var-json PORT",
+				"sonic-cfggen -d --var-json PORTCHANNEL", "sonic-cfggen -d --var-json PORTCHANNEL_MEMBER"}
 		},
 		ParseState:     parseSONiC,
 		VersionCommand: "show version",
@@ -55,94 +56,135 @@ func SONiC() sshcli.CommandSet {
 //
 // A port whose administrative state (PORT's admin_status) is not the one asked is then shut or
 // started: sudo config interface shutdown P (portStatus down) or sudo config interface startup P
-// (up; a reset port is up).
-func renderSONiC(_ fabric.Endpoint, have fabric.State, batch fabric.Batch) ([]string, error) {
-	var lines []string
-	vlans := map[int]bool{}
+// (up; a reset port is up). Bonds are port-channels: renderSONiCLAG.
+func renderSONiC(ep fabric.Endpoint, have fabric.State, batch fabric.Batch) ([]string, error) {
+	r := &sonicRender{have: have, vlans: map[int]bool{}, taken: map[string]string{}}
 	for _, v := range have.VLANs {
-		vlans[v.ID] = true
-	}
-	member := func(port string, untagged, tagged []int) {
-		cur := have.Ports[port]
-		curUntagged, curTagged := 0, []int(nil)
-		switch cur.Mode {
-		case fabric.ModeAccess:
-			curUntagged = cur.VLAN
-		case fabric.ModeTrunk:
-			curUntagged, curTagged = cur.VLAN, cur.Trunk
-		}
-		if curUntagged != 0 && !slices.Contains(untagged, curUntagged) {
-			lines = append(lines, fmt.Sprintf("sudo config vlan member del %d %s", curUntagged, port))
-		}
-		for _, v := range curTagged {
-			if !slices.Contains(tagged, v) {
-				lines = append(lines, fmt.Sprintf("sudo config vlan member del %d %s", v, port))
-			}
-		}
-		for _, v := range untagged {
-			if v != curUntagged {
-				lines = append(lines, fmt.Sprintf("sudo config vlan member add -u %d %s", v, port))
-			}
-		}
-		for _, v := range tagged {
-			if !slices.Contains(curTagged, v) {
-				lines = append(lines, fmt.Sprintf("sudo config vlan member add %d %s", v, port))
-			}
-		}
-	}
-	// state shuts or starts a port whose administrative state (as read back) is not the one asked.
-	state := func(port string, down bool) {
-		switch cur, ok := have.Ports[port]; {
-		case down && (!ok || !cur.Down):
-			lines = append(lines, "sudo config interface shutdown "+port)
-		case !down && (!ok || cur.Down):
-			lines = append(lines, "sudo config interface startup "+port)
-		}
+		r.vlans[v.ID] = true
 	}
 	for i, c := range batch {
 		p := c.Port
 		switch c.Op {
 		case fabric.OpEnsureVLAN:
-			lines = append(lines, fmt.Sprintf("sudo config vlan add %d", c.VLAN.ID))
-			vlans[c.VLAN.ID] = true
+			r.add(fmt.Sprintf("sudo config vlan add %d", c.VLAN.ID))
+			r.vlans[c.VLAN.ID] = true
 		case fabric.OpRemoveVLAN:
-			lines = append(lines, fmt.Sprintf("sudo config vlan del %d", c.VLAN.ID))
-			delete(vlans, c.VLAN.ID)
+			r.add(fmt.Sprintf("sudo config vlan del %d", c.VLAN.ID))
+			delete(r.vlans, c.VLAN.ID)
 		case fabric.OpAccessPort:
-			member(p.Name, []int{p.VLAN}, nil)
-			state(p.Name, p.Down)
+			r.member(p.Name, have.Ports[p.Name], []int{p.VLAN}, nil)
+			r.state(p.Name, have.Ports[p.Name], p.Down)
 		case fabric.OpTrunkPort:
-			var untagged []int
-			if p.VLAN > 0 {
-				untagged = []int{p.VLAN}
-			}
-			tagged := slices.DeleteFunc(slices.Clone(p.Trunk), func(v int) bool { return v == p.VLAN })
-			member(p.Name, untagged, tagged)
-			state(p.Name, p.Down)
+			untagged, tagged := sonicVLANs(p)
+			r.member(p.Name, have.Ports[p.Name], untagged, tagged)
+			r.state(p.Name, have.Ports[p.Name], p.Down)
 		case fabric.OpResetPort:
 			idle, err := idleOf("sonic", i, c)
 			if err != nil {
 				return nil, err
 			}
-			if !vlans[idle] {
-				lines = append(lines, fmt.Sprintf("sudo config vlan add %d", idle))
-				vlans[idle] = true
+			r.idle(p.Name, have.Ports[p.Name], idle)
+		case fabric.OpEnsureLAG, fabric.OpRemoveLAG:
+			if err := r.lag(ep, i, c); err != nil {
+				return nil, err
 			}
-			member(p.Name, []int{idle}, nil)
-			state(p.Name, false)
 		default:
 			return nil, unsupported("sonic", i, c)
 		}
 	}
-	return lines, nil
+	return r.lines, nil
 }
 
-// parseSONiC reads sonic-cfggen's VLAN, VLAN_MEMBER and PORT tables.
-func parseSONiC(_ fabric.Endpoint, names []string, outs []string) (fabric.State, error) {
+// sonicRender collects a batch's lines and what they did to the switch's VLANs and
+// port-channel numbers.
+type sonicRender struct {
+	have  fabric.State
+	lines []string
+	vlans map[int]bool
+	// taken are the port-channels the batch's bonds use, and the bond that uses each.
+	taken map[string]string
+}
+
+func (r *sonicRender) add(lines ...string) { r.lines = append(r.lines, lines...) }
+
+// sonicVLANs are a port's untagged (access or native) and tagged VLANs.
+func sonicVLANs(p fabric.Port) (untagged, tagged []int) {
+	if p.Mode != fabric.ModeTrunk {
+		return []int{p.VLAN}, nil
+	}
+	if p.VLAN > 0 {
+		untagged = []int{p.VLAN}
+	}
+	return untagged, slices.DeleteFunc(slices.Clone(p.Trunk), func(v int) bool { return v == p.VLAN })
+}
+
+// member takes an interface (a port or a port-channel) from its memberships as cur shows them
+// to the untagged and tagged ones asked.
+func (r *sonicRender) member(port string, cur fabric.Port, untagged, tagged []int) {
+	curUntagged, curTagged := 0, []int(nil)
+	switch cur.Mode {
+	case fabric.ModeAccess:
+		curUntagged = cur.VLAN
+	case fabric.ModeTrunk:
+		curUntagged, curTagged = cur.VLAN, cur.Trunk
+	}
+	if curUntagged != 0 && !slices.Contains(untagged, curUntagged) {
+		r.add(fmt.Sprintf("sudo config vlan member del %d %s", curUntagged, port))
+	}
+	for _, v := range curTagged {
+		if !slices.Contains(tagged, v) {
+			r.add(fmt.Sprintf("sudo config vlan member del %d %s", v, port))
+		}
+	}
+	for _, v := range untagged {
+		if v != curUntagged {
+			r.add(fmt.Sprintf("sudo config vlan member add -u %d %s", v, port))
+		}
+	}
+	for _, v := range tagged {
+		if !slices.Contains(curTagged, v) {
+			r.add(fmt.Sprintf("sudo config vlan member add %d %s", v, port))
+		}
+	}
+}
+
+// state shuts or starts an interface whose administrative state (cur, as read back) is not the
+// one asked.
+func (r *sonicRender) state(port string, cur fabric.Port, down bool) {
+	switch {
+	case down && !cur.Down:
+		r.add("sudo config interface shutdown " + port)
+	case !down && cur.Down:
+		r.add("sudo config interface startup " + port)
+	}
+}
+
+// idle makes a port an idle access port of vlan, up, creating the VLAN if the switch lacks it.
+func (r *sonicRender) idle(port string, cur fabric.Port, vlan int) {
+	if !r.vlans[vlan] {
+		r.add(fmt.Sprintf("sudo config vlan add %d", vlan))
+		r.vlans[vlan] = true
+	}
+	r.member(port, cur, []int{vlan}, nil)
+	r.state(port, cur, false)
+}
+
+// sonicJSON reads one table of "sonic-cfggen -d --var-json T", which prints nothing for a table
+// CONFIG_DB does not have (no VLAN, no port-channel yet).
+func sonicJSON(out string, v any) error {
+	if strings.TrimSpace(out) == "" {
+		return nil
+	}
+	return json.Unmarshal([]byte(out), v)
+}
+
+// parseSONiC reads sonic-cfggen's VLAN, VLAN_MEMBER, PORT, PORTCHANNEL and PORTCHANNEL_MEMBER
+// tables.
+func parseSONiC(ep fabric.Endpoint, names []string, outs []string) (fabric.State, error) {
 	var vlanTable map[string]struct {
 		ID flexInt `json:"vlanid"`
 	}
-	if err := json.Unmarshal([]byte(outs[0]), &vlanTable); err != nil {
+	if err := sonicJSON(outs[0], &vlanTable); err != nil {
 		return fabric.State{}, fmt.Errorf("sonic-cfggen VLAN: %w", err)
 	}
 	ids := make([]int, 0, len(vlanTable))
@@ -152,13 +194,11 @@ func parseSONiC(_ fabric.Endpoint, names []string, outs []string) (fabric.State,
 	var members map[string]struct {
 		Mode string `json:"tagging_mode"`
 	}
-	if err := json.Unmarshal([]byte(outs[1]), &members); err != nil {
+	if err := sonicJSON(outs[1], &members); err != nil {
 		return fabric.State{}, fmt.Errorf("sonic-cfggen VLAN_MEMBER: %w", err)
 	}
-	var portTable map[string]struct {
-		AdminStatus string `json:"admin_status"`
-	}
-	if err := json.Unmarshal([]byte(outs[2]), &portTable); err != nil {
+	var portTable map[string]sonicAdmin
+	if err := sonicJSON(outs[2], &portTable); err != nil {
 		return fabric.State{}, fmt.Errorf("sonic-cfggen PORT: %w", err)
 	}
 	untagged := map[string]int{}
@@ -175,22 +215,28 @@ func parseSONiC(_ fabric.Endpoint, names []string, outs []string) (fabric.State,
 			tagged[port] = append(tagged[port], id)
 		}
 	}
-	all := map[string]fabric.Port{}
-	for name, row := range portTable {
+	// memberOf is an interface's VLAN configuration as its memberships give it.
+	memberOf := func(name string) fabric.Port {
 		t := tagged[name]
 		slices.Sort(t)
 		switch {
 		case len(t) > 0:
-			all[name] = fabric.Port{Name: name, Mode: fabric.ModeTrunk, VLAN: untagged[name], Trunk: t}
+			return fabric.Port{Name: name, Mode: fabric.ModeTrunk, VLAN: untagged[name], Trunk: t}
 		case untagged[name] != 0:
-			all[name] = fabric.Port{Name: name, Mode: fabric.ModeAccess, VLAN: untagged[name]}
-		default:
-			all[name] = fabric.Port{Name: name}
+			return fabric.Port{Name: name, Mode: fabric.ModeAccess, VLAN: untagged[name]}
 		}
+		return fabric.Port{Name: name}
+	}
+	all := map[string]fabric.Port{}
+	for name, row := range portTable {
 		// SONiC's ports are down unless admin_status says up (a row without it is down).
-		p := all[name]
+		p := memberOf(name)
 		p.Down = row.AdminStatus != "up"
 		all[name] = p
 	}
-	return fabric.State{VLANs: vlansOf(ids), Ports: wantPorts(all, names)}, nil
+	lags, err := parseSONiCLAGs(ep, names, portTable, outs[3], outs[4], memberOf)
+	if err != nil {
+		return fabric.State{}, err
+	}
+	return fabric.State{VLANs: vlansOf(ids), Ports: wantPorts(all, names), LAGs: lags}, nil
 }

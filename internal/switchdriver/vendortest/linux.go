@@ -108,6 +108,11 @@ func sonicRun(s *Server, f []string) (string, int) {
 			return fail("%s", out)
 		}
 		return "", 0
+	case len(f) >= 3 && f[0] == "config" && f[1] == "portchannel":
+		if msg := sonicPortChannel(cfg, f); msg != "" {
+			return fail("%s", msg)
+		}
+		return "", 0
 	case len(f) >= 6 && f[0] == "config" && f[1] == "vlan" && f[2] == "member" && (f[3] == "add" || f[3] == "del"):
 		untagged := f[4] == "-u"
 		args := f[4:]
@@ -135,6 +140,8 @@ func sonicRun(s *Server, f []string) (string, int) {
 			}
 			member := p.Access == id || slices.Contains(p.Allowed, id)
 			switch {
+			case f[3] == "add" && p.ChannelMode != "":
+				out = port + " is part of portchannel!"
 			case f[3] == "add" && member:
 				out = fmt.Sprintf("%s is already a member of Vlan%d", port, id)
 			case f[3] == "add" && untagged && p.Access != 0:
@@ -181,15 +188,23 @@ func sonicTable(cfg *Config, table string) string {
 				out[fmt.Sprintf("Vlan%d|%s", v, n)] = map[string]string{"tagging_mode": "tagged"}
 			}
 		}
+	case "PORTCHANNEL", "PORTCHANNEL_MEMBER":
+		sonicChannelTables(cfg, table, out)
 	case "PORT":
 		for i, n := range cfg.PortNames() {
 			p, _ := cfg.Port(n)
+			if _, isChannel := sonicChannelNumber(n); isChannel {
+				continue
+			}
 			admin := "up"
 			if p.Shutdown {
 				admin = "down"
 			}
 			out[n] = map[string]string{"admin_status": admin, "mtu": "9100", "speed": "100000", "index": strconv.Itoa(i)}
 		}
+	}
+	if len(out) == 0 {
+		return "" // sonic-cfggen prints nothing for a table CONFIG_DB lacks
 	}
 	return mustJSON(out)
 }
