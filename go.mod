@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	antrea.io/libOpenflow v0.15.0
+	github.com/KimMachineGun/automemlimit v1.0.1
 	github.com/blang/semver/v4 v4.0.0
 	github.com/dlclark/regexp2 v1.12.0
 	github.com/equinix/equinix-sdk-go v0.66.0
@@ -113,6 +114,7 @@ require (
 	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect
 	github.com/opencontainers/go-digest v1.0.0 // indirect
 	github.com/opencontainers/image-spec v1.1.1 // indirect
+	github.com/pbnjay/memory v0.0.0-20210728143218-7b4eea64cf58 // indirect
 	github.com/pelletier/go-toml/v2 v2.2.4 // indirect
 	github.com/pkg/errors v0.9.1 // indirect
 	github.com/pmezard/go-difflib v1.0.1-0.20181226105442-5d4384ee4fb2 // indirect

@@ -15,6 +15,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/metalwire/metalwire/internal/controller"
+	"github.com/metalwire/metalwire/internal/memorylimit"
 	"github.com/metalwire/metalwire/internal/version"
 )
 
@@ -41,6 +42,7 @@ func Run(ctx context.Context, o *Options, groups []controller.Group) error {
 	}
 	// controller-runtime logs through klog, so its lines and client-go's share one format.
 	ctrl.SetLogger(klog.Background())
+	memorylimit.Set().Log(ctrl.Log.WithName("manager"))
 	m, err := New(ctx, o, groups)
 	if err != nil {
 		return err

@@ -50,11 +50,17 @@ func TestDataScale(t *testing.T) {
 	}
 	// Any other manager flags, e.g. --profiler-address=localhost:6060 to profile a run.
 	extra = append(extra, strings.Fields(os.Getenv("BENCH_DATA_MANAGER_FLAGS"))...)
+	var err error
+	var describeLimit string
+	if memoryLimit, describeLimit, err = measure.ManagerMemoryLimit(); err != nil {
+		t.Fatal(err)
+	}
 	fmt.Printf("\ndata templating at scale: claims on one Metal3DataTemplate with two /16 IP pools, created by %d goroutines;\n", writers)
 	fmt.Printf("the manager is the image's: `metalwire manager %s` (IPPool, Metal3DataTemplate, Metal3DataClaim and Metal3Data at work).\n", managedGroups)
 	fmt.Println("floor: the 12 writes a machine requires (claim, Metal3Data, 2 IPClaims, 2 IPAddresses, 2 IPClaim statuses,")
 	fmt.Printf("2 Secrets, Metal3Data status, claim status) made by %d goroutines with no controller; server floor: the API\n", floorWorkers)
 	fmt.Println("server's and etcd's CPU for them over the cores. load: the machine's 1-minute load average at the end (shared machine).")
+	fmt.Printf("the manager's memory: %s; its peak resident memory is printed beside it.\n", describeLimit)
 
 	growth := map[string][]measure.Size{}
 	for _, n := range sizes {
@@ -89,6 +95,9 @@ func TestDataScale(t *testing.T) {
 		}
 	}
 }
+
+// memoryLimit is the GOMEMLIMIT every manager run gets: the Deployment's (measure.ManagerMemoryLimit).
+var memoryLimit string
 
 // runResult is one manager run.
 type runResult struct {
@@ -243,11 +252,11 @@ func onFreshServer(t *testing.T, f func(e *testenv.Env)) {
 }
 
 func printSize(n int, fl floorResult, runs []runResult) {
-	fmt.Printf("\n%6d machines %9s %10s %10s %8s %12s %12s %12s %12s %12s %12s %6s %12s %14s\n", n, "limits", "created in", "all served", "x floor",
-		"server CPU", "x floor CPU", "writes/mach", "quiet writes", "manager CPU", "manager peak", "load", "CPU ms/mach", "peak KiB/mach")
+	fmt.Printf("\n%6d machines %9s %10s %10s %8s %12s %12s %12s %12s %12s %12s %10s %6s %12s %14s\n", n, "limits", "created in", "all served", "x floor",
+		"server CPU", "x floor CPU", "writes/mach", "quiet writes", "manager CPU", "manager peak", "GOMEMLIMIT", "load", "CPU ms/mach", "peak KiB/mach")
 	if fl.took > 0 {
-		fmt.Printf("%15s %9s %10s %9.2fs %8s %11.2fs %12s %12.2f %12s %12s %12s %6s %12s %14s\n", "", "floor", "", fl.took.Seconds(), "1.00", fl.server.Seconds(), "1.00",
-			perMachine(fl.writes.Only(dataResources...).Total(), n), "-", "-", "-", fl.load, "-", "-")
+		fmt.Printf("%15s %9s %10s %9.2fs %8s %11.2fs %12s %12.2f %12s %12s %12s %10s %6s %12s %14s\n", "", "floor", "", fl.took.Seconds(), "1.00", fl.server.Seconds(), "1.00",
+			perMachine(fl.writes.Only(dataResources...).Total(), n), "-", "-", "-", "-", fl.load, "-", "-")
 	}
 	for _, r := range runs {
 		ratio, cpuRatio := "-", "-"
@@ -255,8 +264,8 @@ func printSize(n int, fl floorResult, runs []runResult) {
 			ratio = fmt.Sprintf("%.2f", r.took.Seconds()/fl.took.Seconds())
 			cpuRatio = fmt.Sprintf("%.2f", r.server.Seconds()/fl.server.Seconds())
 		}
-		fmt.Printf("%15s %9s %9.2fs %9.2fs %8s %11.2fs %12s %12.2f %12d %11.2fs %8.0f MiB %6s %12.2f %14.1f\n", "", r.limits, r.created.Seconds(), r.took.Seconds(), ratio,
-			r.server.Seconds(), cpuRatio, perMachine(r.writes.Total(), n), r.quiet.Total(), r.cpu.Seconds(), float64(r.peakRSS)/(1<<20), r.load,
+		fmt.Printf("%15s %9s %9.2fs %9.2fs %8s %11.2fs %12s %12.2f %12d %11.2fs %8.0f MiB %10s %6s %12.2f %14.1f\n", "", r.limits, r.created.Seconds(), r.took.Seconds(), ratio,
+			r.server.Seconds(), cpuRatio, perMachine(r.writes.Total(), n), r.quiet.Total(), r.cpu.Seconds(), float64(r.peakRSS)/(1<<20), measure.LimitMiB(memoryLimit), r.load,
 			1000*r.cpu.Seconds()/float64(n), float64(r.peakRSS)/1024/float64(n))
 	}
 	keys := []measure.Writes{fl.writes.Only(dataResources...)}

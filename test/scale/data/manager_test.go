@@ -29,7 +29,7 @@ const managedGroups = "--controllers=infrastructure,ipam"
 // startManager runs `metalwire manager` (cmd/metalwire built from this checkout: the image's
 // manager, built by manager.New) in a process of its own, so that its CPU and memory are
 // measured apart from the benchmark's. extra are further flags; the rest are its defaults, as
-// shipped. With profilerAddr set it serves pprof there. stop ends it (before its API server
+// shipped, and so is its soft memory limit (memoryLimit). With profilerAddr set it serves pprof there. stop ends it (before its API server
 // stops); it is also called when the test ends.
 func startManager(t *testing.T, e *testenv.Env, ns, profilerAddr string, extra []string) (cmd *exec.Cmd, stop func()) {
 	t.Helper()
@@ -43,6 +43,8 @@ func startManager(t *testing.T, e *testenv.Env, ns, profilerAddr string, extra [
 		args = append(args, "--profiler-address="+profilerAddr)
 	}
 	cmd = exec.Command(managerBinary, args...)
+	// The soft memory limit the Deployment gives the image's manager (measure.ManagerMemoryLimit).
+	cmd.Env = append(os.Environ(), "GOMEMLIMIT="+memoryLimit)
 	var logs bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &logs, &logs
 	if err := cmd.Start(); err != nil {

@@ -147,6 +147,9 @@ type result struct {
 	load, loadEnd string
 }
 
+// memoryLimit is the GOMEMLIMIT every manager run gets: the Deployment's (measure.ManagerMemoryLimit).
+var memoryLimit string
+
 // TestMachineScale associates BENCH_MACHINE_N (default 1000) Metal3Machines with as many hosts,
 // three times on fresh API servers: the floor (the contract's writes made by plain goroutines
 // from a precomputed maximum matching), then the manager with its default client limits, then
@@ -160,9 +163,15 @@ func TestMachineScale(t *testing.T) {
 		}
 		n = v
 	}
+	var err error
+	var describeLimit string
+	if memoryLimit, describeLimit, err = measure.ManagerMemoryLimit(); err != nil {
+		t.Fatal(err)
+	}
 	w := newWorkload(n)
 	fmt.Printf("\nmachine association at scale: %d Metal3Machines, %d hosts over %d racks, overlapping selectors; a maximum matching serves %d\n",
 		n, n, racks, w.maximum)
+	fmt.Printf("the manager's memory: %s; its peak resident memory is printed beside it\n", describeLimit)
 	fmt.Printf("machines created by %d goroutines; the floor makes the contract's writes (Metal3Machine finalizer, host claim, Metal3Machine metadata and spec, its status) from %d goroutines, no controller\n", writers, servers)
 
 	var results []result
@@ -172,16 +181,17 @@ func TestMachineScale(t *testing.T) {
 		results = append(results, withManager(t, e, w, n, "generous limits", []string{"--kube-api-qps=1000", "--kube-api-burst=2000"}))
 	})
 
-	fmt.Printf("\n%-16s %9s %14s %14s %9s %12s %12s %12s %13s %15s %12s %14s\n", "run", "time", "served/max", "writes/mach", "x floor", "server CPU", "manager CPU", "manager peak", "load (1 min)",
+	fmt.Printf("\n%-16s %9s %14s %14s %9s %12s %12s %12s %10s %13s %15s %12s %14s\n", "run", "time", "served/max", "writes/mach", "x floor", "server CPU", "manager CPU", "manager peak", "GOMEMLIMIT", "load (1 min)",
 		"watch KiB/mach", "CPU ms/mach", "peak KiB/mach")
 	for _, r := range results {
 		ratio := r.took.Seconds() / results[0].took.Seconds()
-		cpu, peak := "-", "-"
+		cpu, peak, limit := "-", "-", "-"
 		if r.managerPeak > 0 {
 			cpu, peak = fmt.Sprintf("%.2f", 1000*r.managerCPU.Seconds()/float64(n)), fmt.Sprintf("%.1f", float64(r.managerPeak)/1024/float64(n))
+			limit = measure.LimitMiB(memoryLimit)
 		}
-		fmt.Printf("%-16s %8.2fs %8d/%-5d %14.2f %9.2f %11.2fs %11.2fs %8.0f MiB %6s->%-6s %15.2f %12s %14s\n", r.what, r.took.Seconds(), r.served, w.maximum,
-			float64(r.writes.Total())/float64(n), ratio, r.serverCPU.Seconds(), r.managerCPU.Seconds(), float64(r.managerPeak)/(1<<20), r.load, r.loadEnd,
+		fmt.Printf("%-16s %8.2fs %8d/%-5d %14.2f %9.2f %11.2fs %11.2fs %8.0f MiB %10s %6s->%-6s %15.2f %12s %14s\n", r.what, r.took.Seconds(), r.served, w.maximum,
+			float64(r.writes.Total())/float64(n), ratio, r.serverCPU.Seconds(), r.managerCPU.Seconds(), float64(r.managerPeak)/(1<<20), limit, r.load, r.loadEnd,
 			float64(r.bytes.Total())/1024/float64(n), cpu, peak)
 	}
 	fmt.Printf("server floor (API server and etcd CPU for the floor's writes, over %d cores): %.2fs\n", runtime.NumCPU(), results[0].serverCPU.Seconds()/float64(runtime.NumCPU()))
@@ -419,6 +429,8 @@ func withManager(t *testing.T, e *testenv.Env, w workload, n int, what string, f
 		args = append(args, "--profiler-address="+profilerAddr)
 	}
 	mgr := exec.CommandContext(ctx, managerBinary, args...)
+	// The soft memory limit the Deployment gives the image's manager (measure.ManagerMemoryLimit).
+	mgr.Env = append(os.Environ(), "GOMEMLIMIT="+memoryLimit)
 	var logs bytes.Buffer
 	mgr.Stdout, mgr.Stderr = &logs, &logs
 	g.Expect(mgr.Start()).To(Succeed())
