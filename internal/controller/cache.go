@@ -2,11 +2,14 @@ package controller
 
 import (
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	toolscache "k8s.io/client-go/tools/cache"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	bmov1 "github.com/metalwire/metalwire/api/baremetal/v1alpha1"
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
 )
 
@@ -22,10 +25,103 @@ func CacheByObject() map[client.Object]cache.ByObject {
 	}
 }
 
+// lastAppliedAnnotation is kubectl apply's copy of the whole manifest last applied: on a
+// BareMetalHost or a template written with kubectl apply it is as large as the rest of the
+// object, and no controller reads it.
+const lastAppliedAnnotation = corev1.LastAppliedConfigAnnotation
+
 // CacheTransform is what the manager's cache does to every object before keeping it: it drops
-// managedFields, which no controller reads; the cache then holds about half the bytes, and
-// updates sent from cached objects are smaller (the API server keeps the managedFields a
-// request leaves out). The cache-footprint test measures what it keeps.
+// what no controller reads, so the cache holds a fraction of the bytes (the cache-footprint
+// tests measure what it keeps, kind by kind):
+//
+//   - every kind: managedFields and kubectl's last-applied-configuration annotation;
+//   - Secrets (only the labelled ones are cached, CacheByObject): every data key but networkData.
+//     A Metal3Data's Secrets are only checked to exist (and their digest annotation read); the
+//     networkData of a Metal3Data's and of a pre-provisioned host's Secret is read back (the
+//     host/switch agreement check, the pre-provisioning template's status). The rest (metaData,
+//     BMO's BMC credentials, which carry the same label) stays out of the manager's memory;
+//   - BareMetalHosts: the parts of their status no controller reads (each NIC's model and the
+//     VLANs its switch port showed at inspection, the provisioning image and ID);
+//   - Machines: status.nodeInfo and status.addresses, which Cluster API copies from the Node and
+//     from us, and which no metalwire controller reads.
+//
+// A transform must never drop what a controller writes back from a cached object: an Update
+// sends the whole object, so a field dropped here would be erased. The manager's controllers
+// update only Secrets they read from the API server (not the cache) and statuses of kinds not
+// trimmed here (an IPClaim's); everything else is written with patches computed against the
+// cached copy, which leave a field absent from both sides alone. Like every cache transform it
+// only writes when there is something to drop: the informer may pass an object it holds again.
 func CacheTransform() toolscache.TransformFunc {
-	return cache.TransformStripManagedFields()
+	return func(in any) (any, error) {
+		obj, ok := in.(metav1.Object)
+		if !ok {
+			return in, nil // a tombstone: its object was transformed when it was cached
+		}
+		if obj.GetManagedFields() != nil {
+			obj.SetManagedFields(nil)
+		}
+		if a := obj.GetAnnotations(); a != nil {
+			if _, ok := a[lastAppliedAnnotation]; ok {
+				delete(a, lastAppliedAnnotation)
+				if len(a) == 0 {
+					obj.SetAnnotations(nil)
+				}
+			}
+		}
+		switch o := in.(type) {
+		case *corev1.Secret:
+			trimSecret(o)
+		case *bmov1.BareMetalHost:
+			trimHost(o)
+		case *clusterv1.Machine:
+			trimMachine(o)
+		}
+		return in, nil
+	}
+}
+
+// trimSecret keeps only the networkData key of a cached Secret's data.
+func trimSecret(s *corev1.Secret) {
+	for k := range s.Data {
+		if k != infrav1.DataSecretNetworkDataKey {
+			delete(s.Data, k)
+		}
+	}
+	if s.Data != nil && len(s.Data) == 0 {
+		s.Data = nil
+	}
+	if s.StringData != nil { // never sent by the API server; kept out all the same
+		s.StringData = nil
+	}
+}
+
+// trimHost drops what no controller reads of a host's status: the controllers read each NIC's
+// name, MAC, IP, speed and LLDP neighbour (rendering, switch ports, the Machine's addresses),
+// the hostname, the provisioning state, the error and the operational status.
+func trimHost(h *bmov1.BareMetalHost) {
+	if hw := h.Status.HardwareDetails; hw != nil {
+		for i := range hw.NIC {
+			nic := &hw.NIC[i]
+			if nic.Model != "" {
+				nic.Model = ""
+			}
+			if nic.VLANs != nil {
+				nic.VLANs = nil
+			}
+		}
+	}
+	if p := &h.Status.Provisioning; p.Image != (bmov1.Image{}) || p.ID != "" {
+		p.Image, p.ID = bmov1.Image{}, ""
+	}
+}
+
+// trimMachine drops what no controller reads of a Machine's status. Its conditions stay (the
+// remediation controller patches OwnerRemediated against them), and so does nodeRef.
+func trimMachine(m *clusterv1.Machine) {
+	if m.Status.NodeInfo != nil {
+		m.Status.NodeInfo = nil
+	}
+	if m.Status.Addresses != nil {
+		m.Status.Addresses = nil
+	}
 }

@@ -4,35 +4,61 @@ import (
 	"os"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/yaml"
 
 	bmov1 "github.com/metalwire/metalwire/api/baremetal/v1alpha1"
+	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
 	"github.com/metalwire/metalwire/internal/scheme"
 	"github.com/metalwire/metalwire/test/scale/measure"
 )
 
-// maxCachedHostBytes bounds the heap one inspected BareMetalHost takes in the manager's cache
-// (testdata/baremetalhost-inspected.yaml: four NICs, six disks, 160 CPU flags, three
-// managedFields entries, kubectl's last-applied annotation). Measured on amd64 with Go 1.26:
-// its JSON is 10,902 bytes; decoded whole, as an informer without metalwire's types would keep
-// it, 57,792 bytes; as metalwire's type (what it does not model dropped) 7,360 bytes; after the
-// cache's transform (managedFields dropped) 4,350 bytes, the figure bounded here, with 15% room
-// for the allocator and Go versions, not for a field the cache starts keeping.
-const maxCachedHostBytes = 5000
+// The bounds on the heap one object of each kind the cache transforms takes in the manager's
+// cache, decoded and transformed as the cache does (measured on amd64 with Go 1.26; 15% room for
+// the allocator and Go versions, not for a field the cache starts keeping). At 10,000 machines
+// each byte here is 10 kB of the manager's memory (20 kB for the two Secrets).
+const (
+	// testdata/baremetalhost-inspected.yaml (four NICs, six disks, 160 CPU flags, three
+	// managedFields entries, kubectl's last-applied annotation): JSON 10,902 bytes; decoded
+	// whole (unstructured, as an informer without metalwire's types keeps it) 57,792; as
+	// metalwire's type (what it does not model dropped) 7,360; managedFields dropped (the cache
+	// until 2026-11-26) 4,350; with the last-applied annotation, the NICs' models and VLANs and
+	// the provisioning image dropped too, as now, 3,282.
+	maxCachedHostBytes = 3800
+	// testdata/secret-networkdata.yaml (1,687 bytes of networkData, 1,067 of os-net-config
+	// beside it): JSON 4,922 bytes; as the type 5,448; managedFields dropped 4,904; networkData
+	// the only key kept, as now, 3,785.
+	maxCachedNetworkDataSecretBytes = 4400
+	// testdata/secret-metadata.yaml (407 bytes of metaData): JSON 1,691 bytes; as the type 2,928;
+	// managedFields dropped 2,430; no data kept, as now, 1,614.
+	maxCachedMetaDataSecretBytes = 1900
+	// testdata/machine-running.yaml (a running Machine: nodeInfo, five addresses, nine
+	// conditions and four deprecated ones, two managedFields entries): JSON 4,686 bytes; decoded
+	// whole 23,888; as the type 6,080; managedFields dropped 5,105; nodeInfo and addresses
+	// dropped too, as now, 4,286.
+	maxCachedMachineBytes = 4950
+)
 
-// footprintCopies is how many copies of the host are decoded to measure one: enough that
-// what other goroutines allocate meanwhile is lost in the figure.
+// footprintCopies is how many copies of an object are decoded to measure one: enough that what
+// other goroutines allocate meanwhile is lost in the figure.
 const footprintCopies = 2000
 
-// A BareMetalHost with realistic hardware details, decoded as the manager's cache decodes what
-// the API server sends (metalwire's subset type: what it does not model is dropped) and
-// transformed as the cache transforms it, stays within maxCachedHostBytes: at 10,000 hosts,
-// each byte here is 10 kB of the manager's memory. The NICs, which the controllers read, are
-// still there.
-func TestCachedBareMetalHostFootprint(t *testing.T) {
-	manifest, err := os.ReadFile("testdata/baremetalhost-inspected.yaml")
+// footprint is what one object of a manifest weighs: its JSON, decoded whole (unstructured),
+// decoded into metalwire's scheme's type (newObj), and as the manager's cache keeps it (the type,
+// then CacheTransform).
+type footprint struct {
+	json, whole, typed, cached int64
+}
+
+// measureFootprint decodes the manifest at path footprintCopies times each way, each copy on its
+// own as each watch event is, and returns one copy's share, and a copy as the cache keeps it.
+func measureFootprint(t *testing.T, path string, newObj func() runtime.Object) (footprint, runtime.Object) {
+	t.Helper()
+	manifest, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,60 +68,130 @@ func TestCachedBareMetalHostFootprint(t *testing.T) {
 	}
 	decoder := serializer.NewCodecFactory(scheme.New()).UniversalDeserializer()
 	transform := CacheTransform()
-	decodeHost := func() *bmov1.BareMetalHost {
-		obj, _, err := decoder.Decode(data, nil, &bmov1.BareMetalHost{})
+	decode := func() runtime.Object {
+		obj, _, err := decoder.Decode(data, nil, newObj())
 		if err != nil {
-			t.Fatalf("decoding the host: %v", err)
+			t.Fatalf("decoding %s: %v", path, err)
 		}
-		return obj.(*bmov1.BareMetalHost)
+		return obj
 	}
-
-	var cached, typed, whole int64
-	// Each copy decoded on its own, as each watch event is: no sharing between them.
-	cached = measure.Retained(func() any {
-		hosts := make([]any, footprintCopies)
-		for i := range hosts {
-			h, err := transform(decodeHost())
-			if err != nil {
-				t.Fatal(err)
+	cached := func() runtime.Object {
+		obj, err := transform(decode())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return obj.(runtime.Object)
+	}
+	each := func(f func() any) int64 {
+		return measure.Retained(func() any {
+			objs := make([]any, footprintCopies)
+			for i := range objs {
+				objs[i] = f()
 			}
-			hosts[i] = h
+			return objs
+		}) / footprintCopies
+	}
+	fp := footprint{json: int64(len(data))}
+	fp.cached = each(func() any { return cached() })
+	fp.typed = each(func() any { return decode() })
+	fp.whole = each(func() any {
+		u := &unstructured.Unstructured{}
+		if err := u.UnmarshalJSON(data); err != nil {
+			t.Fatal(err)
 		}
-		return hosts
-	}) / footprintCopies
-	typed = measure.Retained(func() any {
-		hosts := make([]any, footprintCopies)
-		for i := range hosts {
-			hosts[i] = decodeHost()
-		}
-		return hosts
-	}) / footprintCopies
-	whole = measure.Retained(func() any {
-		hosts := make([]any, footprintCopies)
-		for i := range hosts {
-			u := &unstructured.Unstructured{}
-			if err := u.UnmarshalJSON(data); err != nil {
-				t.Fatal(err)
-			}
-			hosts[i] = u
-		}
-		return hosts
-	}) / footprintCopies
-	t.Logf("one inspected BareMetalHost: %d bytes of JSON; decoded whole (unstructured) %d bytes; as metalwire's type %d bytes; as the manager's cache keeps it (type + CacheTransform) %d bytes (bound %d)",
-		len(data), whole, typed, cached, maxCachedHostBytes)
+		return u
+	})
+	t.Logf("%s: %d bytes of JSON; decoded whole (unstructured) %d bytes; as metalwire's type %d bytes; as the manager's cache keeps it (type + CacheTransform) %d bytes",
+		path, fp.json, fp.whole, fp.typed, fp.cached)
+	return fp, cached()
+}
 
-	if cached > maxCachedHostBytes {
-		t.Errorf("an inspected BareMetalHost takes %d bytes in the manager's cache, over the bound of %d: something the cache keeps grew (a field added to api/baremetal/v1alpha1, or a transform that keeps more); keep in the cache only what controllers read, or raise the bound with the measurement that justifies it",
-			cached, maxCachedHostBytes)
+// checkBound fails when a cached object grew past its bound.
+func checkBound(t *testing.T, kind string, fp footprint, bound int64) {
+	t.Helper()
+	if fp.cached > bound {
+		t.Errorf("%s takes %d bytes in the manager's cache, over the bound of %d: something the cache keeps grew (a field added to the type, or a transform that keeps more); keep in the cache only what controllers read, or raise the bound with the measurement that justifies it",
+			kind, fp.cached, bound)
 	}
-	h := decodeHost()
-	if _, err := transform(h); err != nil {
-		t.Fatal(err)
+}
+
+// A BareMetalHost with realistic hardware details, decoded as the manager's cache decodes what
+// the API server sends (metalwire's subset type: what it does not model is dropped) and
+// transformed as the cache transforms it, stays within maxCachedHostBytes. What the controllers
+// read is still there: the NICs' names, MACs, IPs, speeds and LLDP neighbours, the hostname, the
+// provisioning state, the labels and the other annotations (templates render from them).
+func TestCachedBareMetalHostFootprint(t *testing.T) {
+	fp, obj := measureFootprint(t, "testdata/baremetalhost-inspected.yaml", func() runtime.Object { return &bmov1.BareMetalHost{} })
+	checkBound(t, "an inspected BareMetalHost", fp, maxCachedHostBytes)
+	h := obj.(*bmov1.BareMetalHost)
+	if d := h.Status.HardwareDetails; d == nil || len(d.NIC) != 4 || d.NIC[1].MAC != "b4:96:91:a7:3c:11" || d.NIC[1].Name == "" || d.Hostname == "" {
+		t.Errorf("the cached host lost its NICs or hostname, which the controllers read (networkData from host interfaces, switch ports, the Machine's addresses): %+v", d)
+	} else {
+		for _, nic := range d.NIC {
+			if nic.Model != "" || nic.VLANs != nil {
+				t.Errorf("the cached host keeps NIC %s's model %q and VLANs %v, which no controller reads", nic.Name, nic.Model, nic.VLANs)
+			}
+		}
 	}
-	if d := h.Status.HardwareDetails; d == nil || len(d.NIC) != 4 || d.NIC[1].MAC != "b4:96:91:a7:3c:11" {
-		t.Errorf("the cached host lost its NICs, which the controllers read (networkData from host interfaces, switch ports): %+v", d)
+	if h.Status.Provisioning.State == "" || h.Status.Provisioning.Image.URL != "" {
+		t.Errorf("the cached host's provisioning status is %+v: its state is read, its image is not", h.Status.Provisioning)
 	}
 	if len(h.ManagedFields) != 0 {
 		t.Errorf("the cached host keeps %d managedFields entries; the cache's transform drops them", len(h.ManagedFields))
 	}
+	if _, ok := h.Annotations[corev1.LastAppliedConfigAnnotation]; ok {
+		t.Error("the cached host keeps kubectl's last-applied-configuration annotation; the cache's transform drops it")
+	}
+	if _, ok := h.Annotations["baremetalhost.metal3.io/detached-by"]; !ok || h.Labels["rack"] != "r07" {
+		t.Errorf("the cached host lost labels or annotations a template may render from: labels %v, annotations %v", h.Labels, h.Annotations)
+	}
+}
+
+// A Metal3Data's Secrets: the cache keeps their metadata (names, owners, labels, the digest
+// annotation: enough to know they exist and whose they are) and the networkData, which the
+// host/switch agreement check and the pre-provisioning template read back; not the metaData nor
+// the os-net-config keys, which are only ever read from the API server.
+func TestCachedSecretFootprint(t *testing.T) {
+	fp, obj := measureFootprint(t, "testdata/secret-networkdata.yaml", func() runtime.Object { return &corev1.Secret{} })
+	checkBound(t, "a networkData Secret", fp, maxCachedNetworkDataSecretBytes)
+	s := obj.(*corev1.Secret)
+	if len(s.Data) != 1 || len(s.Data[infrav1.DataSecretNetworkDataKey]) == 0 {
+		t.Errorf("the cached networkData Secret keeps data keys %v; want networkData only, which controllers read", keys(s.Data))
+	}
+	if s.Annotations["metal3data.metalwire.io/rendered-sha256"] == "" || len(s.OwnerReferences) != 1 || s.Labels[infrav1.BMOEnvironmentLabel] == "" {
+		t.Errorf("the cached Secret lost the metadata controllers read (digest annotation, owner, labels): %+v", s.ObjectMeta)
+	}
+
+	fp, obj = measureFootprint(t, "testdata/secret-metadata.yaml", func() runtime.Object { return &corev1.Secret{} })
+	checkBound(t, "a metaData Secret", fp, maxCachedMetaDataSecretBytes)
+	if s := obj.(*corev1.Secret); s.Data != nil || s.Annotations["metal3data.metalwire.io/rendered-sha256"] == "" || len(s.OwnerReferences) != 1 {
+		t.Errorf("the cached metaData Secret keeps data keys %v (none is read from the cache) or lost its digest annotation or owner: %+v", keys(s.Data), s.ObjectMeta)
+	}
+}
+
+// A running Machine: the cache keeps what the controllers read (spec, labels, annotations,
+// owners, nodeRef) and its conditions, which the remediation controller patches against; not the
+// Node's system info and addresses Cluster API copies into its status.
+func TestCachedMachineFootprint(t *testing.T) {
+	fp, obj := measureFootprint(t, "testdata/machine-running.yaml", func() runtime.Object { return &clusterv1.Machine{} })
+	checkBound(t, "a running Machine", fp, maxCachedMachineBytes)
+	m := obj.(*clusterv1.Machine)
+	if m.Status.NodeInfo != nil || m.Status.Addresses != nil {
+		t.Errorf("the cached Machine keeps status.nodeInfo %v and addresses %v, which no controller reads", m.Status.NodeInfo, m.Status.Addresses)
+	}
+	//nolint:staticcheck // the deprecated v1beta1 conditions are still written (remediation), so still cached
+	if m.Status.NodeRef.Name == "" || len(m.Status.Conditions) != 9 || m.Status.Deprecated == nil || m.Status.Deprecated.V1Beta1 == nil || len(m.Status.Deprecated.V1Beta1.Conditions) != 4 {
+		t.Errorf("the cached Machine lost its nodeRef or conditions (read, and patched against by the remediation controller): %+v", m.Status)
+	}
+	if m.Spec.ClusterName == "" || m.Spec.Bootstrap.DataSecretName == nil || m.Spec.InfrastructureRef.Name == "" || m.Spec.FailureDomain == "" {
+		t.Errorf("the cached Machine lost spec fields controllers read: %+v", m.Spec)
+	}
+}
+
+func keys(m map[string][]byte) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
 }
