@@ -107,9 +107,9 @@ func (r nvueRule) lines(list string, id int) []string {
 	return append(out, p+"action "+r.action)
 }
 
-// cumulusUnbind are the lines that unbind (and, with drop, delete) a host list's NVUE lists:
-// NVUE's unset of what is not there changes nothing, so all three are named.
-func cumulusUnbind(name, iface string, drop bool) []string {
+// cumulusUnbind are the lines that unbind a host list's NVUE lists from iface (none when "")
+// and delete them: NVUE's unset of what is not there changes nothing, so all three are named.
+func cumulusUnbind(name, iface string) []string {
 	var lines []string
 	for _, l := range nvueLists {
 		if iface != "" {
@@ -117,9 +117,7 @@ func cumulusUnbind(name, iface string, drop bool) []string {
 		}
 	}
 	for _, l := range nvueLists {
-		if drop {
-			lines = append(lines, "nv unset acl "+name+l.suffix)
-		}
+		lines = append(lines, "nv unset acl "+name+l.suffix)
 	}
 	return lines
 }
@@ -136,7 +134,7 @@ func renderCumulusACL(have fabric.State, i int, c fabric.Change) ([]string, erro
 	a := c.ACL
 	cur, exists := have.ACLs[a.Name]
 	if c.Op == fabric.OpRemoveACL {
-		return cumulusUnbind(a.Name, cur.Port, true), nil
+		return cumulusUnbind(a.Name, cur.Port), nil
 	}
 	if err := checkACL("cumulus", i, c); err != nil {
 		return nil, err
@@ -146,7 +144,7 @@ func renderCumulusACL(have fabric.State, i int, c fabric.Change) ([]string, erro
 	}
 	var lines []string
 	if exists {
-		lines = cumulusUnbind(a.Name, cur.Port, true)
+		lines = cumulusUnbind(a.Name, cur.Port)
 	}
 	var binds []string
 	for _, l := range nvueLists {
@@ -261,8 +259,9 @@ func cumulusACLs(names []string, acls map[string]nvueACL, binds map[string]map[s
 			}
 		}
 		if !ok {
-			out[name] = fabric.ACL{Name: name, Rules: []fabric.ACLRule{{Direction: "drifted"}}}
-			continue
+			// Still where it is bound, so that rewriting it unbinds it there.
+			a = fabric.ACL{Name: name, Rules: []fabric.ACLRule{{Direction: "drifted"}}}
+			want = nil
 		}
 		a.Port, a.Members = cumulusBoundTo(name, want, binds, lags)
 		out[name] = a
@@ -292,7 +291,7 @@ func cumulusRule(n nvueRule, l nvueList) (fabric.ACLRule, bool) {
 }
 
 // cumulusBoundTo is the interface whose acl bindings are exactly want ("LIST way") among the
-// host list's: the port, or the bond (and its members).
+// host list's (want nil: any of them): the port, or the bond (and its members).
 func cumulusBoundTo(name string, want []string, binds map[string]map[string]map[string]json.RawMessage, lags map[string]fabric.LAG) (string, []string) {
 	for iface, b := range binds {
 		var got []string
@@ -305,7 +304,7 @@ func cumulusBoundTo(name string, want []string, binds map[string]map[string]map[
 			}
 		}
 		slices.Sort(got)
-		if !slices.Equal(got, slices.Sorted(slices.Values(want))) {
+		if len(got) == 0 || (want != nil && !slices.Equal(got, slices.Sorted(slices.Values(want)))) {
 			continue
 		}
 		if l, isLAG := lags[iface]; isLAG {

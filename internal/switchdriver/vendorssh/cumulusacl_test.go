@@ -2,10 +2,13 @@ package vendorssh_test
 
 import (
 	"errors"
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
 	"testing"
+
+	"golang.org/x/crypto/ssh"
 
 	"github.com/metalwire/metalwire/internal/switchdriver/sshcli"
 	"github.com/metalwire/metalwire/internal/switchdriver/vendortest"
@@ -166,5 +169,65 @@ func TestCumulusACLEndToEnd(t *testing.T) {
 		if got, _ := srv.Config.Port(p); len(got.AccessGroups) != 0 {
 			t.Errorf("port %s still binds %q", p, got.AccessGroups)
 		}
+	}
+}
+
+// nvExec runs one command on the emulated NVUE switch over an exec channel: its output, and
+// whether it exited 0.
+func nvExec(t *testing.T, srv *vendortest.Server, cmd string) (string, bool) {
+	t.Helper()
+	c, err := ssh.Dial("tcp", fmt.Sprintf("%s:%d", srv.Host, srv.Port), &ssh.ClientConfig{User: srv.User,
+		Auth: []ssh.AuthMethod{ssh.Password(srv.Password)}, HostKeyCallback: ssh.InsecureIgnoreHostKey()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = c.Close() }()
+	sess, err := c.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := sess.CombinedOutput(cmd)
+	return string(out), err == nil
+}
+
+// The emulated NVUE applies what Spectrum takes and refuses, at "nv config apply", the lists
+// the fit keeps away from it (an IPv6 list outbound, a port range outbound, a rule without
+// action, a binding of a list that does not exist), so a driver that sent one would fail here
+// as on a switch.
+func TestCumulusACLCheckedAtApply(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		lines []string
+		want  string
+	}{
+		{[]string{"nv set acl x type ipv6", "nv set acl x rule 10 action deny", "nv set interface swp1 acl x outbound"},
+			"ipv6 acls are not supported in the outbound direction"},
+		{[]string{"nv set acl x type ipv4", "nv set acl x rule 10 match ip protocol udp", "nv set acl x rule 10 match ip udp dest-port 1000:2000",
+			"nv set acl x rule 10 action deny", "nv set interface swp1 acl x outbound"}, "port ranges are not supported in the outbound direction"},
+		{[]string{"nv set acl x type ipv4", "nv set acl x rule 10 match ip protocol tcp"}, "acl x rule 10: action is required"},
+		{[]string{"nv set acl x type ipv4", "nv set acl x rule 10 match ip dest-ip 2001:db8::/32", "nv set acl x rule 10 action deny"},
+			"does not match the acl type"},
+		{[]string{"nv set interface swp1 acl y inbound"}, "acl y does not exist"},
+		// What the driver writes: taken.
+		{[]string{"nv set acl x type ipv4", "nv set acl x rule 10 match ip protocol udp", "nv set acl x rule 10 match ip udp dest-port 1000:2000",
+			"nv set acl x rule 10 action deny", "nv set interface swp1 acl x inbound"}, ""},
+	} {
+		srv := vendortest.Start(t, "cumulus", "swp1")
+		for _, l := range c.lines {
+			if out, ok := nvExec(t, srv, l); !ok {
+				t.Fatalf("%s: %s", l, out)
+			}
+		}
+		out, ok := nvExec(t, srv, "nv config apply -y")
+		if ok != (c.want == "") || !strings.Contains(out, c.want) {
+			t.Errorf("%q then apply: %q (ok %v), want %q", c.lines, out, ok, c.want)
+		}
+		if _, bound := srv.Config.ACL("x"); bound != (c.want == "") {
+			t.Errorf("%q: applied %v, want %v", c.lines, bound, c.want == "")
+		}
+	}
+	srv := vendortest.Start(t, "cumulus", "swp1")
+	if out, ok := nvExec(t, srv, "nv set acl x rule 10 match ip tcp dest-port 0"); ok || !strings.Contains(out, "is not a valid port") {
+		t.Errorf("port 0: %q (ok %v), want refused", out, ok)
 	}
 }
