@@ -428,9 +428,6 @@ var OSesWithoutACLs = map[string]string{
 	"sonic": "SONiC's config CLI makes ACL tables but no rules (rules go in by acl-loader, which adds its own deny to ingress tables and silently skips actions the ASIC lacks, " +
 		"or by raw CONFIG_DB writes), and whether the ASIC took a table or rule (egress and IPv6 tables vary by platform) shows in STATE_DB only, " +
 		"so a read-back could report a list in force that is not; not rendered",
-	"cumulus": "NVUE access lists cannot keep the model on Spectrum switches: IPv6 rules are matched in the ingress table only, " +
-		"so an outbound IPv6 list (an egress rule, or a deny default) would filter the IPv6 traffic to every port, not just the host's; " +
-		"port ranges are taken on ingress rules only; and a rule that matches everything and accepts is ignored",
 	"equinix-metal": "Equinix Metal's API has no per-port access list; filter on the hosts instead",
 }
 
@@ -444,6 +441,7 @@ var OSesWithoutTrunkACLs = map[string]string{
 	"dellos10":   "an OS10 port access list applies to every VLAN the port carries; IP access lists cannot match a VLAN",
 	"nxos":       "an NX-OS port access list filters every VLAN of the trunk it is bound to",
 	"openconfig": "an OpenConfig interface's ingress and egress acl-sets apply to every VLAN the port carries",
+	"cumulus":    "an NVUE interface's inbound and outbound access lists apply to every VLAN the interface carries",
 	"junos": "a Junos port takes one ethernet-switching filter each way (filter input, filter output) for every VLAN it carries, " +
 		"so the lists of the trunk networks sharing a port cannot each be bound",
 }

@@ -44,6 +44,20 @@ func TestACLFits(t *testing.T) {
 		{"nxos", ACL{Rules: []ACLRule{in, out}}, "acl[1] is an egress rule, but networkOS nxos filters ingress only"},
 		{"nxos", ACL{Rules: []ACLRule{in}, DefaultDeny: true}, "aclDefault deny would also close egress"},
 		{"nxos", ACL{Rules: []ACLRule{in}, VLAN: 7}, "networkOS nxos cannot scope"},
+		// Cumulus: ingress rules of any kind, egress rules with an IPv4 remote and one port, the
+		// default allow, no allow-all rule.
+		{"cumulus", ACL{Rules: []ACLRule{in,
+			{Direction: DirectionIngress, Protocol: "tcp:1000-2000", Action: ActionDeny, Remote: "2001:db8::/32"},
+			{Direction: DirectionIngress, Protocol: "all", Action: ActionDeny},
+			{Direction: DirectionEgress, Protocol: "tcp:443", Action: ActionDeny, Remote: "10.0.0.0/8"},
+			{Direction: DirectionEgress, Protocol: "all", Action: ActionAllow, Remote: "192.168.0.0/16"}}}, ""},
+		{"cumulus", ACL{Rules: []ACLRule{in, out}}, "acl[1] allows all traffic, but networkOS cumulus would ignore it"},
+		{"cumulus", ACL{Rules: []ACLRule{{Direction: DirectionIngress, Protocol: "all", Action: ActionAllow, Remote: "::/0"}}}, "acl[0] allows all traffic"},
+		{"cumulus", ACL{Rules: []ACLRule{{Direction: DirectionEgress, Protocol: "ssh", Action: ActionDeny}}}, "acl[0] is an egress rule without an IPv4 remote"},
+		{"cumulus", ACL{Rules: []ACLRule{{Direction: DirectionEgress, Protocol: "ssh", Action: ActionDeny, Remote: "2001:db8::/32"}}}, "give it an IPv4 remote"},
+		{"cumulus", ACL{Rules: []ACLRule{{Direction: DirectionEgress, Protocol: "udp:53-54", Action: ActionDeny, Remote: "10.0.0.0/8"}}}, "acl[0] is an egress rule on ports 53-54, but networkOS cumulus takes port ranges on ingress rules only"},
+		{"cumulus", ACL{Rules: []ACLRule{in}, DefaultDeny: true}, "aclDefault deny would close IPv6 egress too"},
+		{"cumulus", ACL{Rules: []ACLRule{in}, VLAN: 7}, "networkOS cumulus cannot scope"},
 	} {
 		err := ACLFits(c.os, c.acl)
 		if (c.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), c.want)) {

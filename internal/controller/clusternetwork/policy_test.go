@@ -14,13 +14,15 @@ import (
 // A network with an acl, or with portStatus down, on a switch whose driver can do neither
 // (Equinix Metal's API has no per-port list and cannot shut a port), or with an acl on a trunk of
 // a switch whose lists cannot match one VLAN (EOS), or with an egress rule or a deny default on a
-// switch whose lists filter ingress only (NX-OS), is refused before anything is configured: PortPoliciesValid names the host, the network, the switch, its OS and what to
+// switch whose lists filter ingress only (NX-OS), or with an egress rule NVUE cannot scope to
+// the port (Cumulus: no IPv4 remote), is refused before anything is configured: PortPoliciesValid names the host, the network, the switch, its OS and what to
 // do, and the host is not offered. Taking the policy away offers the host again.
 func TestPortPoliciesASwitchCannotApplyAreRefused(t *testing.T) {
 	metal := netv1.Switch{Name: "metal", Address: "http://127.0.0.1:1", NetworkOS: netv1.NetworkOSEquinixMetal,
 		EquinixMetal: &netv1.EquinixMetalProject{ProjectID: "6b0a7e9e-3c1a-4d6b-9f55-2f1b9c8e7a10", Metro: "da"}}
 	eos := netv1.Switch{Name: "metal", Address: "127.0.0.1", Port: 1, NetworkOS: netv1.NetworkOSEOS}
 	nxos := netv1.Switch{Name: "metal", Address: "127.0.0.1", Port: 1, NetworkOS: netv1.NetworkOSNXOS}
+	cumulus := netv1.Switch{Name: "metal", Address: "127.0.0.1", Port: 1, NetworkOS: netv1.NetworkOSCumulus}
 	denySSH := []netv1.ACLRule{{Direction: netv1.ACLIngress, Protocol: "ssh", Action: netv1.ACLDeny}}
 	egress := []netv1.ACLRule{{Direction: netv1.ACLEgress, Protocol: "http", Action: netv1.ACLAllow}}
 	for _, c := range []struct {
@@ -39,6 +41,8 @@ func TestPortPoliciesASwitchCannotApplyAreRefused(t *testing.T) {
 			"host h1: network control has an acl, but its card 0 is on switch metal: acl[0] is an egress rule, but networkOS nxos filters ingress only"},
 		{"deny default on a switch that filters ingress only", nxos, func(n *netv1.Network) { n.ACL, n.ACLDefault = denySSH, netv1.ACLDeny },
 			"host h1: network control has an acl, but its card 0 is on switch metal: aclDefault deny would also close egress, but networkOS nxos filters ingress only"},
+		{"egress rule without an IPv4 remote on NVUE", cumulus, func(n *netv1.Network) { n.ACL = egress },
+			"host h1: network control has an acl, but its card 0 is on switch metal: acl[0] is an egress rule without an IPv4 remote, but networkOS cumulus filters only IPv4 outbound on a port"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			g := NewWithT(t)

@@ -23,6 +23,7 @@ const DefaultCumulusBridge = "br_default"
 func Cumulus() sshcli.CommandSet {
 	return sshcli.CommandSet{
 		NetworkOS: "cumulus",
+		ACLs:      true,
 		PortState: true,
 		Mode:      sshcli.ModeExec,
 		Save:      []string{"nv config apply -y", "nv config save"},
@@ -67,7 +68,7 @@ func cumulusBridge(ep fabric.Endpoint) string {
 // line ("vlan 1001-1003,1005"), and the ports of consecutive port changes that get the same
 // lines in one interface list ("interface swp1-4,swp7").
 //
-// Bonds: see renderCumulusLAG.
+// Bonds: see renderCumulusLAG; access lists: renderCumulusACL.
 func renderCumulus(ep fabric.Endpoint, have fabric.State, batch fabric.Batch) ([]string, error) {
 	br := cumulusBridge(ep)
 	// A port's body is its lines after "nv set interface P ".
@@ -92,6 +93,13 @@ func renderCumulus(ep fabric.Endpoint, have fabric.State, batch fabric.Batch) ([
 				return nil, err
 			}
 			it.body = []string{fmt.Sprintf("%saccess %d", dom, idle), linkState(false)}
+		case fabric.OpEnsureACL, fabric.OpRemoveACL:
+			lines, err := renderCumulusACL(have, i, c)
+			if err != nil {
+				return nil, err
+			}
+			items = append(items, batchItem{op: c.Op, lines: lines})
+			continue
 		case fabric.OpEnsureLAG, fabric.OpRemoveLAG:
 			lines, err := renderCumulusLAG(ep, have, i, c)
 			if err != nil {
@@ -149,7 +157,9 @@ func parseCumulus(ep fabric.Endpoint, names []string, outs []string) (fabric.Sta
 				Link        struct {
 					State nvueState `json:"state"`
 				} `json:"link"`
+				ACL map[string]map[string]json.RawMessage `json:"acl"`
 			} `json:"interface"`
+			ACL map[string]nvueACL `json:"acl"`
 		} `json:"set"`
 	}
 	if err := json.Unmarshal([]byte(outs[0]), &doc); err != nil {
@@ -208,6 +218,13 @@ func parseCumulus(ep fabric.Endpoint, names []string, outs []string) (fabric.Sta
 			st.LAGs[name] = l
 		}
 		st.Ports = wantPorts(all, names)
+		binds := map[string]map[string]map[string]json.RawMessage{}
+		for name, iface := range item.Set.Interface {
+			if len(iface.ACL) > 0 {
+				binds[name] = iface.ACL
+			}
+		}
+		st.ACLs = cumulusACLs(names, item.Set.ACL, binds, st.LAGs)
 	}
 	return st, nil
 }

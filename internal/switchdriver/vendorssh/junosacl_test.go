@@ -15,7 +15,9 @@ import (
 // aclCovered says whether an end-to-end test covers networkOS os's access lists: the lists of
 // TestACLEndToEnd, Junos' filters (TestJunosACLEndToEnd) or NX-OS' ingress lists
 // (TestNXOSACLEndToEnd).
-func aclCovered(os string) bool { return slices.Contains(aclOSes, os) || os == "junos" || os == "nxos" }
+func aclCovered(os string) bool {
+	return slices.Contains(aclOSes, os) || os == "junos" || os == "nxos" || os == "cumulus"
+}
 
 // junosHostFilters are hostACL's two filters as the switch keeps them: its statements after
 // "filter NAME", in order.

@@ -225,6 +225,9 @@ func cumulusRun(s *Server, f []string) (string, int) {
 		return "", 0
 	case "nv config apply -y":
 		if p := s.takeStaged(); p != nil {
+			if msg := cumulusACLApply(p); msg != "" {
+				return fail("%s", msg)
+			}
 			s.Config.replace(p)
 		}
 		return "applied [rev_id: 2]\n", 0
@@ -253,6 +256,10 @@ func cumulusRun(s *Server, f []string) (string, int) {
 				}
 			}
 		})
+	case len(a) >= 2 && a[0] == "acl":
+		out = cumulusACL(pending, set, a, cmd)
+	case len(a) >= 4 && a[0] == "interface" && a[2] == "acl":
+		out = cumulusACLBinding(pending, set, a, cmd)
 	case len(a) >= 4 && a[0] == "interface" && a[2] == "link" && a[3] == "state":
 		out = cumulusLinkState(pending, set, a, cmd)
 	case len(a) >= 2 && a[0] == "interface" && (len(a) == 2 || a[2] == "bond" || a[2] == "description"):
@@ -350,12 +357,14 @@ func cumulusShow(cfg *Config) string {
 		}
 		ifaces[n] = iface
 	}
+	set := map[string]any{
+		"bridge":    map[string]any{"domain": map[string]any{"br_default": map[string]any{"vlan": vlans}}},
+		"interface": ifaces,
+	}
+	cumulusACLShow(cfg, set, ifaces)
 	doc := []any{
 		map[string]any{"header": map[string]any{"model": "VX", "nvue-api-version": "nvue_v1", "rev-id": "1.0", "version": "Cumulus Linux 5.9.0"}},
-		map[string]any{"set": map[string]any{
-			"bridge":    map[string]any{"domain": map[string]any{"br_default": map[string]any{"vlan": vlans}}},
-			"interface": ifaces,
-		}},
+		map[string]any{"set": set},
 	}
 	b, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {
