@@ -218,8 +218,7 @@ func (e aclEntry) text() string {
 // order and the default. ok is false when the lists do not hold what metalwire writes.
 func aclFromRemarks(name string, lists map[string][]string) (fabric.ACL, bool) {
 	a := fabric.ACL{Name: name}
-	rules := map[int]fabric.ACLRule{}
-	defaults := map[string]bool{}
+	book := newRuleBook()
 	for _, l := range aclLists {
 		lines, ok := lists[l.suffix]
 		if !ok {
@@ -234,7 +233,7 @@ func aclFromRemarks(name string, lists map[string][]string) (fabric.ACL, bool) {
 			case f[0] == "macs" && len(f) == 2:
 				a.HostMACs = strings.Split(f[1], ",")
 			case f[0] == "default" && len(f) == 2:
-				defaults[f[1]] = true
+				book.defaults[f[1]] = true
 			case f[0] == "rule" && (len(f) == 4 || len(f) == 5):
 				n, err := strconv.Atoi(f[1])
 				if err != nil || n < 1 {
@@ -244,23 +243,48 @@ func aclFromRemarks(name string, lists map[string][]string) (fabric.ACL, bool) {
 				if len(f) == 5 {
 					r.Remote = f[4]
 				}
-				if prev, seen := rules[n]; seen && prev != r {
+				if !book.add(n, r) {
 					return a, false
 				}
-				rules[n] = r
 			}
 		}
 	}
-	if len(defaults) != 1 {
-		return a, false
+	return a, book.fill(&a, fabric.ActionDeny)
+}
+
+// ruleBook gathers a list's rules by number, and the defaults its lists end with, as a driver
+// reads them back from the switch (a rule may show in several of the lists it renders to).
+type ruleBook struct {
+	rules    map[int]fabric.ACLRule
+	defaults map[string]bool
+}
+
+func newRuleBook() *ruleBook {
+	return &ruleBook{rules: map[int]fabric.ACLRule{}, defaults: map[string]bool{}}
+}
+
+// add records rule n (from 1); false when another rule was read under that number.
+func (b *ruleBook) add(n int, r fabric.ACLRule) bool {
+	if prev, seen := b.rules[n]; seen && !fabric.SameRule(prev, r) {
+		return false
 	}
-	a.DefaultDeny = defaults[fabric.ActionDeny]
-	for n := 1; n <= len(rules); n++ {
-		r, ok := rules[n]
+	b.rules[n] = r
+	return true
+}
+
+// fill gives a its rules in order and its default, deny being the switch's word for a deny
+// default: false when the lists end with different defaults or a rule's number is missing.
+func (b *ruleBook) fill(a *fabric.ACL, deny string) bool {
+	if len(b.defaults) != 1 {
+		return false
+	}
+	a.DefaultDeny = b.defaults[deny]
+	for n := 1; n <= len(b.rules); n++ {
+		r, ok := b.rules[n]
 		if !ok {
-			return a, false
+			return false
 		}
 		a.Rules = append(a.Rules, r)
 	}
-	return a, true
+	return true
 }

@@ -358,8 +358,7 @@ func junosACLs(names []string, filters map[string][]junosTerm, binds map[string]
 // metalwire writes.
 func junosACLOfFilters(name string, filters map[string][]junosTerm) (fabric.ACL, bool) {
 	a := fabric.ACL{Name: name}
-	rules := map[int]fabric.ACLRule{}
-	defaults := map[string]bool{}
+	book := newRuleBook()
 	for _, d := range junosFilterDirs {
 		terms, ok := filters[name+d.suffix]
 		if !ok {
@@ -367,7 +366,7 @@ func junosACLOfFilters(name string, filters map[string][]junosTerm) (fabric.ACL,
 		}
 		for _, t := range terms {
 			if t.name == "default" {
-				defaults[t.then] = true
+				book.defaults[t.then] = true
 				continue
 			}
 			n, r, ok := junosTermRule(d.dir, t)
@@ -376,22 +375,13 @@ func junosACLOfFilters(name string, filters map[string][]junosTerm) (fabric.ACL,
 			}
 			// The IPv4 and IPv6 terms of a rule without a remote read as the same rule; of one
 			// with a remote, only one term exists.
-			if prev, seen := rules[n]; seen && !fabric.SameRule(prev, r) {
+			if !book.add(n, r) {
 				return a, false
 			}
-			rules[n] = r
 		}
 	}
-	if len(defaults) != 1 {
+	if !book.fill(&a, "discard") {
 		return a, false
-	}
-	a.DefaultDeny = defaults["discard"]
-	for n := 1; n <= len(rules); n++ {
-		r, ok := rules[n]
-		if !ok {
-			return a, false
-		}
-		a.Rules = append(a.Rules, r)
 	}
 	for _, d := range junosFilterDirs {
 		var want, got []string
