@@ -1,6 +1,8 @@
 package v1alpha1
 
 import (
+	"slices"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -462,6 +464,29 @@ func (d *NetworkDevice) SwitchNamed(name string) *Switch {
 		}
 	}
 	return nil
+}
+
+// SONiCMCLAGOf is the pair switch sw is in when that pair declares SONiC MCLAG (mlagPairs[].sonic),
+// with sw's entry and its peer's; nil, nil, nil when it is in no such pair.
+func (d *NetworkDevice) SONiCMCLAGOf(sw string) (pair *MLAGPair, self, peer *SONiCMCLAGSwitch) {
+	for i := range d.Spec.MLAGPairs {
+		p := &d.Spec.MLAGPairs[i]
+		if !slices.Contains(p.Switches, sw) {
+			continue
+		}
+		for j := range p.SONiC {
+			if p.SONiC[j].Switch == sw {
+				self = &p.SONiC[j]
+			} else {
+				peer = &p.SONiC[j]
+			}
+		}
+		if self != nil && peer != nil {
+			return p, self, peer
+		}
+		return nil, nil, nil
+	}
+	return nil, nil, nil
 }
 
 func init() {
