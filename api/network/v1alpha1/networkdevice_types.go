@@ -467,7 +467,7 @@ func (d *NetworkDevice) SwitchNamed(name string) *Switch {
 }
 
 // SONiCMCLAGOf is the pair switch sw is in when that pair declares SONiC MCLAG (mlagPairs[].sonic),
-// with sw's entry and its peer's; nil, nil, nil when it is in no such pair.
+// with sw's entry and its peer's; all three nil when it is in no such pair.
 func (d *NetworkDevice) SONiCMCLAGOf(sw string) (pair *MLAGPair, self, peer *SONiCMCLAGSwitch) {
 	for i := range d.Spec.MLAGPairs {
 		p := &d.Spec.MLAGPairs[i]
