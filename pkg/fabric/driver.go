@@ -229,6 +229,9 @@ type Endpoint struct {
 	// its prefix defaulted per OS); nil when none was declared. The drivers that number bonds
 	// from it (sonic, openconfig) refuse a bond without it.
 	Aggregates *Aggregates
+	// MCLAG is the switch's side of its pair's SONiC MCLAG domain (mlagPairs[].sonic); nil when
+	// the switch is in no pair that declares one. The sonic driver refuses an MLAG half without it.
+	MCLAG *MCLAGDomain
 	// IdleVLAN is the VLAN a reset port goes back to; a driver whose idle state is no VLAN at
 	// all (equinix-metal: layer3) reports an idle port in it so the read-back matches a reset.
 	IdleVLAN int

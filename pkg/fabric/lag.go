@@ -48,10 +48,31 @@ type LAGPlan struct {
 }
 
 // OSesWithMLAG are the switch operating systems (NetworkDevice networkOS) whose drivers configure
-// a multi-chassis LAG, by the name their vendor gives it. Open vSwitch has none; SONiC's MCLAG
-// (its members carry no label a read-back could tell the pair and peer by), Dell OS10's VLT and
-// Junos' MC-LAG are not rendered (see docs/vendor-switches.md).
-var OSesWithMLAG = map[string]string{"eos": "MLAG", "nxos": "vPC", "cumulus": "CLAG"}
+// a multi-chassis LAG, by the name their vendor gives it. Open vSwitch has none; Dell OS10's VLT
+// and Junos' MC-LAG are not rendered (see docs/vendor-switches.md). SONiC's MCLAG needs the
+// pair's mlagPairs[].sonic (Endpoint.MCLAG).
+var OSesWithMLAG = map[string]string{"eos": "MLAG", "nxos": "vPC", "cumulus": "CLAG", "sonic": "MCLAG"}
+
+// MCLAGDomain is a switch's side of its pair's SONiC MCLAG domain, from the NetworkDevice's
+// mlagPairs[] and its sonic entries: what `config mclag add DOMAIN SOURCE PEER PEERLINK` is
+// given. SONiC keeps one domain per switch and labels neither it nor its members, so the domain
+// is metalwire's only when the pair declares it, and a member only when its port-channel is in
+// the switch's aggregates range.
+type MCLAGDomain struct {
+	// Pair is the mlagPairs[].name, Domain its domain, Peer the pair's other switch.
+	Pair   string
+	Domain int
+	Peer   string
+	// SourceAddress is this switch's sonic[].sourceAddress, PeerAddress the peer's.
+	SourceAddress, PeerAddress string
+	// PeerLink is this switch's sonic[].peerLink.
+	PeerLink string
+}
+
+// MLAG is the MLAG half a member of this domain is on its switch.
+func (d *MCLAGDomain) MLAG() *MLAG {
+	return &MLAG{Pair: d.Pair, Domain: d.Domain, Peer: d.Peer}
+}
 
 // OSesWithoutBonds are the switch operating systems whose drivers make no bond at all, and why: a
 // bonded network on them is refused before anything is configured, and the host is not offered.
@@ -93,7 +114,7 @@ func PlanLAG(host, network string, cards []BondCard, pairs []MLAGPair, osOf func
 		}
 	}
 	if pair == nil {
-		return plan, fmt.Errorf("host %s: network %s bonds cards on switches %s and %s, which are not an MLAG pair: declare them in the NetworkDevice's spec.mlagPairs (switch OSes with multi-chassis LAG: eos, nxos, cumulus) or cable the bonded cards to one switch",
+		return plan, fmt.Errorf("host %s: network %s bonds cards on switches %s and %s, which are not an MLAG pair: declare them in the NetworkDevice's spec.mlagPairs (switch OSes with multi-chassis LAG: eos, nxos, cumulus, sonic) or cable the bonded cards to one switch",
 			host, network, switches[0], switches[1])
 	}
 	for _, sw := range switches {

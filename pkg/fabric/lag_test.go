@@ -25,7 +25,7 @@ func TestLAGName(t *testing.T) {
 
 func TestPlanLAG(t *testing.T) {
 	pairs := []MLAGPair{{Name: "p1", Switches: [2]string{"tor1", "tor2"}, Domain: 10}}
-	oses := map[string]string{"tor1": "eos", "tor2": "eos", "ovs1": "openvswitch", "ovs2": "openvswitch", "tor3": "eos"}
+	oses := map[string]string{"tor1": "eos", "tor2": "eos", "ovs1": "openvswitch", "ovs2": "openvswitch", "tor3": "eos", "leaf1": "sonic", "leaf2": "sonic"}
 	osOf := func(sw string) string { return oses[sw] }
 	tests := []struct {
 		name     string
@@ -36,6 +36,8 @@ func TestPlanLAG(t *testing.T) {
 	}{
 		{name: "two cards on one switch: a LAG there", cards: []BondCard{{"ovs1", "eth1"}, {"ovs1", "eth2"}}},
 		{name: "two cards on a declared pair: an MLAG", cards: []BondCard{{"tor2", "Ethernet1"}, {"tor1", "Ethernet1"}}, pairs: pairs, wantPair: "p1"},
+		{name: "two cards on a SONiC pair: an MCLAG", cards: []BondCard{{"leaf1", "Ethernet0"}, {"leaf2", "Ethernet0"}},
+			pairs: []MLAGPair{{Name: "leaves", Switches: [2]string{"leaf1", "leaf2"}, Domain: 10}}, wantPair: "leaves"},
 		{name: "two switches not declared a pair", cards: []BondCard{{"ovs1", "eth1"}, {"ovs2", "eth1"}}, pairs: pairs,
 			wantErr: "host bm0: network control bonds cards on switches ovs1 and ovs2, which are not an MLAG pair: declare them in the NetworkDevice's spec.mlagPairs"},
 		{name: "a pair of switches without multi-chassis LAG",

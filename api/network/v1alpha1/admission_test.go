@@ -28,6 +28,8 @@ func object(t *testing.T, kind, spec string) *unstructured.Unstructured {
 
 func TestAdmission(t *testing.T) {
 	sw := "{name: s1, address: 10.0.0.1, networkOS: openvswitch}"
+	sonicPair := "{name: l1, address: 10.0.0.1, networkOS: sonic}, {name: l2, address: 10.0.0.2, networkOS: sonic}"
+	sonicSides := "{switch: l1, sourceAddress: 192.168.255.1, peerLink: PortChannel1}, {switch: l2, sourceAddress: 192.168.255.2, peerLink: PortChannel1}"
 	cases := []struct{ name, kind, spec, want string }{
 		{"a valid NetworkDevice", "NetworkDevice", "switches: [" + sw + "]", ""},
 		{"a switch named twice", "NetworkDevice", "switches: [" + sw + ", " + sw + "]",
@@ -63,6 +65,17 @@ func TestAdmission(t *testing.T) {
 			"spec.mlagPairs[0].domain: Required value"},
 		{"two MLAG pairs of one name", "NetworkDevice", "{switches: [" + sw + ", {name: s2, address: 10.0.0.2, networkOS: eos}, {name: s3, address: 10.0.0.3, networkOS: eos}, {name: s4, address: 10.0.0.4, networkOS: eos}], mlagPairs: [{name: p1, switches: [s1, s2], domain: 10}, {name: p1, switches: [s3, s4], domain: 11}]}",
 			"spec.mlagPairs[1]: Duplicate value"},
+		{"a SONiC MCLAG pair", "NetworkDevice", "{switches: [" + sonicPair + "], mlagPairs: [{name: p1, switches: [l1, l2], domain: 10, sonic: [" + sonicSides + "]}]}", ""},
+		{"a SONiC pair without its MCLAG addresses", "NetworkDevice", "{switches: [" + sonicPair + "], mlagPairs: [{name: p1, switches: [l1, l2], domain: 10}]}",
+			"spec.mlagPairs: Invalid value: an MLAG pair with a networkOS sonic switch needs mlagPairs[].sonic (each switch's sourceAddress and peerLink)"},
+		{"a SONiC pair's entry for another switch", "NetworkDevice", "{switches: [" + sonicPair + "], mlagPairs: [{name: p1, switches: [l1, l2], domain: 10, sonic: [{switch: l1, sourceAddress: 192.168.255.1, peerLink: PortChannel1}, {switch: l9, sourceAddress: 192.168.255.2, peerLink: PortChannel1}]}]}",
+			"spec.mlagPairs[0].sonic: Invalid value: mlagPairs[].sonic has one entry for each switch of the pair; name the pair's two switches"},
+		{"a SONiC pair of one address", "NetworkDevice", "{switches: [" + sonicPair + "], mlagPairs: [{name: p1, switches: [l1, l2], domain: 10, sonic: [{switch: l1, sourceAddress: 192.168.255.1, peerLink: PortChannel1}, {switch: l2, sourceAddress: 192.168.255.1, peerLink: PortChannel1}]}]}",
+			"spec.mlagPairs[0].sonic: Invalid value: the two switches of a SONiC MCLAG pair have different sourceAddress values"},
+		{"a SONiC MCLAG over IPv6", "NetworkDevice", "{switches: [" + sonicPair + "], mlagPairs: [{name: p1, switches: [l1, l2], domain: 10, sonic: [{switch: l1, sourceAddress: 'fd00::1', peerLink: PortChannel1}, {switch: l2, sourceAddress: 192.168.255.2, peerLink: PortChannel1}]}]}",
+			`spec.mlagPairs[0].sonic[0].sourceAddress: Invalid value: "fd00::1": must be an IPv4 address`},
+		{"a SONiC peer link that is no interface", "NetworkDevice", "{switches: [" + sonicPair + "], mlagPairs: [{name: p1, switches: [l1, l2], domain: 10, sonic: [{switch: l1, sourceAddress: 192.168.255.1, peerLink: Po1}, {switch: l2, sourceAddress: 192.168.255.2, peerLink: PortChannel1}]}]}",
+			"spec.mlagPairs[0].sonic[0].peerLink: Invalid value"},
 		{"a SONiC switch's aggregate range", "NetworkDevice", "switches: [{name: s1, address: 10.0.0.1, networkOS: sonic, aggregates: {first: 1000, last: 1999}}]", ""},
 		{"an openconfig switch's aggregate range", "NetworkDevice", "switches: [{name: s1, address: 10.0.0.1, networkOS: openconfig, aggregates: {first: 100, last: 999, prefix: Port-Channel}}]", ""},
 		{"an aggregate range upside down", "NetworkDevice", "switches: [{name: s1, address: 10.0.0.1, networkOS: sonic, aggregates: {first: 1999, last: 1000}}]",

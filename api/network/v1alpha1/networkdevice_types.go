@@ -1,6 +1,8 @@
 package v1alpha1
 
 import (
+	"slices"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -205,6 +207,8 @@ type Switch struct {
 // MLAGPair is two switches of a NetworkDevice that act as one for link aggregation.
 //
 // +kubebuilder:validation:XValidation:rule="self.switches[0] != self.switches[1]",message="an MLAG pair is two different switches; name the second switch of the pair",fieldPath=".switches"
+// +kubebuilder:validation:XValidation:rule="!has(self.sonic) || self.switches.all(n, self.sonic.exists(e, e.switch == n))",message="mlagPairs[].sonic has one entry for each switch of the pair; name the pair's two switches",fieldPath=".sonic"
+// +kubebuilder:validation:XValidation:rule="!has(self.sonic) || self.sonic[0].sourceAddress != self.sonic[1].sourceAddress",message="the two switches of a SONiC MCLAG pair have different sourceAddress values; give each switch its own",fieldPath=".sonic"
 type MLAGPair struct {
 	// Name of the pair, unique in the NetworkDevice.
 	// +kubebuilder:validation:MinLength=1
@@ -220,12 +224,41 @@ type MLAGPair struct {
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=4095
 	Domain int32 `json:"domain"`
+	// SONiC is what SONiC's MCLAG needs of each switch of the pair, which the other OSes do
+	// not ask: its source address and peer link (`config mclag add DOMAIN SOURCE PEER
+	// PEERLINK`, the peer's address being the other entry's). Required when a switch of the
+	// pair runs networkOS sonic; one entry per switch of the pair.
+	// +kubebuilder:validation:MinItems=2
+	// +kubebuilder:validation:MaxItems=2
+	// +listType=map
+	// +listMapKey=switch
+	// +optional
+	SONiC []SONiCMCLAGSwitch `json:"sonic,omitempty"`
+}
+
+// SONiCMCLAGSwitch is one switch's side of a SONiC MCLAG domain.
+type SONiCMCLAGSwitch struct {
+	// Switch is the switch, by its name in spec.switches (one of the pair's switches).
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Switch string `json:"switch"`
+	// SourceAddress is the switch's IPv4 address the MCLAG session runs from (MCLAG_DOMAIN
+	// source_ip; the peer's peer_ip). It must already be configured on the switch, reachable
+	// from the peer (typically over the peer link's VLAN interface); metalwire does not set it.
+	// +kubebuilder:validation:MaxLength=15
+	// +kubebuilder:validation:XValidation:rule="isIP(self) && ip(self).family() == 4",message="must be an IPv4 address, such as 192.168.255.1 (SONiC's MCLAG session runs over IPv4)"
+	SourceAddress string `json:"sourceAddress"`
+	// PeerLink is the switch's interface to its peer (MCLAG_DOMAIN peer_link): an Ethernet port
+	// or a port-channel the operator made (keep it outside spec.switches[].aggregates).
+	// +kubebuilder:validation:Pattern=`^(Ethernet[0-9]{1,4}|PortChannel[0-9]{1,4})$`
+	PeerLink string `json:"peerLink"`
 }
 
 // NetworkDeviceSpec lists the switches of one network.
 //
 // +kubebuilder:validation:XValidation:rule="!has(self.mlagPairs) || self.mlagPairs.all(p, p.switches.all(n, self.switches.exists(s, s.name == n)))",message="mlagPairs[].switches names a switch that is not in spec.switches; name switches of this NetworkDevice",fieldPath=".mlagPairs"
 // +kubebuilder:validation:XValidation:rule="!has(self.mlagPairs) || self.mlagPairs.all(p, p.switches.all(n, self.mlagPairs.exists_one(q, n in q.switches)))",message="a switch is in two mlagPairs; a switch belongs to at most one pair",fieldPath=".mlagPairs"
+// +kubebuilder:validation:XValidation:rule="!has(self.mlagPairs) || self.mlagPairs.all(p, has(p.sonic) || !self.switches.exists(s, has(s.networkOS) && s.networkOS == 'sonic' && s.name in p.switches))",message="an MLAG pair with a networkOS sonic switch needs mlagPairs[].sonic (each switch's sourceAddress and peerLink), without which SONiC's config mclag add cannot be made",fieldPath=".mlagPairs"
 // +kubebuilder:validation:XValidation:rule="self.switches.all(s, self.switches.exists_one(t, t.name == s.name))",message="switch names must be unique within a NetworkDevice; rename the second switch of that name",fieldPath=".switches"
 type NetworkDeviceSpec struct {
 	// Switches are the switches hosts are cabled to. The seed's "switch".
@@ -431,6 +464,29 @@ func (d *NetworkDevice) SwitchNamed(name string) *Switch {
 		}
 	}
 	return nil
+}
+
+// SONiCMCLAGOf is the pair switch sw is in when that pair declares SONiC MCLAG (mlagPairs[].sonic),
+// with sw's entry and its peer's; all three nil when it is in no such pair.
+func (d *NetworkDevice) SONiCMCLAGOf(sw string) (pair *MLAGPair, self, peer *SONiCMCLAGSwitch) {
+	for i := range d.Spec.MLAGPairs {
+		p := &d.Spec.MLAGPairs[i]
+		if !slices.Contains(p.Switches, sw) {
+			continue
+		}
+		for j := range p.SONiC {
+			if p.SONiC[j].Switch == sw {
+				self = &p.SONiC[j]
+			} else {
+				peer = &p.SONiC[j]
+			}
+		}
+		if self != nil && peer != nil {
+			return p, self, peer
+		}
+		return nil, nil, nil
+	}
+	return nil, nil, nil
 }
 
 func init() {

@@ -177,7 +177,7 @@ func TestBondAcrossTwoOpenvSwitchesIsRefused(t *testing.T) {
 	g.Eventually(func(g Gomega) {
 		cn := getCN(g, ns, "cn-a")
 		g.Expect(condition(cn.Status.Conditions, netv1.ConditionLinkAggregationValid)).To(Equal(
-			"False LAGRefused: host bm0: network control bonds cards on switches leaf1 and leaf2, which are not an MLAG pair: declare them in the NetworkDevice's spec.mlagPairs (switch OSes with multi-chassis LAG: eos, nxos, cumulus) or cable the bonded cards to one switch"))
+			"False LAGRefused: host bm0: network control bonds cards on switches leaf1 and leaf2, which are not an MLAG pair: declare them in the NetworkDevice's spec.mlagPairs (switch OSes with multi-chassis LAG: eos, nxos, cumulus, sonic) or cable the bonded cards to one switch"))
 		g.Expect(cn.Status.Available).NotTo(HaveKey("bm0"))
 	}, timeout).Should(Succeed())
 

@@ -19,7 +19,7 @@ func Drivers() []sshcli.Driver {
 }
 
 // mlagTerms are the vendors' names of a multi-chassis LAG, for the OSes that refuse one.
-var mlagTerms = map[string]string{"junos": "MC-LAG", "dellos10": "VLT", "sonic": "MCLAG"}
+var mlagTerms = map[string]string{"junos": "MC-LAG", "dellos10": "VLT"}
 
 // unsupported is the error for a change the command set has no rendering for yet.
 func unsupported(os string, i int, c fabric.Change) error {

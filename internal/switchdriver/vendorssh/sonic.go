@@ -29,7 +29,8 @@ func SONiC() sshcli.CommandSet {
 		Render: renderSONiC,
 		ReadCommands: func(fabric.Endpoint, []string) []string {
 			return []string{"sonic-cfggen -d --var-json VLAN", "sonic-cfggen -d --var-json VLAN_MEMBER", "sonic-cfggen -d --var-json PORT",
-				"sonic-cfggen -d --var-json PORTCHANNEL", "sonic-cfggen -d --var-json PORTCHANNEL_MEMBER"}
+				"sonic-cfggen -d --var-json PORTCHANNEL", "sonic-cfggen -d --var-json PORTCHANNEL_MEMBER",
+				"sonic-cfggen -d --var-json MCLAG_DOMAIN", "sonic-cfggen -d --var-json MCLAG_INTERFACE"}
 		},
 		ParseState:     parseSONiC,
 		VersionCommand: "show version",
@@ -103,6 +104,8 @@ type sonicRender struct {
 	vlans map[int]bool
 	// taken are the port-channels the batch's bonds use, and the bond that uses each.
 	taken map[string]string
+	// domainSent says the batch has sent the switch's MCLAG domain (sonicmclag.go).
+	domainSent bool
 }
 
 func (r *sonicRender) add(lines ...string) { r.lines = append(r.lines, lines...) }
@@ -178,8 +181,8 @@ func sonicJSON(out string, v any) error {
 	return json.Unmarshal([]byte(out), v)
 }
 
-// parseSONiC reads sonic-cfggen's VLAN, VLAN_MEMBER, PORT, PORTCHANNEL and PORTCHANNEL_MEMBER
-// tables.
+// parseSONiC reads sonic-cfggen's VLAN, VLAN_MEMBER, PORT, PORTCHANNEL, PORTCHANNEL_MEMBER,
+// MCLAG_DOMAIN and MCLAG_INTERFACE tables.
 func parseSONiC(ep fabric.Endpoint, names []string, outs []string) (fabric.State, error) {
 	var vlanTable map[string]struct {
 		ID flexInt `json:"vlanid"`
@@ -234,7 +237,11 @@ func parseSONiC(ep fabric.Endpoint, names []string, outs []string) (fabric.State
 		p.Down = row.AdminStatus != "up"
 		all[name] = p
 	}
-	lags, err := parseSONiCLAGs(ep, names, portTable, outs[3], outs[4], memberOf)
+	mclags, err := sonicMCLAGs(ep, outs[5], outs[6])
+	if err != nil {
+		return fabric.State{}, err
+	}
+	lags, err := parseSONiCLAGs(ep, names, portTable, outs[3], outs[4], memberOf, mclags)
 	if err != nil {
 		return fabric.State{}, err
 	}

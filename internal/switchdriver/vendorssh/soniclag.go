@@ -16,9 +16,8 @@ import (
 // bond's (two names on one number) or the operator's: the bond is refused, naming it, rather
 // than take it.
 //
-// SONiC's port-channels run LACP (teamd) only: a static bond is refused. Its MCLAG is not
-// rendered: MCLAG_INTERFACE keeps a domain and a port-channel and no label, so a read-back
-// cannot tell which pair and peer a member was made for.
+// SONiC's port-channels run LACP (teamd) only: a static bond is refused. A bond's MLAG half is
+// an MCLAG member of the switch's declared domain (sonicmclag.go).
 
 // sonicChannelPrefix is the name SONiC gives every port-channel.
 const sonicChannelPrefix = "PortChannel"
@@ -48,9 +47,11 @@ func sonicAggregates(ep fabric.Endpoint) (fabric.Aggregates, error) {
 //	            sudo config vlan member del V M (each membership a new member has) /
 //	            sudo config portchannel member add PC M / sudo config interface startup M (a
 //	            member found shut) /
+//	            PC's MCLAG membership (an MLAG half: sonicRender.mclag) /
 //	            PC's VLAN memberships as a port's / sudo config interface shutdown PC (portStatus
 //	            down) or startup PC (found shut)
-//	remove-lag: sudo config vlan member del V PC (each) / sudo config portchannel member del PC M
+//	remove-lag: sudo config mclag member del DOMAIN PC (an MLAG half) /
+//	            sudo config vlan member del V PC (each) / sudo config portchannel member del PC M
 //	            (each) / sudo config portchannel del PC / each member back to an idle access port:
 //	            sudo config vlan member add -u IDLE M, sudo config interface startup M (found shut)
 func (r *sonicRender) lag(ep fabric.Endpoint, i int, c fabric.Change) error {
@@ -59,7 +60,9 @@ func (r *sonicRender) lag(ep fabric.Endpoint, i int, c fabric.Change) error {
 		return fmt.Errorf("change %d (%s): %s", i, c, fmt.Sprintf(format, a...))
 	}
 	if c.Op == fabric.OpEnsureLAG && l.MLAG != nil {
-		return unsupported("sonic", i, c)
+		if err := checkMCLAG(ep, l.MLAG); err != nil {
+			return fail("%v", err)
+		}
 	}
 	if c.Op == fabric.OpEnsureLAG && !l.LACP {
 		return fmt.Errorf("change %d (%s): %w (networkOS sonic's port-channels run LACP only: set the network's lag.mode lacp)", i, c, fabric.ErrUnsupported)
@@ -122,15 +125,19 @@ func (r *sonicRender) lag(ep fabric.Endpoint, i int, c fabric.Change) error {
 		r.add(fmt.Sprintf("sudo config portchannel member add %s %s", pc, m))
 		r.state(m, was, false)
 	}
+	r.mclag(pc, cur.MLAG, l.MLAG, ep)
 	untagged, tagged := sonicVLANs(l.Port)
 	r.member(pc, cur.Port, untagged, tagged)
 	r.state(pc, cur.Port, l.Port.Down)
 	return nil
 }
 
-// dropChannel empties and deletes a port-channel: its VLAN memberships, then its members (SONiC
-// refuses to delete a port-channel that has either).
+// dropChannel empties and deletes a port-channel: its MCLAG membership, its VLAN memberships,
+// then its members (SONiC refuses to delete a port-channel that has any).
 func (r *sonicRender) dropChannel(pc string, cur fabric.LAG) {
+	if cur.MLAG != nil {
+		r.add(fmt.Sprintf("sudo config mclag member del %d %s", cur.MLAG.Domain, pc))
+	}
 	r.member(pc, cur.Port, nil, nil)
 	for _, m := range cur.Members {
 		r.add(fmt.Sprintf("sudo config portchannel member del %s %s", pc, m))
@@ -147,10 +154,11 @@ type sonicAdmin struct {
 
 // parseSONiCLAGs reads the bonds asked for (names that are no port) from the PORTCHANNEL and
 // PORTCHANNEL_MEMBER tables: the port-channel each name numbers in the declared range, when it
-// exists, with its members, LACP rate, administrative state and VLAN memberships (memberOf).
+// exists, with its members, LACP rate, administrative state, VLAN memberships (memberOf) and
+// MLAG half (mclags, by port-channel).
 // Without a declared range no bond is read: metalwire made none.
 func parseSONiCLAGs(ep fabric.Endpoint, names []string, ports map[string]sonicAdmin, channelOut, memberOut string,
-	memberOf func(string) fabric.Port) (map[string]fabric.LAG, error) {
+	memberOf func(string) fabric.Port, mclags map[string]*fabric.MLAG) (map[string]fabric.LAG, error) {
 	var channels map[string]sonicAdmin
 	if err := sonicJSON(channelOut, &channels); err != nil {
 		return nil, fmt.Errorf("sonic-cfggen PORTCHANNEL: %w", err)
@@ -185,7 +193,7 @@ func parseSONiCLAGs(ep fabric.Endpoint, names []string, ports map[string]sonicAd
 		p.Name = n
 		p.Down = row.AdminStatus != "up"
 		out[n] = fabric.LAG{Name: n, Members: slices.Sorted(slices.Values(members[pc])), LACP: true,
-			FastRate: row.FastRate == "true", Port: p}
+			FastRate: row.FastRate == "true", Port: p, MLAG: mclags[pc]}
 	}
 	return out, nil
 }

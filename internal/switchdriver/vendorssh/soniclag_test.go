@@ -224,7 +224,7 @@ func TestSONiCLAGCommands(t *testing.T) {
 }
 
 // What SONiC's bonds refuse, before anything is sent: a static bond (SONiC's port-channels run
-// LACP), an MLAG half (MCLAG), a bond on a switch without a declared range, two bonds whose names
+// LACP), an MLAG half on a switch with no declared MCLAG domain, a bond on a switch without a declared range, two bonds whose names
 // land on one number, and a port-channel of the range that carries another bond's members.
 func TestSONiCLAGRefused(t *testing.T) {
 	a, b := fabric.LAGName("host-a", "control"), fabric.LAGName("host-b", "control")
@@ -245,7 +245,7 @@ func TestSONiCLAGRefused(t *testing.T) {
 		notSupp bool
 	}{
 		{"static", &sonicRange, nil, fabric.Batch{{Op: fabric.OpEnsureLAG, LAG: static}}, []string{"networkOS sonic", "LACP only", "lag.mode lacp"}, true},
-		{"mlag", &sonicRange, nil, fabric.Batch{{Op: fabric.OpEnsureLAG, LAG: mlag}}, []string{"networkOS sonic", "(MCLAG)"}, true},
+		{"mlag without a declared domain", &sonicRange, nil, fabric.Batch{{Op: fabric.OpEnsureLAG, LAG: mlag}}, []string{"MLAG pair leaves", "mlagPairs[leaves].sonic"}, false},
 		{"no range", nil, nil, fabric.Batch{{Op: fabric.OpEnsureLAG, LAG: bond(a, "Ethernet0")}}, []string{"spec.switches[leaf1].aggregates"}, false},
 		{"two on one number", one, nil, fabric.Batch{{Op: fabric.OpEnsureLAG, LAG: bond(a, "Ethernet0")}, {Op: fabric.OpEnsureLAG, LAG: bond(b, "Ethernet4")}},
 			[]string{"bonds " + a + " and " + b + " both number PortChannel300", "another range lands them apart"}, false},

@@ -51,6 +51,8 @@ type Config struct {
 	ports map[string]*PortConfig
 	// acls are the access lists by name.
 	acls map[string]*ACLConfig
+	// mclag is a SONiC switch's MCLAG domain (nil: none).
+	mclag *SONiCMCLAGDomain
 }
 
 // ACLConfig is an access list: its family and its entries by sequence number, as the switch

@@ -108,6 +108,11 @@ func sonicRun(s *Server, f []string) (string, int) {
 			return fail("%s", out)
 		}
 		return "", 0
+	case len(f) >= 3 && f[0] == "config" && f[1] == "mclag":
+		if msg := sonicMCLAG(cfg, f); msg != "" {
+			return fail("%s", msg)
+		}
+		return "", 0
 	case len(f) >= 3 && f[0] == "config" && f[1] == "portchannel":
 		if msg := sonicPortChannel(cfg, f); msg != "" {
 			return fail("%s", msg)
@@ -190,6 +195,8 @@ func sonicTable(cfg *Config, table string) string {
 		}
 	case "PORTCHANNEL", "PORTCHANNEL_MEMBER":
 		sonicChannelTables(cfg, table, out)
+	case "MCLAG_DOMAIN", "MCLAG_INTERFACE":
+		sonicMCLAGTables(cfg, table, out)
 	case "PORT":
 		for i, n := range cfg.PortNames() {
 			p, _ := cfg.Port(n)

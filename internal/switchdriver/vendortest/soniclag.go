@@ -10,7 +10,8 @@ import (
 // sonicPortChannel is SONiC's "config portchannel ..." as sonic-utilities checks it:
 //
 //	config portchannel add PortChannelN [--fast-rate true|false] [--min-links N]
-//	config portchannel del PortChannelN        (refused while it has members or VLANs)
+//	config portchannel del PortChannelN        (refused while it has members, VLANs or is an
+//	                                            MCLAG member)
 //	config portchannel member add PortChannelN EthernetX (refused while X is in a VLAN or
 //	                                                     another port-channel)
 //	config portchannel member del PortChannelN EthernetX
@@ -65,6 +66,8 @@ func sonicPortChannel(cfg *Config, f []string) string {
 				msg = fmt.Sprintf("%s has vlan Vlan%d configured, remove vlan membership to proceed", name, v)
 			case len(sonicMembers(ports, n)) > 0:
 				msg = fmt.Sprintf("Portchannel %s contains members. Remove members before deleting Portchannel!", name)
+			case pc.MLAG != 0:
+				msg = fmt.Sprintf("Invalid ConfigDB. Error: %s is in MCLAG_INTERFACE of domain %d; remove it from the domain first", name, pc.MLAG)
 			default:
 				delete(ports, name)
 			}
