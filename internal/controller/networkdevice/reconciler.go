@@ -455,6 +455,10 @@ func (r *Reconciler) endpoint(ctx context.Context, nd *netv1.NetworkDevice, sw n
 	if a := sw.Aggregates; a != nil {
 		ep.Aggregates = &fabric.Aggregates{First: int(a.First), Last: int(a.Last), Prefix: a.Prefix}
 	}
+	if pair, self, peer := nd.SONiCMCLAGOf(sw.Name); pair != nil {
+		ep.MCLAG = &fabric.MCLAGDomain{Pair: pair.Name, Domain: int(pair.Domain), Peer: peer.Switch,
+			SourceAddress: self.SourceAddress, PeerAddress: peer.SourceAddress, PeerLink: self.PeerLink}
+	}
 	if ep.Port == 0 {
 		ep.Port = drv.DefaultPort()
 	}
