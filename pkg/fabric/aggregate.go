@@ -29,6 +29,13 @@ func (a Aggregates) AggregateOf(lag string) (string, int) {
 	return a.Prefix + strconv.Itoa(n), n
 }
 
+// Shared says why bond cannot be made on switch sw: other, a bond of the same batch, takes
+// aggregate, the number both names land on.
+func (a Aggregates) Shared(sw, aggregate, other, bond string) string {
+	return fmt.Sprintf("bonds %s and %s both number %s within spec.switches[%s].aggregates %d-%d: another range lands them apart, but renumbers every bond of the switch (see docs/fabric.md, Aggregates)",
+		other, bond, aggregate, sw, a.First, a.Last)
+}
+
 // Owns says whether an aggregate interface name is one of the range's.
 func (a Aggregates) Owns(name string) bool {
 	digits, ok := strings.CutPrefix(name, a.Prefix)

@@ -161,7 +161,7 @@ func (b *setBuilder) lag(ep fabric.Endpoint, t tree, have fabric.State, i int, c
 		return fail("a bond needs at least one member")
 	}
 	if other, ok := b.taken[a]; ok && other != l.Name {
-		return fail("bonds %s and %s both number %s within spec.switches[%s].aggregates %d-%d: another range lands them apart, but renumbers every bond of the switch (see docs/fabric.md, Aggregates)", other, l.Name, a, ep.Switch, agg.First, agg.Last)
+		return fail("%s", agg.Shared(ep.Switch, a, other, l.Name))
 	}
 	b.taken[a] = l.Name
 	if i, ok := t.ifaces[a]; ok && !i.isAggregate() {

@@ -93,7 +93,7 @@ func (r *sonicRender) lag(ep fabric.Endpoint, i int, c fabric.Change) error {
 		return fail("a bond needs at least one member")
 	}
 	if other, ok := r.taken[pc]; ok && other != l.Name {
-		return fail("bonds %s and %s both number %s within spec.switches[%s].aggregates %d-%d: another range lands them apart, but renumbers every bond of the switch (see docs/fabric.md, Aggregates)", other, l.Name, pc, ep.Switch, agg.First, agg.Last)
+		return fail("%s", agg.Shared(ep.Switch, pc, other, l.Name))
 	}
 	r.taken[pc] = l.Name
 	if exists && len(cur.Members) > 0 && !slices.ContainsFunc(cur.Members, func(m string) bool { return slices.Contains(l.Members, m) }) {
