@@ -249,7 +249,8 @@ func aclFromRemarks(name string, lists map[string][]string) (fabric.ACL, bool) {
 			}
 		}
 	}
-	return a, book.fill(&a, fabric.ActionDeny)
+	ok := book.fill(&a, fabric.ActionDeny)
+	return a, ok
 }
 
 // ruleBook gathers a list's rules by number, and the defaults its lists end with, as a driver
