@@ -46,6 +46,33 @@ var aclShown = map[string]struct {
 
 // aclPass is one reconcile as the fabric controller runs it, ACLs included: read what the
 // fabric names (ports, bonds, lists), diff, apply; it returns what was read.
+// bondListPass makes host-b's bond of members, with its list (list gives it for a port) beside
+// changed, the list the switch keeps for the host already there, checks that a second pass sends
+// nothing and that the bond's list reads back as asked, and returns the bond, the state asked and
+// what the second pass read.
+func bondListPass(t *testing.T, set sshcli.CommandSet, srv *vendortest.Server, want fabric.State, changed fabric.ACL, members []string,
+	list func(port string) fabric.ACL) (fabric.LAG, fabric.State, fabric.State) {
+	t.Helper()
+	lag := fabric.LAG{Name: fabric.LAGName("host-b", "control"), Members: members, LACP: true,
+		Port: fabric.Port{Name: fabric.LAGName("host-b", "control"), Mode: fabric.ModeAccess, VLAN: 1001}}
+	bondACL := list(lag.Name)
+	bondACL.Name, bondACL.Members = fabric.ACLName("host-b", "control"), lag.Members
+	bonded := fabric.State{VLANs: want.VLANs, Ports: want.Ports, LAGs: map[string]fabric.LAG{lag.Name: lag},
+		ACLs: map[string]fabric.ACL{changed.Name: changed, bondACL.Name: bondACL}}
+	if _, err := aclPass(t, set, srv, bonded, fabric.RecordOf(want)); err != nil {
+		t.Fatalf("bond and its list: %v", err)
+	}
+	srv.Commands()
+	have, err := aclPass(t, set, srv, bonded, fabric.RecordOf(bonded))
+	if err != nil || len(srv.Commands()) != 0 {
+		t.Fatalf("second pass with the bond: %v, or commands sent", err)
+	}
+	if got := have.ACLs[bondACL.Name]; !fabric.SameACL(bondACL, got) {
+		t.Errorf("bond's list reads back %+v, want %+v", got, bondACL)
+	}
+	return lag, bonded, have
+}
+
 func aclPass(t *testing.T, set sshcli.CommandSet, srv *vendortest.Server, want fabric.State, rec fabric.Record) (fabric.State, error) {
 	t.Helper()
 	ctx := context.Background()
@@ -173,23 +200,7 @@ func TestACLEndToEnd(t *testing.T) {
 			}
 
 			// A bond's list binds to the bond's interface, in the batch that makes the bond.
-			lag := fabric.LAG{Name: fabric.LAGName("host-b", "control"), Members: []string{extra[0], extra[1]}, LACP: true,
-				Port: fabric.Port{Name: fabric.LAGName("host-b", "control"), Mode: fabric.ModeAccess, VLAN: 1001}}
-			bondACL := hostACL(lag.Name)
-			bondACL.Name, bondACL.Members = fabric.ACLName("host-b", "control"), lag.Members
-			bonded := fabric.State{VLANs: want.VLANs, Ports: want.Ports, LAGs: map[string]fabric.LAG{lag.Name: lag},
-				ACLs: map[string]fabric.ACL{changed.Name: changed, bondACL.Name: bondACL}}
-			if _, err := aclPass(t, v.set, srv, bonded, fabric.RecordOf(want)); err != nil {
-				t.Fatalf("bond and its list: %v", err)
-			}
-			srv.Commands()
-			have, err = aclPass(t, v.set, srv, bonded, fabric.RecordOf(bonded))
-			if err != nil || len(srv.Commands()) != 0 {
-				t.Fatalf("second pass with the bond: %v, or commands sent", err)
-			}
-			if got := have.ACLs[bondACL.Name]; !fabric.SameACL(bondACL, got) {
-				t.Errorf("bond's list reads back %+v, want %+v", got, bondACL)
-			}
+			lag, bonded, have := bondListPass(t, v.set, srv, want, changed, []string{extra[0], extra[1]}, hostACL)
 			if pc := have.LAGs[lag.Name].Port.Name; pc == "" {
 				t.Error("bond not read back")
 			} else if p, _ := srv.Config.Port(pc); len(p.AccessGroups) != 4 {

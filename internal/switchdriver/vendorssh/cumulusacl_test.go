@@ -140,23 +140,7 @@ func TestCumulusACLEndToEnd(t *testing.T) {
 		t.Errorf("changed list reads back %+v, want %+v and nothing sent", have.ACLs[acl.Name], changed)
 	}
 
-	lag := fabric.LAG{Name: fabric.LAGName("host-b", "control"), Members: []string{extra[0], extra[1]}, LACP: true,
-		Port: fabric.Port{Name: fabric.LAGName("host-b", "control"), Mode: fabric.ModeAccess, VLAN: 1001}}
-	bondACL := ingressACL(lag.Name)
-	bondACL.Name, bondACL.Members = fabric.ACLName("host-b", "control"), lag.Members
-	bonded := fabric.State{VLANs: want.VLANs, Ports: want.Ports, LAGs: map[string]fabric.LAG{lag.Name: lag},
-		ACLs: map[string]fabric.ACL{changed.Name: changed, bondACL.Name: bondACL}}
-	if _, err := aclPass(t, v.set, srv, bonded, fabric.RecordOf(want)); err != nil {
-		t.Fatalf("bond and its list: %v", err)
-	}
-	srv.Commands()
-	have, err = aclPass(t, v.set, srv, bonded, fabric.RecordOf(bonded))
-	if err != nil || len(srv.Commands()) != 0 {
-		t.Fatalf("second pass with the bond: %v, or commands sent", err)
-	}
-	if got := have.ACLs[bondACL.Name]; !fabric.SameACL(bondACL, got) {
-		t.Errorf("bond's list reads back %+v, want %+v", got, bondACL)
-	}
+	_, bonded, _ := bondListPass(t, v.set, srv, want, changed, []string{extra[0], extra[1]}, ingressACL)
 
 	if _, err := aclPass(t, v.set, srv, fabric.State{}, fabric.RecordOf(bonded)); err != nil {
 		t.Fatalf("leaving: %v", err)

@@ -151,25 +151,10 @@ func TestJunosACLEndToEnd(t *testing.T) {
 
 	// A bond's list binds to the bond's ae, in the batch that makes the bond, and stays bound
 	// when the bond changes.
-	lag := fabric.LAG{Name: fabric.LAGName("host-b", "control"), Members: []string{extra[0], extra[1]}, LACP: true,
-		Port: fabric.Port{Name: fabric.LAGName("host-b", "control"), Mode: fabric.ModeAccess, VLAN: 1001}}
-	bondACL := hostACL(lag.Name)
-	bondACL.Name, bondACL.Members = fabric.ACLName("host-b", "control"), lag.Members
-	bonded := fabric.State{VLANs: want.VLANs, Ports: want.Ports, LAGs: map[string]fabric.LAG{lag.Name: lag},
-		ACLs: map[string]fabric.ACL{changed.Name: changed, bondACL.Name: bondACL}}
-	if _, err := aclPass(t, v.set, srv, bonded, fabric.RecordOf(want)); err != nil {
-		t.Fatalf("bond and its list: %v", err)
-	}
-	srv.Commands()
-	have, err = aclPass(t, v.set, srv, bonded, fabric.RecordOf(bonded))
-	if err != nil || len(srv.Commands()) != 0 {
-		t.Fatalf("second pass with the bond: %v, or commands sent", err)
-	}
-	if got := have.ACLs[bondACL.Name]; !fabric.SameACL(bondACL, got) {
-		t.Errorf("bond's list reads back %+v, want %+v", got, bondACL)
-	}
+	lag, bonded, have := bondListPass(t, v.set, srv, want, changed, []string{extra[0], extra[1]}, hostACL)
 	ae := have.LAGs[lag.Name].Port.Name
-	bondBind := []string{"filter input " + bondACL.Name + "-in", "filter output " + bondACL.Name + "-out"}
+	bondList := fabric.ACLName("host-b", "control")
+	bondBind := []string{"filter input " + bondList + "-in", "filter output " + bondList + "-out"}
 	if got := bindings(srv, ae); ae == "" || !slices.Equal(got, bondBind) {
 		t.Errorf("bond interface %q binds %q, want %q", ae, got, bondBind)
 	}
