@@ -101,11 +101,7 @@ func (s *Session) interfacesNamed(ctx context.Context, names []string) (map[stri
 	if len(names) == 0 {
 		return out, nil
 	}
-	ops := make([]ovsdb.Operation, 0, len(names))
-	for _, n := range names {
-		ops = append(ops, ovsdb.Operation{Op: ovsdb.OperationSelect, Table: tableInterface, Columns: interfaceColumns,
-			Where: []ovsdb.Condition{ovsdb.NewCondition("name", ovsdb.ConditionEqual, n)}})
-	}
+	ops := selectsByName(tableInterface, interfaceColumns, names)
 	results, err := s.transact(ctx, ops)
 	if err != nil {
 		return nil, err
@@ -130,4 +126,15 @@ func (s *Session) managedPorts(ctx context.Context) (map[string]portRow, error) 
 		return nil, err
 	}
 	return s.bridgePorts(v)
+}
+
+// selectsByName are the selects of a table's rows of the given names, one each, for one
+// transaction (a select by the table's unique name index, not a read of the whole table).
+func selectsByName(table string, columns, names []string) []ovsdb.Operation {
+	ops := make([]ovsdb.Operation, 0, len(names))
+	for _, n := range names {
+		ops = append(ops, ovsdb.Operation{Op: ovsdb.OperationSelect, Table: table, Columns: columns,
+			Where: []ovsdb.Condition{ovsdb.NewCondition("name", ovsdb.ConditionEqual, n)}})
+	}
+	return ops
 }

@@ -287,11 +287,7 @@ var portColumns = []string{"_uuid", "name", "tag", "trunks", "vlan_mode", "inter
 // managed bridge is checked by the caller (onBridgeOp), so the bridge's whole port list is not
 // read on every batch.
 func (s *Session) portsNamed(ctx context.Context, names []string) (map[string]portRow, error) {
-	ops := make([]ovsdb.Operation, 0, len(names))
-	for _, n := range names {
-		ops = append(ops, ovsdb.Operation{Op: ovsdb.OperationSelect, Table: tablePort, Columns: portColumns,
-			Where: []ovsdb.Condition{ovsdb.NewCondition("name", ovsdb.ConditionEqual, n)}})
-	}
+	ops := selectsByName(tablePort, portColumns, names)
 	results, err := s.transact(ctx, ops)
 	if err != nil {
 		return nil, err
