@@ -5,8 +5,6 @@ import (
 	"encoding/hex"
 	"sync"
 	"time"
-
-	"github.com/ovn-org/libovsdb/client"
 )
 
 // DefaultKeepIdle is how long New's driver keeps a switch's connection open after its last
@@ -16,8 +14,7 @@ const DefaultKeepIdle = 2 * time.Minute
 // conns keeps at most one idle OVSDB connection per remote between sessions. It is transport,
 // not switch state: a kept connection holds a socket and the schema the server sent when it
 // was opened (which only changes when ovsdb-server restarts, and that closes the socket), and
-// no rows. Sessions read with select, never a monitor, so libovsdb's cache stays empty and
-// every session still reads the switch as it is at that moment.
+// no rows. Sessions read with select, never a monitor, so every session still reads the switch as it is at that moment.
 //
 // Opening a connection costs the dial (a TLS handshake on ssl:), list_dbs and get_schema (the
 // Open_vSwitch schema is 27 kB of JSON, checked against the driver's model): most of a short
@@ -29,7 +26,7 @@ type conns struct {
 }
 
 type idleConn struct {
-	client client.Client
+	client *ovsdbConn
 	timer  *time.Timer
 }
 
@@ -38,7 +35,7 @@ func newConns(keep time.Duration) *conns {
 }
 
 // take hands out the idle connection to key, if one is still connected; the caller owns it.
-func (p *conns) take(key string) client.Client {
+func (p *conns) take(key string) *ovsdbConn {
 	p.mu.Lock()
 	ic, ok := p.idle[key]
 	delete(p.idle, key)
@@ -47,7 +44,7 @@ func (p *conns) take(key string) client.Client {
 		return nil
 	}
 	ic.timer.Stop()
-	if !alive(ic.client) {
+	if !ic.client.alive() {
 		ic.client.Close()
 		return nil
 	}
@@ -56,8 +53,8 @@ func (p *conns) take(key string) client.Client {
 
 // put keeps c as key's idle connection for the keep time, then closes it. A connection that is
 // no longer connected, or one more than the one already kept, is closed now.
-func (p *conns) put(key string, c client.Client) {
-	if !alive(c) {
+func (p *conns) put(key string, c *ovsdbConn) {
+	if !c.alive() {
 		c.Close()
 		return
 	}
@@ -89,13 +86,6 @@ func (p *conns) closeAll() {
 		ic.timer.Stop()
 		ic.client.Close()
 	}
-}
-
-// alive says whether c still has its socket. libovsdb, without its reconnect option, drops the
-// RPC client (and with it the current endpoint) when the server closes the connection, but
-// leaves Connected() true; both are checked.
-func alive(c client.Client) bool {
-	return c.Connected() && c.CurrentEndpoint() != ""
 }
 
 // connKey tells connections apart by everything that opened them: the remote and, for ssl:,

@@ -11,9 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-logr/logr"
-	"github.com/ovn-org/libovsdb/client"
-
 	"github.com/metalwire/metalwire/pkg/fabric"
 )
 
@@ -75,10 +72,10 @@ func (d Driver) Connect(ctx context.Context, ep fabric.Endpoint) (fabric.Session
 	sess := &Session{switchName: ep.Switch, bridge: ep.Bridge}
 	sess.openFlow, sess.noOpenFlow = OpenFlowRemote(ep, remote)
 	if d.conns != nil {
-		sess.release = func(c client.Client) { d.conns.put(key, c) }
+		sess.release = func(c *ovsdbConn) { d.conns.put(key, c) }
 		if c := d.conns.take(key); c != nil {
 			sess.client = c
-			sess.redial = func(ctx context.Context) (client.Client, error) { return d.dial(ctx, ep, remote) }
+			sess.redial = func(ctx context.Context) (*ovsdbConn, error) { return d.dial(ctx, ep, remote) }
 			return sess, nil
 		}
 	}
@@ -89,27 +86,13 @@ func (d Driver) Connect(ctx context.Context, ep fabric.Endpoint) (fabric.Session
 }
 
 // dial opens a new OVSDB connection and reads the server's schema.
-func (d Driver) dial(ctx context.Context, ep fabric.Endpoint, remote string) (client.Client, error) {
-	opts := []client.Option{
-		client.WithEndpoint(remote),
-		client.WithLeaderOnly(false),
-		// libovsdb logs to stdout by default; our errors are returned, not logged.
-		client.WithLogger(ptr(logr.Discard())),
-	}
+func (d Driver) dial(ctx context.Context, ep fabric.Endpoint, remote string) (*ovsdbConn, error) {
+	var cfg *tls.Config
 	if strings.HasPrefix(remote, "ssl:") {
-		cfg, err := tlsConfig(ep)
-		if err != nil {
+		var err error
+		if cfg, err = tlsConfig(ep); err != nil {
 			return nil, err
 		}
-		opts = append(opts, client.WithTLSConfig(cfg))
-	}
-	dbModel, err := clientModel()
-	if err != nil {
-		return nil, fmt.Errorf("switch %s: %w", ep.Switch, err)
-	}
-	c, err := client.NewOVSDBClient(dbModel, opts...)
-	if err != nil {
-		return nil, fmt.Errorf("switch %s: %w", ep.Switch, err)
 	}
 	timeout := d.DialTimeout
 	if timeout == 0 {
@@ -117,8 +100,8 @@ func (d Driver) dial(ctx context.Context, ep fabric.Endpoint, remote string) (cl
 	}
 	dialCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	if err := c.Connect(dialCtx); err != nil {
-		c.Close()
+	c, err := openConn(dialCtx, remote, cfg)
+	if err != nil {
 		if errors.Is(dialCtx.Err(), context.DeadlineExceeded) {
 			return nil, fmt.Errorf("switch %s: OVSDB remote %s did not answer within %s: %w", ep.Switch, remote, timeout, err)
 		}

@@ -56,7 +56,7 @@ const (
 )
 
 func clientModel() (model.ClientDBModel, error) {
-	return model.NewClientDBModel("Open_vSwitch", map[string]model.Model{
+	return model.NewClientDBModel(database, map[string]model.Model{
 		tableBridge:      &bridgeRow{},
 		tablePort:        &portRow{},
 		tableInterface:   &interfaceRow{},

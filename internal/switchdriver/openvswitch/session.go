@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/ovn-org/libovsdb/client"
 	"github.com/ovn-org/libovsdb/mapper"
 	"github.com/ovn-org/libovsdb/ovsdb"
 
@@ -18,14 +17,14 @@ import (
 // operations rather than a monitor, so what it reads is what the server holds at that moment,
 // also right after Apply, whether the connection is new or kept from an earlier session.
 type Session struct {
-	client     client.Client
+	client     *ovsdbConn
 	switchName string
 	bridge     string
 	// release keeps the connection for the next session (nil: Close closes it).
-	release func(client.Client)
+	release func(*ovsdbConn)
 	// redial opens a new connection; set while the session runs on a kept connection that has
 	// not answered yet, which the server may have closed since the last session.
-	redial func(context.Context) (client.Client, error)
+	redial func(context.Context) (*ovsdbConn, error)
 	// broken is set when a call failed below OVSDB (a lost connection, a timeout): the
 	// connection is closed, not kept.
 	broken bool
