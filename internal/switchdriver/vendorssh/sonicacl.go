@@ -228,9 +228,9 @@ func (r *sonicRender) acl(ep fabric.Endpoint, i int, c fabric.Change) error {
 // flushACLs writes the gathered run: one sonic-cfggen line deleting the rows the switch had
 // (rules, then the tables no longer wanted; a JSON null deletes a row), then one writing the
 // new rows (tables before rules). sonic-cfggen's --write-to-db sends each line to CONFIG_DB in
-// one Redis pipeline, and adds a row's fields to what the row had rather than replacing it,
-// which is why a rewritten list's rules are deleted first. A table that stays is rewritten in
-// place, so its binding is never dropped.
+// one Redis transaction (MULTI/EXEC), and adds a row's fields to what the row had rather than
+// replacing it, which is why a rewritten list's rules are deleted first. A table that stays is
+// rewritten in place, so its binding is never dropped.
 func (r *sonicRender) flushACLs() error {
 	run := r.aclRun
 	r.aclRun = nil
@@ -265,7 +265,8 @@ func (r *sonicRender) flushACLs() error {
 }
 
 // sonicCfggenWrite is "sudo sonic-cfggen -a '{"A":{...},"B":{...}}' --write-to-db" of two
-// tables' rows in that order (n rows each; a table without rows left out).
+// tables' rows in that order (n rows each). A table without rows is left out: mod_config takes
+// an empty table object as "delete every row of the table", the operator's lists included.
 func sonicCfggenWrite(names [2]string, rows [2]any, n [2]int) (string, error) {
 	var parts []string
 	for i := range names {

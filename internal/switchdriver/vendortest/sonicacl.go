@@ -14,9 +14,10 @@ import (
 // (key: field values, a list field such as a table's "ports" as a []string).
 //
 // "sonic-cfggen -a 'JSON' --write-to-db" writes as swsscommon's ConfigDBPipeConnector.mod_config
-// does, in one transaction: a table given as null is deleted, a row given as null is deleted,
-// any other row's fields are added to what the row had (a field is never removed). A JSON that
-// does not parse is a Python traceback and exit status 1, changing nothing.
+// does, in one MULTI/EXEC transaction: a table given as null or {} loses every row, a row given
+// as null or {} is deleted, any other row's fields are added to what the row had (a field is
+// never removed). A JSON that does not parse is a Python traceback and exit status 1, changing
+// nothing.
 //
 // On a switch, sonic-cfggen writes whatever it is given and orchagent then refuses (in syslog)
 // the rows the ASIC cannot take. The emulator refuses those rows at once, with an "Error:"
@@ -49,12 +50,12 @@ func sonicWrite(cfg *Config, f []string) (string, int) {
 		if !slices.Contains(sonicDBTables, table) {
 			return fmt.Sprintf("Error: table %s: the emulator keeps %s only\n", table, strings.Join(sonicDBTables, ", ")), 1
 		}
-		if rows == nil {
+		if len(rows) == 0 {
 			next[table] = map[string]map[string]any{}
 			continue
 		}
 		for key, fields := range rows {
-			if fields == nil {
+			if len(fields) == 0 {
 				delete(next[table], key)
 				continue
 			}
