@@ -132,6 +132,30 @@ func TestSONiCACLEndToEnd(t *testing.T) {
 	}
 	srv.Commands()
 
+	// A rewrite whose deleting line went through and whose writing line failed leaves the
+	// list's tables bound with no rule; the next pass reads that as a different list and
+	// writes it again.
+	srv.Config.SetSONiCRow("ACL_RULE", acl.Name+"-in|RULE_1", row{"PRIORITY": "9999", "PACKET_ACTION": "FORWARD", "IP_TYPE": "IPV4ANY"})
+	srv.FailOn(`sonic-cfggen -a '{"ACL_TABLE"`)
+	if _, err := sonicACLPass(t, srv, want, fabric.RecordOf(want)); err == nil {
+		t.Fatal("the pass whose writing line was refused did not fail")
+	}
+	for k := range srv.Config.SONiCRows("ACL_RULE") {
+		if strings.HasPrefix(k, acl.Name) {
+			t.Errorf("rule %s left after the deleting line", k)
+		}
+	}
+	if got := srv.Config.SONiCRows("ACL_TABLE"); len(got) != 5 {
+		t.Errorf("tables after the deleting line: %v, want the list's four still bound and DATAACL", slices.Sorted(maps.Keys(got)))
+	}
+	if _, err := sonicACLPass(t, srv, want, fabric.RecordOf(want)); err != nil {
+		t.Fatalf("pass after the failed rewrite: %v", err)
+	}
+	if got := srv.Config.SONiCRows("ACL_RULE"); !reflect.DeepEqual(got, rules) {
+		t.Errorf("rules after the pass that follows a failed rewrite:\n%v\nwant\n%v", got, rules)
+	}
+	srv.Commands()
+
 	changed := acl
 	changed.Rules = changed.Rules[:len(changed.Rules)-1]
 	changed.DefaultDeny = false
