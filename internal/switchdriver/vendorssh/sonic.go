@@ -258,7 +258,9 @@ func parseSONiC(ep fabric.Endpoint, names []string, outs []string) (fabric.State
 	if err != nil {
 		return fabric.State{}, err
 	}
-	lags, err := parseSONiCLAGs(ep, names, portTable, outs[3], outs[4], memberOf, mclags)
+	// A list's name is no bond, though the range would number a port-channel for it too.
+	bonds := slices.DeleteFunc(slices.Clone(names), func(n string) bool { return fabric.ACLCookieOfName(n) != fabric.CookiePrefix })
+	lags, err := parseSONiCLAGs(ep, bonds, portTable, outs[3], outs[4], memberOf, mclags)
 	if err != nil {
 		return fabric.State{}, err
 	}

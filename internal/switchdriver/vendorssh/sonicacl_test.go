@@ -6,6 +6,7 @@ import (
 	"maps"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -235,5 +236,39 @@ func TestSONiCACLWriteChecked(t *testing.T) {
 	}
 	if len(srv.Config.SONiCRows("ACL_TABLE"))+len(srv.Config.SONiCRows("ACL_RULE")) != 0 {
 		t.Errorf("rows left after the nulls: %v %v", srv.Config.SONiCRows("ACL_TABLE"), srv.Config.SONiCRows("ACL_RULE"))
+	}
+}
+
+// A list's name is never read as a bond, even when the port-channel it would number in the
+// range is a bond's: the bond's list still reads back bound to its bond, and a second pass
+// sends nothing.
+func TestSONiCACLNameIsNoBond(t *testing.T) {
+	t.Parallel()
+	srv := vendortest.Start(t, "sonic", "Ethernet0", "Ethernet4")
+	lag := fabric.LAG{Name: fabric.LAGName("host-b", "control"), Members: []string{"Ethernet0", "Ethernet4"}, LACP: true,
+		Port: fabric.Port{Name: fabric.LAGName("host-b", "control"), Mode: fabric.ModeAccess, VLAN: 1001}}
+	list := ingressACL(lag.Name)
+	list.Members = lag.Members
+	for i := 0; ; i++ {
+		list.Name = fabric.ACLName(strconv.Itoa(i), "control")
+		if channelOf(list.Name) == channelOf(lag.Name) {
+			break
+		}
+	}
+	want := fabric.State{VLANs: []fabric.VLAN{{ID: 1001}}, LAGs: map[string]fabric.LAG{lag.Name: lag},
+		ACLs: map[string]fabric.ACL{list.Name: list}}
+	if _, err := sonicACLPass(t, srv, want, fabric.Record{}); err != nil {
+		t.Fatalf("first pass: %v", err)
+	}
+	srv.Commands()
+	have, err := sonicACLPass(t, srv, want, fabric.RecordOf(want))
+	if err != nil || len(srv.Commands()) != 0 {
+		t.Fatalf("second pass: %v, or commands sent", err)
+	}
+	if got := have.ACLs[list.Name]; got.Port != lag.Name {
+		t.Errorf("the list reads back bound to %q, want the bond %s", got.Port, lag.Name)
+	}
+	if _, isBond := have.LAGs[list.Name]; isBond {
+		t.Errorf("the list's name %s reads back as a bond", list.Name)
 	}
 }
