@@ -425,9 +425,6 @@ func (a ACL) Describe() string {
 // and why: a network with an acl on them is refused before anything is configured, and the host
 // is not offered. Every other driver is an ACLSetter (checked by switchdriver/builtin's tests).
 var OSesWithoutACLs = map[string]string{
-	"sonic": "SONiC's config CLI makes ACL tables but no rules (rules go in by acl-loader, which adds its own deny to ingress tables and silently skips actions the ASIC lacks, " +
-		"or by raw CONFIG_DB writes), and whether the ASIC took a table or rule (egress and IPv6 tables vary by platform) shows in STATE_DB only, " +
-		"so a read-back could report a list in force that is not; not rendered",
 	"equinix-metal": "Equinix Metal's API has no per-port access list; filter on the hosts instead",
 }
 
@@ -442,6 +439,7 @@ var OSesWithoutTrunkACLs = map[string]string{
 	"nxos":       "an NX-OS port access list filters every VLAN of the trunk it is bound to",
 	"openconfig": "an OpenConfig interface's ingress and egress acl-sets apply to every VLAN the port carries",
 	"cumulus":    "an NVUE interface's inbound and outbound access lists apply to every VLAN the interface carries",
+	"sonic":      "a SONiC ACL table bound to a port (ACL_TABLE ports) filters every VLAN the port carries; its L3 and L3V6 rules match no VLAN",
 	"junos": "a Junos port takes one ethernet-switching filter each way (filter input, filter output) for every VLAN it carries, " +
 		"so the lists of the trunk networks sharing a port cannot each be bound",
 }

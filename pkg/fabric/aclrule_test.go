@@ -28,6 +28,7 @@ func TestACLRuleCheck(t *testing.T) {
 
 // ACLFits refuses what an OS cannot keep, naming the OS and the fix, and passes the rest: no
 // list at all, a trunk's list, and on an ingress-only OS an egress rule or a deny default.
+// SONiC keeps every list but a trunk's.
 func TestACLFits(t *testing.T) {
 	in := ACLRule{Direction: DirectionIngress, Protocol: "ssh", Action: ActionDeny}
 	out := ACLRule{Direction: DirectionEgress, Protocol: "all", Action: ActionAllow}
@@ -58,6 +59,11 @@ func TestACLFits(t *testing.T) {
 		{"cumulus", ACL{Rules: []ACLRule{{Direction: DirectionEgress, Protocol: "udp:53-54", Action: ActionDeny, Remote: "10.0.0.0/8"}}}, "acl[0] is an egress rule on ports 53-54, but networkOS cumulus takes port ranges on ingress rules only"},
 		{"cumulus", ACL{Rules: []ACLRule{in}, DefaultDeny: true}, "aclDefault deny would close IPv6 egress too"},
 		{"cumulus", ACL{Rules: []ACLRule{in}, VLAN: 7}, "networkOS cumulus cannot scope"},
+		// SONiC: every rule, both directions, either default; not a trunk's list.
+		{"sonic", ACL{Rules: []ACLRule{in, out,
+			{Direction: DirectionIngress, Protocol: "udp:1000-2000", Action: ActionDeny, Remote: "2001:db8::/32"},
+			{Direction: DirectionEgress, Protocol: "tcp:1000-2000", Action: ActionAllow, Remote: "10.0.0.0/8"}}, DefaultDeny: true}, ""},
+		{"sonic", ACL{Rules: []ACLRule{in}, VLAN: 7}, "networkOS sonic cannot scope an access list to one VLAN of a trunk"},
 	} {
 		err := ACLFits(c.os, c.acl)
 		if (c.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), c.want)) {

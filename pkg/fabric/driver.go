@@ -145,6 +145,11 @@ type ACL struct {
 	// Flows is the list as read back from a switch that keeps flows (Open vSwitch), set by Read
 	// only; rules are not recovered from flows. SameACL compares them with the wanted list's.
 	Flows []Flow
+	// Entries are the switch's own keys of what the list is made of, as read back, on a switch
+	// whose store cannot drop a list by its name alone (SONiC's CONFIG_DB: its ACL_TABLE and
+	// ACL_RULE keys), so that rewriting or removing the list deletes exactly them, rules added
+	// by hand included. Set by Read only; SameACL does not compare them.
+	Entries []string
 }
 
 // Change is one step of a Batch. Exactly the field its Op needs is set.

@@ -23,6 +23,7 @@ func TestPortPoliciesASwitchCannotApplyAreRefused(t *testing.T) {
 	eos := netv1.Switch{Name: "metal", Address: "127.0.0.1", Port: 1, NetworkOS: netv1.NetworkOSEOS}
 	nxos := netv1.Switch{Name: "metal", Address: "127.0.0.1", Port: 1, NetworkOS: netv1.NetworkOSNXOS}
 	cumulus := netv1.Switch{Name: "metal", Address: "127.0.0.1", Port: 1, NetworkOS: netv1.NetworkOSCumulus}
+	sonic := netv1.Switch{Name: "metal", Address: "127.0.0.1", Port: 1, NetworkOS: netv1.NetworkOSSONiC}
 	denySSH := []netv1.ACLRule{{Direction: netv1.ACLIngress, Protocol: "ssh", Action: netv1.ACLDeny}}
 	egress := []netv1.ACLRule{{Direction: netv1.ACLEgress, Protocol: "http", Action: netv1.ACLAllow}}
 	for _, c := range []struct {
@@ -41,6 +42,8 @@ func TestPortPoliciesASwitchCannotApplyAreRefused(t *testing.T) {
 			"host h1: network control has an acl, but its card 0 is on switch metal: acl[0] is an egress rule, but networkOS nxos filters ingress only"},
 		{"deny default on a switch that filters ingress only", nxos, func(n *netv1.Network) { n.ACL, n.ACLDefault = denySSH, netv1.ACLDeny },
 			"host h1: network control has an acl, but its card 0 is on switch metal: aclDefault deny would also close egress, but networkOS nxos filters ingress only"},
+		{"acl on a trunk on SONiC", sonic, func(n *netv1.Network) { n.ACL, n.PortMode = denySSH, netv1.PortModeTrunk },
+			"host h1: network control has an acl, but its card 0 is on switch metal: networkOS sonic cannot scope an access list to one VLAN of a trunk (a SONiC ACL table bound to a port"},
 		{"egress rule without an IPv4 remote on NVUE", cumulus, func(n *netv1.Network) { n.ACL = egress },
 			"host h1: network control has an acl, but its card 0 is on switch metal: acl[0] is an egress rule without an IPv4 remote, but networkOS cumulus filters only IPv4 outbound on a port"},
 	} {

@@ -20,18 +20,48 @@ import (
 const bothAny = "any " + "any"
 
 // The image's manager binds a network's acl on each vendor OS whose driver writes lists,
-// emulated over SSH: the host ends ready with its four lists (IPv4 and IPv6, in and out) on its
-// port, holding the ssh rule and the default; a reconcile with nothing changed sends nothing (the
-// lists read back as the same rules, also where the switch keeps no remark and shows ssh as port
-// 22); the host leaving removes its lists.
+// emulated over SSH: the host ends ready with its lists (IPv4 and IPv6, in and out) on its port,
+// holding the ssh rule and the default; a reconcile with nothing changed sends nothing (the lists
+// read back as the same rules, also where the switch keeps no remark and shows ssh as port 22,
+// or keeps the list as CONFIG_DB rows, SONiC); the host leaving removes its lists.
 func TestControllersBindAccessListsOnVendorSwitches(t *testing.T) {
+	// cliLists checks an IOS-like switch: the inbound IPv4 list holds the ssh entry (as the
+	// switch shows it) and the default deny, and the port binds four lists.
+	cliLists := func(port, sshDeny string) func(Gomega, *vendortest.Server, string) {
+		return func(g Gomega, srv *vendortest.Server, name string) {
+			in, ok := srv.Config.ACL(name + "-in")
+			g.Expect(ok).To(BeTrue(), "no inbound IPv4 list %s-in on the switch", name)
+			g.Expect(slices.Collect(maps.Values(in.Entries))).To(ContainElements(sshDeny, "deny ip "+bothAny))
+			p, _ := srv.Config.Port(port)
+			g.Expect(p.AccessGroups).To(HaveLen(4), "port %s binds %q", port, p.AccessGroups)
+		}
+	}
+	cliGone := func(port string) func(Gomega, *vendortest.Server) {
+		return func(g Gomega, srv *vendortest.Server) {
+			g.Expect(srv.Config.ACLNames()).To(BeEmpty())
+			p, _ := srv.Config.Port(port)
+			g.Expect(p.AccessGroups).To(BeEmpty())
+		}
+	}
 	for _, c := range []struct {
-		os      netv1.NetworkOS
-		port    string
-		sshDeny string // the ssh rule's entry as the switch shows it
+		os    netv1.NetworkOS
+		port  string
+		lists func(g Gomega, srv *vendortest.Server, name string) // the host's lists are on the switch
+		gone  func(g Gomega, srv *vendortest.Server)              // no list is left
 	}{
-		{netv1.NetworkOSEOS, "Ethernet1", "deny tcp " + bothAny + " eq ssh"},
-		{netv1.NetworkOSDellOS10, "ethernet1/1/1", "deny tcp " + bothAny + " eq 22"},
+		{netv1.NetworkOSEOS, "Ethernet1", cliLists("Ethernet1", "deny tcp "+bothAny+" eq ssh"), cliGone("Ethernet1")},
+		{netv1.NetworkOSDellOS10, "ethernet1/1/1", cliLists("ethernet1/1/1", "deny tcp "+bothAny+" eq 22"), cliGone("ethernet1/1/1")},
+		{netv1.NetworkOSSONiC, "Ethernet0", func(g Gomega, srv *vendortest.Server, name string) {
+			tables := srv.Config.SONiCRows("ACL_TABLE")
+			g.Expect(tables).To(HaveLen(4), "ACL tables %v", slices.Collect(maps.Keys(tables)))
+			g.Expect(tables[name+"-in"]).To(HaveKeyWithValue("ports", []string{"Ethernet0"}))
+			rules := srv.Config.SONiCRows("ACL_RULE")
+			g.Expect(rules[name+"-in|RULE_1"]).To(And(HaveKeyWithValue("PACKET_ACTION", "DROP"), HaveKeyWithValue("L4_DST_PORT", "22")))
+			g.Expect(rules[name+"-out6|DEFAULT"]).To(HaveKeyWithValue("PACKET_ACTION", "DROP"))
+		}, func(g Gomega, srv *vendortest.Server) {
+			g.Expect(srv.Config.SONiCRows("ACL_TABLE")).To(BeEmpty())
+			g.Expect(srv.Config.SONiCRows("ACL_RULE")).To(BeEmpty())
+		}},
 	} {
 		t.Run(string(c.os), func(t *testing.T) {
 			g := NewWithT(t)
@@ -69,12 +99,7 @@ func TestControllersBindAccessListsOnVendorSwitches(t *testing.T) {
 			}, timeout).Should(Succeed())
 
 			name := fabric.ACLName("h1", "control")
-			in, ok := srv.Config.ACL(name + "-in")
-			g.Expect(ok).To(BeTrue(), "no inbound IPv4 list %s-in on the switch", name)
-			entries := slices.Collect(maps.Values(in.Entries))
-			g.Expect(entries).To(ContainElements(c.sshDeny, "deny ip "+bothAny))
-			p, _ := srv.Config.Port(c.port)
-			g.Expect(p.AccessGroups).To(HaveLen(4), "port %s binds %q", c.port, p.AccessGroups)
+			c.lists(g, srv, name)
 
 			// Nothing changed: another reconcile reads the lists back as asked and sends nothing.
 			srv.Commands()
@@ -86,9 +111,7 @@ func TestControllersBindAccessListsOnVendorSwitches(t *testing.T) {
 
 			// The host leaves: its lists are unbound and removed.
 			selectHost(t, ns, "h1", "")
-			g.Eventually(func() []string { return srv.Config.ACLNames() }, timeout).Should(BeEmpty())
-			p, _ = srv.Config.Port(c.port)
-			g.Expect(p.AccessGroups).To(BeEmpty())
+			g.Eventually(func(g Gomega) { c.gone(g, srv) }, timeout).Should(Succeed())
 		})
 	}
 }

@@ -153,9 +153,18 @@ type CommandError struct {
 	Output string
 }
 
+// Error names the command, its middle left out when it is long (SONiC writes a whole access
+// list in one sonic-cfggen line), so the host's state stays readable; Command keeps it whole.
 func (e *CommandError) Error() string {
-	return fmt.Sprintf("switch %s: command %q failed: %s", e.Switch, e.Command, e.Output)
+	cmd := e.Command
+	if len(cmd) > maxShownCommand {
+		cmd = fmt.Sprintf("%s ... (%d characters) ... %s", cmd[:maxShownCommand*2/3], len(cmd), cmd[len(cmd)-maxShownCommand/3:])
+	}
+	return fmt.Sprintf("switch %s: command %q failed: %s", e.Switch, cmd, e.Output)
 }
+
+// maxShownCommand is the longest command an error quotes whole.
+const maxShownCommand = 240
 
 // run sends the lines and returns each one's output.
 func (s *Session) run(ctx context.Context, lines []string) ([]string, error) {

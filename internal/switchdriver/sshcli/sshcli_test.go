@@ -174,3 +174,22 @@ func TestShellMode(t *testing.T) {
 		t.Fatalf("an unsafe port name: %v", err)
 	}
 }
+
+// A long command (a SONiC access list is one sonic-cfggen line) is quoted with its middle left
+// out, so the host's state stays readable; its start and end, and its length, still show.
+func TestCommandErrorShortensLongCommands(t *testing.T) {
+	long := "sudo sonic-cfggen -a '{" + strings.Repeat("x", 5000) + "}' --write-to-db"
+	msg := (&sshcli.CommandError{Switch: "leaf1", Command: long, Output: "Error: refused"}).Error()
+	for _, want := range []string{"sudo sonic-cfggen -a '{xx", "(5039 characters)", "}' --write-to-db", "Error: refused"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("%q does not say %q", msg, want)
+		}
+	}
+	if len(msg) > 400 {
+		t.Errorf("message of %d characters, want a short one", len(msg))
+	}
+	short := (&sshcli.CommandError{Switch: "leaf1", Command: "sudo config vlan add 5", Output: "Error: x"}).Error()
+	if !strings.Contains(short, `"sudo config vlan add 5"`) {
+		t.Errorf("a short command is not quoted whole: %q", short)
+	}
+}

@@ -16,7 +16,7 @@ import (
 // TestACLEndToEnd, Junos' filters (TestJunosACLEndToEnd) or NX-OS' ingress lists
 // (TestNXOSACLEndToEnd).
 func aclCovered(os string) bool {
-	return slices.Contains(aclOSes, os) || os == "junos" || os == "nxos" || os == "cumulus"
+	return slices.Contains(aclOSes, os) || os == "junos" || os == "nxos" || os == "cumulus" || os == "sonic"
 }
 
 // junosHostFilters are hostACL's two filters as the switch keeps them: its statements after

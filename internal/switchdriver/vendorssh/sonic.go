@@ -18,6 +18,7 @@ import (
 func SONiC() sshcli.CommandSet {
 	return sshcli.CommandSet{
 		NetworkOS: "sonic",
+		ACLs:      true,
 		PortState: true,
 		Mode:      sshcli.ModeExec,
 		Save:      []string{"sudo config save -y"},
@@ -30,7 +31,8 @@ func SONiC() sshcli.CommandSet {
 		ReadCommands: func(fabric.Endpoint, []string) []string {
 			return []string{"sonic-cfggen -d --var-json VLAN", "sonic-cfggen -d --var-json VLAN_MEMBER", "sonic-cfggen -d --var-json PORT",
 				"sonic-cfggen -d --var-json PORTCHANNEL", "sonic-cfggen -d --var-json PORTCHANNEL_MEMBER",
-				"sonic-cfggen -d --var-json MCLAG_DOMAIN", "sonic-cfggen -d --var-json MCLAG_INTERFACE"}
+				"sonic-cfggen -d --var-json MCLAG_DOMAIN", "sonic-cfggen -d --var-json MCLAG_INTERFACE",
+				"sonic-cfggen -d --var-json ACL_TABLE", "sonic-cfggen -d --var-json ACL_RULE"}
 		},
 		ParseState:     parseSONiC,
 		VersionCommand: "show version",
@@ -57,7 +59,8 @@ func SONiC() sshcli.CommandSet {
 //
 // A port whose administrative state (PORT's admin_status) is not the one asked is then shut or
 // started: sudo config interface shutdown P (portStatus down) or sudo config interface startup P
-// (up; a reset port is up). Bonds are port-channels: renderSONiCLAG.
+// (up; a reset port is up). Bonds are port-channels: renderSONiCLAG. Access lists are
+// CONFIG_DB rows, a run of list changes written in two sonic-cfggen lines at most (sonicacl.go).
 func renderSONiC(ep fabric.Endpoint, have fabric.State, batch fabric.Batch) ([]string, error) {
 	r := &sonicRender{have: have, vlans: map[int]bool{}, taken: map[string]string{}}
 	for _, v := range have.VLANs {
@@ -65,7 +68,16 @@ func renderSONiC(ep fabric.Endpoint, have fabric.State, batch fabric.Batch) ([]s
 	}
 	for i, c := range batch {
 		p := c.Port
+		if c.Op != fabric.OpEnsureACL && c.Op != fabric.OpRemoveACL {
+			if err := r.flushACLs(); err != nil {
+				return nil, err
+			}
+		}
 		switch c.Op {
+		case fabric.OpEnsureACL, fabric.OpRemoveACL:
+			if err := r.acl(ep, i, c); err != nil {
+				return nil, err
+			}
 		case fabric.OpEnsureVLAN:
 			r.add(fmt.Sprintf("sudo config vlan add %d", c.VLAN.ID))
 			r.vlans[c.VLAN.ID] = true
@@ -93,6 +105,9 @@ func renderSONiC(ep fabric.Endpoint, have fabric.State, batch fabric.Batch) ([]s
 			return nil, unsupported("sonic", i, c)
 		}
 	}
+	if err := r.flushACLs(); err != nil {
+		return nil, err
+	}
 	return r.lines, nil
 }
 
@@ -106,6 +121,8 @@ type sonicRender struct {
 	taken map[string]string
 	// domainSent says the batch has sent the switch's MCLAG domain (sonicmclag.go).
 	domainSent bool
+	// aclRun gathers consecutive access-list changes, written together (sonicacl.go).
+	aclRun *aclWrite
 }
 
 func (r *sonicRender) add(lines ...string) { r.lines = append(r.lines, lines...) }
@@ -182,7 +199,7 @@ func sonicJSON(out string, v any) error {
 }
 
 // parseSONiC reads sonic-cfggen's VLAN, VLAN_MEMBER, PORT, PORTCHANNEL, PORTCHANNEL_MEMBER,
-// MCLAG_DOMAIN and MCLAG_INTERFACE tables.
+// MCLAG_DOMAIN, MCLAG_INTERFACE, ACL_TABLE and ACL_RULE tables.
 func parseSONiC(ep fabric.Endpoint, names []string, outs []string) (fabric.State, error) {
 	var vlanTable map[string]struct {
 		ID flexInt `json:"vlanid"`
@@ -241,9 +258,15 @@ func parseSONiC(ep fabric.Endpoint, names []string, outs []string) (fabric.State
 	if err != nil {
 		return fabric.State{}, err
 	}
-	lags, err := parseSONiCLAGs(ep, names, portTable, outs[3], outs[4], memberOf, mclags)
+	// A list's name is no bond, though the range would number a port-channel for it too.
+	bonds := slices.DeleteFunc(slices.Clone(names), func(n string) bool { return fabric.ACLCookieOfName(n) != fabric.CookiePrefix })
+	lags, err := parseSONiCLAGs(ep, bonds, portTable, outs[3], outs[4], memberOf, mclags)
 	if err != nil {
 		return fabric.State{}, err
 	}
-	return fabric.State{VLANs: vlansOf(ids), Ports: wantPorts(all, names), LAGs: lags}, nil
+	acls, err := parseSONiCACLs(ep, names, outs[7], outs[8], lags)
+	if err != nil {
+		return fabric.State{}, err
+	}
+	return fabric.State{VLANs: vlansOf(ids), Ports: wantPorts(all, names), LAGs: lags, ACLs: acls}, nil
 }

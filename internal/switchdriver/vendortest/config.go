@@ -53,6 +53,8 @@ type Config struct {
 	acls map[string]*ACLConfig
 	// mclag is a SONiC switch's MCLAG domain (nil: none).
 	mclag *SONiCMCLAGDomain
+	// db are a SONiC switch's CONFIG_DB tables kept as rows (sonicacl.go), by table and key.
+	db map[string]map[string]map[string]any
 }
 
 // ACLConfig is an access list: its family and its entries by sequence number, as the switch

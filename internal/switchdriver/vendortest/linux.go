@@ -44,6 +44,9 @@ func (l *linuxSwitch) exec(s *Server, cmd string) (string, int) {
 func init() {
 	personalities["sonic"] = &linuxSwitch{run: sonicRun, errorMsg: func(cmd string) string {
 		f := strings.Fields(cmd)
+		if slices.Contains(f, "sonic-cfggen") {
+			return "Error: redis.exceptions.ConnectionError: Error 111 connecting to /var/run/redis/redis.sock. Connection refused."
+		}
 		return "Usage: config vlan member add [OPTIONS] <vid> port\nTry \"config vlan member add -h\" for help.\n\nError: " + f[len(f)-1] + " is a router interface!"
 	}}
 	personalities["cumulus"] = &linuxSwitch{run: cumulusRun, errorMsg: func(cmd string) string {
@@ -65,6 +68,8 @@ func sonicRun(s *Server, f []string) (string, int) {
 		return "Running command: /usr/local/bin/sonic-cfggen -d --print-data > /etc/sonic/config_db.json\n", 0
 	case len(f) == 4 && f[0] == "sonic-cfggen" && f[1] == "-d" && f[2] == "--var-json":
 		return sonicTable(cfg, f[3]), 0
+	case len(f) >= 4 && f[0] == "sonic-cfggen" && f[1] == "-a" && f[len(f)-1] == "--write-to-db":
+		return sonicWrite(cfg, f)
 	case len(f) == 4 && f[0] == "config" && f[1] == "vlan" && (f[2] == "add" || f[2] == "del"):
 		id, err := strconv.Atoi(f[3])
 		if err != nil || id < 1 || id > 4094 {
@@ -197,6 +202,8 @@ func sonicTable(cfg *Config, table string) string {
 		sonicChannelTables(cfg, table, out)
 	case "MCLAG_DOMAIN", "MCLAG_INTERFACE":
 		sonicMCLAGTables(cfg, table, out)
+	case "ACL_TABLE", "ACL_RULE":
+		out = sonicDBTable(cfg, table)
 	case "PORT":
 		for i, n := range cfg.PortNames() {
 			p, _ := cfg.Port(n)
