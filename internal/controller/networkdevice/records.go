@@ -43,7 +43,9 @@ func recordOf(s netv1.SwitchStatus) fabric.Record {
 	return rec
 }
 
-func configuredPorts(want fabric.State) []netv1.ConfiguredPort {
+// ConfiguredPorts is the record (status.switches[].ports) of a switch brought to want. The
+// fabric benchmark's probe writes it as the controller does.
+func ConfiguredPorts(want fabric.State) []netv1.ConfiguredPort {
 	rec := fabric.RecordOf(want)
 	out := make([]netv1.ConfiguredPort, 0, len(rec.Ports))
 	for _, name := range rec.Ports {
