@@ -125,7 +125,7 @@ func bondRecord(sws []netv1.Switch, hosts int) []netv1.SwitchStatus {
 		want := desired[sws[i].Name]
 		out[i] = netv1.SwitchStatus{Name: sws[i].Name, Reachable: true, Version: "3.1.0", Ports: networkdevice.ConfiguredPorts(want), ConfiguredWith: sws[i].DeepCopy()}
 		for _, v := range want.VLANs {
-			out[i].VLANs = append(out[i].VLANs, int32(v.ID)) //nolint:gosec // VLAN ids are at most 4094
+			out[i].VLANs = append(out[i].VLANs, int32(v.ID))
 		}
 	}
 	return out
