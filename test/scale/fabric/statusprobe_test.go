@@ -29,9 +29,10 @@ import (
 // list each (the LAG+ACL run's record), and what a variant saves. It writes the status
 // FABRIC_PROBE_WRITES times (default 20), each write changing one port as a pass that adds a
 // host does, and prints the patch's bytes, the stored status's bytes and the server's CPU per
-// write. Variants: the CRD as installed; with status.switches[].ports and drifted turned into
-// atomic lists at run time (FABRIC_PROBE_VARIANTS=1 adds that run, and one of the bonds without their lists). FABRIC_PROBE_APISERVER_PROFILE=file
-// writes a CPU profile of the API server over the writes (5 s). Run it alone:
+// write. FABRIC_PROBE_VARIANTS=1 adds two runs: the bonds without their lists, and the CRD with
+// status.switches[].ports and drifted turned into atomic lists at run time (put back after).
+// FABRIC_PROBE_APISERVER_PROFILE=file writes a CPU profile of the API server over the writes
+// (5 s). Run it alone:
 //
 //	METALWIRE_SCALE=1 go test ./test/scale/fabric -run TestNetworkDeviceStatusWriteCost -v -count=1
 func TestNetworkDeviceStatusWriteCost(t *testing.T) {
