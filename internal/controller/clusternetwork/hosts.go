@@ -322,26 +322,26 @@ func carries(p *netv1.ConfiguredPort, a *netv1.NICAssignment) bool {
 	}
 	for _, acl := range a.ACLs {
 		if !slices.ContainsFunc(p.ACLs, func(c netv1.ConfiguredACL) bool {
-			return c.Name == acl.Name && int(c.Rules) == len(acl.Rules) && c.Default == acl.Default
+			return c.Name == acl.Name && int(c.Rules) == len(acl.Rules) && c.DefaultAction() == cmp.Or(acl.Default, netv1.ACLAllow)
 		}) {
 			return false
 		}
 	}
 	if a.PortMode == netv1.PortModeTrunk {
 		for _, id := range assignedVLANs(a) {
-			if p.Mode != netv1.PortModeTrunk || !slices.Contains(p.Trunk, id) {
+			if p.PortMode() != netv1.PortModeTrunk || !slices.Contains(p.Trunk, id) {
 				return false
 			}
 		}
 		return true
 	}
-	return p.Mode == netv1.PortModeAccess && p.VLAN == a.VLANID
+	return p.PortMode() == netv1.PortModeAccess && p.VLAN == a.VLANID
 }
 
 // trunks says whether a recorded port (nil: none) carries every VLAN of the card's assignment
 // tagged: the ports between a SmartNIC's switch and the top of rack.
 func trunks(p *netv1.ConfiguredPort, a *netv1.NICAssignment) bool {
-	if p == nil || p.Mode != netv1.PortModeTrunk {
+	if p == nil || p.PortMode() != netv1.PortModeTrunk {
 		return false
 	}
 	for _, id := range assignedVLANs(a) {

@@ -43,7 +43,11 @@ func recordOf(s netv1.SwitchStatus) fabric.Record {
 	return rec
 }
 
-func configuredPorts(want fabric.State) []netv1.ConfiguredPort {
+// ConfiguredPorts is the record (status.switches[].ports) of a switch brought to want, every
+// field at its default left out (ConfiguredPort's methods put it back): the record is
+// rewritten whole on every pass that changes it. The fabric benchmark's probe writes it as the
+// controller does.
+func ConfiguredPorts(want fabric.State) []netv1.ConfiguredPort {
 	rec := fabric.RecordOf(want)
 	out := make([]netv1.ConfiguredPort, 0, len(rec.Ports))
 	for _, name := range rec.Ports {
@@ -54,7 +58,7 @@ func configuredPorts(want fabric.State) []netv1.ConfiguredPort {
 		cp := configuredPort(l.Port)
 		cp.LAG = &netv1.ConfiguredLAG{Members: l.Members, Mode: netv1.LAGStatic}
 		if l.LACP {
-			cp.LAG.Mode, cp.LAG.LACPRate = netv1.LAGLACP, netv1.LACPSlow
+			cp.LAG.Mode = "" // lacp
 			if l.FastRate {
 				cp.LAG.LACPRate = netv1.LACPFast
 			}
@@ -68,7 +72,7 @@ func configuredPorts(want fabric.State) []netv1.ConfiguredPort {
 		if i < 0 {
 			continue // a list's port is always wanted with it (fabric.Desired)
 		}
-		ca := netv1.ConfiguredACL{Name: name, VLAN: vlan32(acl.VLAN), Rules: int32(len(acl.Rules)), Default: netv1.ACLAllow} //nolint:gosec // at most 32 rules (admission)
+		ca := netv1.ConfiguredACL{Name: name, VLAN: vlan32(acl.VLAN), Rules: int32(len(acl.Rules))} //nolint:gosec // at most 32 rules (admission)
 		if acl.DefaultDeny {
 			ca.Default = netv1.ACLDeny
 		}
@@ -78,7 +82,10 @@ func configuredPorts(want fabric.State) []netv1.ConfiguredPort {
 }
 
 func configuredPort(p fabric.Port) netv1.ConfiguredPort {
-	cp := netv1.ConfiguredPort{Name: p.Name, Mode: netv1.PortMode(p.Mode), VLAN: vlan32(p.VLAN), MTU: int32(p.MTU), Down: p.Down} //nolint:gosec // MTUs are at most 9216
+	cp := netv1.ConfiguredPort{Name: p.Name, VLAN: vlan32(p.VLAN), MTU: int32(p.MTU), Down: p.Down} //nolint:gosec // MTUs are at most 9216
+	if p.Mode != fabric.ModeAccess {
+		cp.Mode = netv1.PortMode(p.Mode)
+	}
 	for _, v := range p.Trunk {
 		cp.Trunk = append(cp.Trunk, vlan32(v))
 	}
@@ -89,7 +96,7 @@ func configuredPort(p fabric.Port) netv1.ConfiguredPort {
 func portsOf(ports []netv1.ConfiguredPort) []fabric.Port {
 	out := make([]fabric.Port, 0, len(ports))
 	for _, p := range ports {
-		fp := fabric.Port{Name: p.Name, Mode: fabric.PortMode(p.Mode), VLAN: int(p.VLAN), MTU: int(p.MTU), Down: p.Down}
+		fp := fabric.Port{Name: p.Name, Mode: fabric.PortMode(p.PortMode()), VLAN: int(p.VLAN), MTU: int(p.MTU), Down: p.Down}
 		for _, v := range p.Trunk {
 			fp.Trunk = append(fp.Trunk, int(v))
 		}

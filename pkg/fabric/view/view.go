@@ -111,7 +111,7 @@ func Build(devices []netv1.NetworkDevice, nics []netv1.NIC, clusters []netv1.Clu
 			}
 			k := key(l.Device, l.Switch, l.Port)
 			if p, ok := ports[k]; ok {
-				l.Mode, l.VLANs, l.State = string(p.Mode), portCarries(p), "ok"
+				l.Mode, l.VLANs, l.State = string(p.PortMode()), portCarries(p), "ok"
 				if p.MTU != 0 {
 					l.VLANs += fmt.Sprintf(" mtu %d", p.MTU)
 				}
@@ -149,7 +149,7 @@ func portCarries(p netv1.ConfiguredPort) string {
 		s += ", shut"
 	}
 	for _, a := range p.ACLs {
-		s += fmt.Sprintf(", acl %s (%d rules, then %s)", a.Name, a.Rules, a.Default)
+		s += fmt.Sprintf(", acl %s (%d rules, then %s)", a.Name, a.Rules, a.DefaultAction())
 	}
 	return s
 }
@@ -157,12 +157,12 @@ func portCarries(p netv1.ConfiguredPort) string {
 func portVLANs(p netv1.ConfiguredPort) string {
 	if p.LAG != nil {
 		lacp := ""
-		if p.LAG.Mode != netv1.LAGStatic {
+		if p.LAG.LAGMode() != netv1.LAGStatic {
 			lacp = " lacp"
 		}
 		return fmt.Sprintf("bond %s%s, %s", p.Name, lacp, portVLANs(netv1.ConfiguredPort{Mode: p.Mode, VLAN: p.VLAN, Trunk: p.Trunk}))
 	}
-	if p.Mode == netv1.PortModeTrunk {
+	if p.PortMode() == netv1.PortModeTrunk {
 		ids := make([]string, 0, len(p.Trunk))
 		for _, t := range p.Trunk {
 			ids = append(ids, fmt.Sprint(t))
