@@ -50,10 +50,7 @@ func networking(root string, nd *infrav1.NetworkData, f *Facts) (*NetworkData, e
 		return nil, err
 	}
 	services := ptr.Deref(nd.Services, infrav1.NetworkDataService{})
-	dns := make([]string, len(services.DNS))
-	for i, d := range services.DNS {
-		dns[i] = string(d)
-	}
+	dns := texts(services.DNS)
 	if out.Services, err = r.services(root+".services", dns, services.DNSFromIPPool, 0); err != nil {
 		return nil, err
 	}
@@ -83,7 +80,7 @@ func (r *networkRenderer) networks(n *infrav1.NetworkDataNetworks) ([]Network, e
 		if err != nil {
 			return nil, err
 		}
-		if net.Routes, err = r.routesv4(field, nw.Routes); err != nil {
+		if net.Routes, err = r.routes(routesOf(field, nw.Routes, routeOf4), true); err != nil {
 			return nil, err
 		}
 		out = append(out, net)
@@ -96,7 +93,7 @@ func (r *networkRenderer) networks(n *infrav1.NetworkDataNetworks) ([]Network, e
 		if err != nil {
 			return nil, err
 		}
-		if net.Routes, err = r.routesv6(field, nw.Routes); err != nil {
+		if net.Routes, err = r.routes(routesOf(field, nw.Routes, routeOf6), false); err != nil {
 			return nil, err
 		}
 		out = append(out, net)
@@ -108,7 +105,7 @@ func (r *networkRenderer) networks(n *infrav1.NetworkDataNetworks) ([]Network, e
 		if err != nil {
 			return nil, err
 		}
-		if net.Routes, err = r.routesv4(field, nw.Routes); err != nil {
+		if net.Routes, err = r.routes(routesOf(field, nw.Routes, routeOf4), true); err != nil {
 			return nil, err
 		}
 		out = append(out, net)
@@ -124,7 +121,7 @@ func (r *networkRenderer) networks(n *infrav1.NetworkDataNetworks) ([]Network, e
 			if err != nil {
 				return nil, err
 			}
-			if net.Routes, err = r.routesv6(field, nw.Routes); err != nil {
+			if net.Routes, err = r.routes(routesOf(field, nw.Routes, routeOf6), false); err != nil {
 				return nil, err
 			}
 			out = append(out, net)
@@ -194,8 +191,9 @@ func (r *networkRenderer) static(field, typ, id, link string, src staticSource) 
 	return net, nil
 }
 
-// route is a template route of either family.
+// route is a template route of either family (routeOf4, routeOf6).
 type route struct {
+	field   string // where the route stands in the template: networks.ipv4[0].routes[1]
 	network string
 	prefix  int32
 	gwText  *string
@@ -204,18 +202,43 @@ type route struct {
 	dnsPool *string
 }
 
-func (r *networkRenderer) routesv4(field string, routes []infrav1.NetworkDataRoutev4) ([]Route, error) {
-	out := make([]Route, 0, len(routes))
+// routesOf reads the routes of a network at field with of, the reader of their family.
+func routesOf[R any](field string, routes []R, of func(field string, rt R) route) []route {
+	out := make([]route, len(routes))
 	for i, rt := range routes {
-		rf := fmt.Sprintf("%s.routes[%d]", field, i)
-		services := ptr.Deref(rt.Services, infrav1.NetworkDataServicev4{})
-		dns := make([]string, len(services.DNS))
-		for j, d := range services.DNS {
-			dns[j] = string(d)
-		}
-		x := route{string(rt.Network), ptr.Deref(rt.Prefix, 0), (*string)(rt.Gateway.String),
-			gatewayPool(rf+".gateway", rt.Gateway.FromIPPool, rt.Gateway.FromPoolRef, rt.Gateway.FromPoolAnnotation), dns, services.DNSFromIPPool}
-		o, err := r.route(rf, x, true)
+		out[i] = of(fmt.Sprintf("%s.routes[%d]", field, i), rt)
+	}
+	return out
+}
+
+func routeOf4(field string, rt infrav1.NetworkDataRoutev4) route {
+	services := ptr.Deref(rt.Services, infrav1.NetworkDataServicev4{})
+	return route{field, string(rt.Network), ptr.Deref(rt.Prefix, 0), (*string)(rt.Gateway.String),
+		gatewayPool(field+".gateway", rt.Gateway.FromIPPool, rt.Gateway.FromPoolRef, rt.Gateway.FromPoolAnnotation),
+		texts(services.DNS), services.DNSFromIPPool}
+}
+
+func routeOf6(field string, rt infrav1.NetworkDataRoutev6) route {
+	services := ptr.Deref(rt.Services, infrav1.NetworkDataServicev6{})
+	return route{field, string(rt.Network), ptr.Deref(rt.Prefix, 0), (*string)(rt.Gateway.String),
+		gatewayPool(field+".gateway", rt.Gateway.FromIPPool, rt.Gateway.FromPoolRef, rt.Gateway.FromPoolAnnotation),
+		texts(services.DNS), services.DNSFromIPPool}
+}
+
+// texts are addresses of the template as the strings the renderer parses.
+func texts[S ~string](in []S) []string {
+	out := make([]string, len(in))
+	for i, s := range in {
+		out[i] = string(s)
+	}
+	return out
+}
+
+// routes renders a network's routes of one family.
+func (r *networkRenderer) routes(routes []route, ipv4 bool) ([]Route, error) {
+	out := make([]Route, 0, len(routes))
+	for _, rt := range routes {
+		o, err := r.route(rt, ipv4)
 		if err != nil {
 			return nil, err
 		}
@@ -224,27 +247,8 @@ func (r *networkRenderer) routesv4(field string, routes []infrav1.NetworkDataRou
 	return out, nil
 }
 
-func (r *networkRenderer) routesv6(field string, routes []infrav1.NetworkDataRoutev6) ([]Route, error) {
-	out := make([]Route, 0, len(routes))
-	for i, rt := range routes {
-		rf := fmt.Sprintf("%s.routes[%d]", field, i)
-		services := ptr.Deref(rt.Services, infrav1.NetworkDataServicev6{})
-		dns := make([]string, len(services.DNS))
-		for j, d := range services.DNS {
-			dns[j] = string(d)
-		}
-		x := route{string(rt.Network), ptr.Deref(rt.Prefix, 0), (*string)(rt.Gateway.String),
-			gatewayPool(rf+".gateway", rt.Gateway.FromIPPool, rt.Gateway.FromPoolRef, rt.Gateway.FromPoolAnnotation), dns, services.DNSFromIPPool}
-		o, err := r.route(rf, x, false)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, o)
-	}
-	return out, nil
-}
-
-func (r *networkRenderer) route(field string, rt route, ipv4 bool) (Route, error) {
+func (r *networkRenderer) route(rt route, ipv4 bool) (Route, error) {
+	field := rt.field
 	family := familyOf(ipv4)
 	dest, err := parseAddr(field+".network", rt.network, family)
 	if err != nil {

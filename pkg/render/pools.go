@@ -113,21 +113,21 @@ func forEachPoolSource(md *infrav1.MetaData, root string, nd *infrav1.NetworkDat
 		for i, net := range n.IPv4 {
 			field := fmt.Sprintf("%s.networks.ipv4[%d]", root, i)
 			sources = append(sources, staticPool(field, net.IPAddressFromIPPool, net.FromPoolRef, net.FromPoolAnnotation))
-			sources = append(sources, routev4Pools(field, net.Routes)...)
+			sources = append(sources, routePools(routesOf(field, net.Routes, routeOf4))...)
 		}
 		for i, net := range n.IPv6 {
 			field := fmt.Sprintf("%s.networks.ipv6[%d]", root, i)
 			sources = append(sources, staticPool(field, net.IPAddressFromIPPool, net.FromPoolRef, net.FromPoolAnnotation))
-			sources = append(sources, routev6Pools(field, net.Routes)...)
+			sources = append(sources, routePools(routesOf(field, net.Routes, routeOf6))...)
 		}
 		for i, net := range n.IPv4DHCP {
-			sources = append(sources, routev4Pools(fmt.Sprintf("%s.networks.ipv4DHCP[%d]", root, i), net.Routes)...)
+			sources = append(sources, routePools(routesOf(fmt.Sprintf("%s.networks.ipv4DHCP[%d]", root, i), net.Routes, routeOf4))...)
 		}
 		for i, net := range n.IPv6DHCP {
-			sources = append(sources, routev6Pools(fmt.Sprintf("%s.networks.ipv6DHCP[%d]", root, i), net.Routes)...)
+			sources = append(sources, routePools(routesOf(fmt.Sprintf("%s.networks.ipv6DHCP[%d]", root, i), net.Routes, routeOf6))...)
 		}
 		for i, net := range n.IPv6SLAAC {
-			sources = append(sources, routev6Pools(fmt.Sprintf("%s.networks.ipv6SLAAC[%d]", root, i), net.Routes)...)
+			sources = append(sources, routePools(routesOf(fmt.Sprintf("%s.networks.ipv6SLAAC[%d]", root, i), net.Routes, routeOf6))...)
 		}
 		sources = append(sources, dnsPool(root+".services", ptr.Deref(nd.Services, infrav1.NetworkDataService{}).DNSFromIPPool))
 	}
@@ -179,22 +179,11 @@ func dnsPool(field string, name *string) poolSource {
 	return s
 }
 
-func routev4Pools(field string, routes []infrav1.NetworkDataRoutev4) []poolSource {
+// routePools are the pools a network's routes take their gateway and DNS servers from.
+func routePools(routes []route) []poolSource {
 	out := make([]poolSource, 0, 2*len(routes))
-	for i, r := range routes {
-		rf := fmt.Sprintf("%s.routes[%d]", field, i)
-		out = append(out, gatewayPool(rf+".gateway", r.Gateway.FromIPPool, r.Gateway.FromPoolRef, r.Gateway.FromPoolAnnotation),
-			dnsPool(rf+".services", ptr.Deref(r.Services, infrav1.NetworkDataServicev4{}).DNSFromIPPool))
-	}
-	return out
-}
-
-func routev6Pools(field string, routes []infrav1.NetworkDataRoutev6) []poolSource {
-	out := make([]poolSource, 0, 2*len(routes))
-	for i, r := range routes {
-		rf := fmt.Sprintf("%s.routes[%d]", field, i)
-		out = append(out, gatewayPool(rf+".gateway", r.Gateway.FromIPPool, r.Gateway.FromPoolRef, r.Gateway.FromPoolAnnotation),
-			dnsPool(rf+".services", ptr.Deref(r.Services, infrav1.NetworkDataServicev6{}).DNSFromIPPool))
+	for _, rt := range routes {
+		out = append(out, rt.gwPool, dnsPool(rt.field+".services", rt.dnsPool))
 	}
 	return out
 }
