@@ -109,25 +109,11 @@ func forEachPoolSource(md *infrav1.MetaData, root string, nd *infrav1.NetworkDat
 		}
 	}
 	if nd != nil {
-		n := ptr.Deref(nd.Networks, infrav1.NetworkDataNetworks{})
-		for i, net := range n.IPv4 {
-			field := fmt.Sprintf("%s.networks.ipv4[%d]", root, i)
-			sources = append(sources, staticPool(field, net.IPAddressFromIPPool, net.FromPoolRef, net.FromPoolAnnotation))
-			sources = append(sources, routePools(routesOf(field, net.Routes, routeOf4))...)
-		}
-		for i, net := range n.IPv6 {
-			field := fmt.Sprintf("%s.networks.ipv6[%d]", root, i)
-			sources = append(sources, staticPool(field, net.IPAddressFromIPPool, net.FromPoolRef, net.FromPoolAnnotation))
-			sources = append(sources, routePools(routesOf(field, net.Routes, routeOf6))...)
-		}
-		for i, net := range n.IPv4DHCP {
-			sources = append(sources, routePools(routesOf(fmt.Sprintf("%s.networks.ipv4DHCP[%d]", root, i), net.Routes, routeOf4))...)
-		}
-		for i, net := range n.IPv6DHCP {
-			sources = append(sources, routePools(routesOf(fmt.Sprintf("%s.networks.ipv6DHCP[%d]", root, i), net.Routes, routeOf6))...)
-		}
-		for i, net := range n.IPv6SLAAC {
-			sources = append(sources, routePools(routesOf(fmt.Sprintf("%s.networks.ipv6SLAAC[%d]", root, i), net.Routes, routeOf6))...)
+		for _, nw := range templateNetworks(root, ptr.To(ptr.Deref(nd.Networks, infrav1.NetworkDataNetworks{}))) {
+			if nw.src != nil {
+				sources = append(sources, nw.src.pool)
+			}
+			sources = append(sources, routePools(nw.routes)...)
 		}
 		sources = append(sources, dnsPool(root+".services", ptr.Deref(nd.Services, infrav1.NetworkDataService{}).DNSFromIPPool))
 	}
