@@ -133,21 +133,17 @@ func metaDataPool(field string, it infrav1.FromPool) poolSource {
 }
 
 func staticPool(field, name string, ref *infrav1.IPPoolReference, ann *infrav1.FromPoolAnnotation) poolSource {
-	s := poolSource{field: field + ".ipAddressFromIPPool", name: name, ref: ref, annotation: ann}
-	switch {
-	case ann != nil:
-		s.field = field
-	case ref != nil:
-		s.field = field + ".fromPoolRef"
-	}
-	return s
+	return namedPool(field, ".ipAddressFromIPPool", name, ref, ann)
 }
 
 func gatewayPool(field string, name *string, ref *infrav1.IPPoolReference, ann *infrav1.FromPoolAnnotation) poolSource {
-	s := poolSource{field: field + ".fromIPPool", ref: ref, annotation: ann}
-	if name != nil {
-		s.name = *name
-	}
+	return namedPool(field, ".fromIPPool", ptr.Deref(name, ""), ref, ann)
+}
+
+// namedPool is a pool the template names at field one of three ways: by name (in the field
+// byName), by reference (fromPoolRef) or through an annotation (the field itself).
+func namedPool(field, byName, name string, ref *infrav1.IPPoolReference, ann *infrav1.FromPoolAnnotation) poolSource {
+	s := poolSource{field: field + byName, name: name, ref: ref, annotation: ann}
 	switch {
 	case ann != nil:
 		s.field = field
