@@ -50,10 +50,7 @@ func networking(root string, nd *infrav1.NetworkData, f *Facts) (*NetworkData, e
 		return nil, err
 	}
 	services := ptr.Deref(nd.Services, infrav1.NetworkDataService{})
-	dns := make([]string, len(services.DNS))
-	for i, d := range services.DNS {
-		dns[i] = string(d)
-	}
+	dns := texts(services.DNS)
 	if out.Services, err = r.services(root+".services", dns, services.DNSFromIPPool, 0); err != nil {
 		return nil, err
 	}
@@ -74,66 +71,71 @@ type staticSource struct {
 }
 
 func (r *networkRenderer) networks(n *infrav1.NetworkDataNetworks) ([]Network, error) {
-	out := make([]Network, 0, len(n.IPv4)+len(n.IPv6)+len(n.IPv4DHCP)+len(n.IPv6DHCP)+len(n.IPv6SLAAC))
-	for i := range n.IPv4 {
-		nw := &n.IPv4[i]
-		field := fmt.Sprintf("%s.networks.ipv4[%d]", r.root, i)
-		src := staticSource{staticPool(field, nw.IPAddressFromIPPool, nw.FromPoolRef, nw.FromPoolAnnotation), nw.IPAddress, nw.Netmask}
-		net, err := r.static(field, NetworkIPv4, nw.ID, string(nw.Link), src)
+	nws := templateNetworks(r.root, n)
+	out := make([]Network, 0, len(nws))
+	for _, nw := range nws {
+		var net Network
+		var err error
+		if nw.src != nil {
+			net, err = r.static(nw.field, nw.typ, nw.id, nw.link, *nw.src)
+		} else {
+			net, err = r.dynamic(nw.field, nw.typ, nw.id, nw.link)
+		}
 		if err != nil {
 			return nil, err
 		}
-		if net.Routes, err = r.routesv4(field, nw.Routes); err != nil {
+		if net.Routes, err = r.routes(nw.routes, nw.ipv4); err != nil {
 			return nil, err
 		}
 		out = append(out, net)
-	}
-	for i := range n.IPv6 {
-		nw := &n.IPv6[i]
-		field := fmt.Sprintf("%s.networks.ipv6[%d]", r.root, i)
-		src := staticSource{staticPool(field, nw.IPAddressFromIPPool, nw.FromPoolRef, nw.FromPoolAnnotation), nw.IPAddress, nw.Netmask}
-		net, err := r.static(field, NetworkIPv6, nw.ID, string(nw.Link), src)
-		if err != nil {
-			return nil, err
-		}
-		if net.Routes, err = r.routesv6(field, nw.Routes); err != nil {
-			return nil, err
-		}
-		out = append(out, net)
-	}
-	for i := range n.IPv4DHCP {
-		nw := &n.IPv4DHCP[i]
-		field := fmt.Sprintf("%s.networks.ipv4DHCP[%d]", r.root, i)
-		net, err := r.dynamic(field, NetworkIPv4DHCP, nw.ID, string(nw.Link))
-		if err != nil {
-			return nil, err
-		}
-		if net.Routes, err = r.routesv4(field, nw.Routes); err != nil {
-			return nil, err
-		}
-		out = append(out, net)
-	}
-	for _, list := range []struct {
-		name, typ string
-		items     []infrav1.NetworkDataIPv6DHCP
-	}{{"ipv6DHCP", NetworkIPv6DHCP, n.IPv6DHCP}, {"ipv6SLAAC", NetworkIPv6SLAAC, n.IPv6SLAAC}} {
-		for i := range list.items {
-			nw := &list.items[i]
-			field := fmt.Sprintf("%s.networks.%s[%d]", r.root, list.name, i)
-			net, err := r.dynamic(field, list.typ, nw.ID, string(nw.Link))
-			if err != nil {
-				return nil, err
-			}
-			if net.Routes, err = r.routesv6(field, nw.Routes); err != nil {
-				return nil, err
-			}
-			out = append(out, net)
-		}
 	}
 	return out, nil
 }
 
-// dynamic renders a DHCP or SLAAC network: no address, just the link.
+// templateNetwork is a network of the template of any type, as the renderer and the pool
+// check read it.
+type templateNetwork struct {
+	field, typ, id, link string
+	src                  *staticSource // nil: the host takes its address itself (DHCP, SLAAC)
+	routes               []route
+	ipv4                 bool
+}
+
+// templateNetworks reads the template's networks in the order they are rendered: ipv4, ipv6,
+// ipv4DHCP, ipv6DHCP, ipv6SLAAC.
+func templateNetworks(root string, n *infrav1.NetworkDataNetworks) []templateNetwork {
+	field := root + ".networks."
+	var out []templateNetwork
+	out = readNetworks(out, field+"ipv4", n.IPv4, func(f string, nw *infrav1.NetworkDataIPv4) templateNetwork {
+		src := staticSource{staticPool(f, nw.IPAddressFromIPPool, nw.FromPoolRef, nw.FromPoolAnnotation), nw.IPAddress, nw.Netmask}
+		return templateNetwork{f, NetworkIPv4, nw.ID, string(nw.Link), &src, routesOf(f, nw.Routes, routeOf4), true}
+	})
+	out = readNetworks(out, field+"ipv6", n.IPv6, func(f string, nw *infrav1.NetworkDataIPv6) templateNetwork {
+		src := staticSource{staticPool(f, nw.IPAddressFromIPPool, nw.FromPoolRef, nw.FromPoolAnnotation), nw.IPAddress, nw.Netmask}
+		return templateNetwork{f, NetworkIPv6, nw.ID, string(nw.Link), &src, routesOf(f, nw.Routes, routeOf6), false}
+	})
+	out = readNetworks(out, field+"ipv4DHCP", n.IPv4DHCP, func(f string, nw *infrav1.NetworkDataIPv4DHCP) templateNetwork {
+		return templateNetwork{f, NetworkIPv4DHCP, nw.ID, string(nw.Link), nil, routesOf(f, nw.Routes, routeOf4), true}
+	})
+	for _, typ := range []struct {
+		name, typ string
+		items     []infrav1.NetworkDataIPv6DHCP
+	}{{"ipv6DHCP", NetworkIPv6DHCP, n.IPv6DHCP}, {"ipv6SLAAC", NetworkIPv6SLAAC, n.IPv6SLAAC}} {
+		out = readNetworks(out, field+typ.name, typ.items, func(f string, nw *infrav1.NetworkDataIPv6DHCP) templateNetwork {
+			return templateNetwork{f, typ.typ, nw.ID, string(nw.Link), nil, routesOf(f, nw.Routes, routeOf6), false}
+		})
+	}
+	return out
+}
+
+// readNetworks appends the networks of one list of the template at field, read by read.
+func readNetworks[N any](out []templateNetwork, field string, items []N, read func(field string, nw *N) templateNetwork) []templateNetwork {
+	for i := range items {
+		out = append(out, read(fmt.Sprintf("%s[%d]", field, i), &items[i]))
+	}
+	return out
+}
+
 func (r *networkRenderer) dynamic(field, typ, id, link string) (Network, error) {
 	if id == "" {
 		return Network{}, invalid(field+".id", "is empty; give the network a name (it is also written as network_id)")
@@ -194,8 +196,9 @@ func (r *networkRenderer) static(field, typ, id, link string, src staticSource) 
 	return net, nil
 }
 
-// route is a template route of either family.
+// route is a template route of either family (routeOf4, routeOf6).
 type route struct {
+	field   string // where the route stands in the template: networks.ipv4[0].routes[1]
 	network string
 	prefix  int32
 	gwText  *string
@@ -204,18 +207,43 @@ type route struct {
 	dnsPool *string
 }
 
-func (r *networkRenderer) routesv4(field string, routes []infrav1.NetworkDataRoutev4) ([]Route, error) {
-	out := make([]Route, 0, len(routes))
+// routesOf reads the routes of a network at field with of, the reader of their family.
+func routesOf[R any](field string, routes []R, of func(field string, rt R) route) []route {
+	out := make([]route, len(routes))
 	for i, rt := range routes {
-		rf := fmt.Sprintf("%s.routes[%d]", field, i)
-		services := ptr.Deref(rt.Services, infrav1.NetworkDataServicev4{})
-		dns := make([]string, len(services.DNS))
-		for j, d := range services.DNS {
-			dns[j] = string(d)
-		}
-		x := route{string(rt.Network), ptr.Deref(rt.Prefix, 0), (*string)(rt.Gateway.String),
-			gatewayPool(rf+".gateway", rt.Gateway.FromIPPool, rt.Gateway.FromPoolRef, rt.Gateway.FromPoolAnnotation), dns, services.DNSFromIPPool}
-		o, err := r.route(rf, x, true)
+		out[i] = of(fmt.Sprintf("%s.routes[%d]", field, i), rt)
+	}
+	return out
+}
+
+func routeOf4(field string, rt infrav1.NetworkDataRoutev4) route {
+	services := ptr.Deref(rt.Services, infrav1.NetworkDataServicev4{})
+	return route{field, string(rt.Network), ptr.Deref(rt.Prefix, 0), (*string)(rt.Gateway.String),
+		gatewayPool(field+".gateway", rt.Gateway.FromIPPool, rt.Gateway.FromPoolRef, rt.Gateway.FromPoolAnnotation),
+		texts(services.DNS), services.DNSFromIPPool}
+}
+
+func routeOf6(field string, rt infrav1.NetworkDataRoutev6) route {
+	services := ptr.Deref(rt.Services, infrav1.NetworkDataServicev6{})
+	return route{field, string(rt.Network), ptr.Deref(rt.Prefix, 0), (*string)(rt.Gateway.String),
+		gatewayPool(field+".gateway", rt.Gateway.FromIPPool, rt.Gateway.FromPoolRef, rt.Gateway.FromPoolAnnotation),
+		texts(services.DNS), services.DNSFromIPPool}
+}
+
+// texts are addresses of the template as the strings the renderer parses.
+func texts[S ~string](in []S) []string {
+	out := make([]string, len(in))
+	for i, s := range in {
+		out[i] = string(s)
+	}
+	return out
+}
+
+// routes renders a network's routes of one family.
+func (r *networkRenderer) routes(routes []route, ipv4 bool) ([]Route, error) {
+	out := make([]Route, 0, len(routes))
+	for _, rt := range routes {
+		o, err := r.route(rt, ipv4)
 		if err != nil {
 			return nil, err
 		}
@@ -224,27 +252,8 @@ func (r *networkRenderer) routesv4(field string, routes []infrav1.NetworkDataRou
 	return out, nil
 }
 
-func (r *networkRenderer) routesv6(field string, routes []infrav1.NetworkDataRoutev6) ([]Route, error) {
-	out := make([]Route, 0, len(routes))
-	for i, rt := range routes {
-		rf := fmt.Sprintf("%s.routes[%d]", field, i)
-		services := ptr.Deref(rt.Services, infrav1.NetworkDataServicev6{})
-		dns := make([]string, len(services.DNS))
-		for j, d := range services.DNS {
-			dns[j] = string(d)
-		}
-		x := route{string(rt.Network), ptr.Deref(rt.Prefix, 0), (*string)(rt.Gateway.String),
-			gatewayPool(rf+".gateway", rt.Gateway.FromIPPool, rt.Gateway.FromPoolRef, rt.Gateway.FromPoolAnnotation), dns, services.DNSFromIPPool}
-		o, err := r.route(rf, x, false)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, o)
-	}
-	return out, nil
-}
-
-func (r *networkRenderer) route(field string, rt route, ipv4 bool) (Route, error) {
+func (r *networkRenderer) route(rt route, ipv4 bool) (Route, error) {
+	field := rt.field
 	family := familyOf(ipv4)
 	dest, err := parseAddr(field+".network", rt.network, family)
 	if err != nil {

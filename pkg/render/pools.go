@@ -109,25 +109,11 @@ func forEachPoolSource(md *infrav1.MetaData, root string, nd *infrav1.NetworkDat
 		}
 	}
 	if nd != nil {
-		n := ptr.Deref(nd.Networks, infrav1.NetworkDataNetworks{})
-		for i, net := range n.IPv4 {
-			field := fmt.Sprintf("%s.networks.ipv4[%d]", root, i)
-			sources = append(sources, staticPool(field, net.IPAddressFromIPPool, net.FromPoolRef, net.FromPoolAnnotation))
-			sources = append(sources, routev4Pools(field, net.Routes)...)
-		}
-		for i, net := range n.IPv6 {
-			field := fmt.Sprintf("%s.networks.ipv6[%d]", root, i)
-			sources = append(sources, staticPool(field, net.IPAddressFromIPPool, net.FromPoolRef, net.FromPoolAnnotation))
-			sources = append(sources, routev6Pools(field, net.Routes)...)
-		}
-		for i, net := range n.IPv4DHCP {
-			sources = append(sources, routev4Pools(fmt.Sprintf("%s.networks.ipv4DHCP[%d]", root, i), net.Routes)...)
-		}
-		for i, net := range n.IPv6DHCP {
-			sources = append(sources, routev6Pools(fmt.Sprintf("%s.networks.ipv6DHCP[%d]", root, i), net.Routes)...)
-		}
-		for i, net := range n.IPv6SLAAC {
-			sources = append(sources, routev6Pools(fmt.Sprintf("%s.networks.ipv6SLAAC[%d]", root, i), net.Routes)...)
+		for _, nw := range templateNetworks(root, ptr.To(ptr.Deref(nd.Networks, infrav1.NetworkDataNetworks{}))) {
+			if nw.src != nil {
+				sources = append(sources, nw.src.pool)
+			}
+			sources = append(sources, routePools(nw.routes)...)
 		}
 		sources = append(sources, dnsPool(root+".services", ptr.Deref(nd.Services, infrav1.NetworkDataService{}).DNSFromIPPool))
 	}
@@ -147,21 +133,17 @@ func metaDataPool(field string, it infrav1.FromPool) poolSource {
 }
 
 func staticPool(field, name string, ref *infrav1.IPPoolReference, ann *infrav1.FromPoolAnnotation) poolSource {
-	s := poolSource{field: field + ".ipAddressFromIPPool", name: name, ref: ref, annotation: ann}
-	switch {
-	case ann != nil:
-		s.field = field
-	case ref != nil:
-		s.field = field + ".fromPoolRef"
-	}
-	return s
+	return namedPool(field, ".ipAddressFromIPPool", name, ref, ann)
 }
 
 func gatewayPool(field string, name *string, ref *infrav1.IPPoolReference, ann *infrav1.FromPoolAnnotation) poolSource {
-	s := poolSource{field: field + ".fromIPPool", ref: ref, annotation: ann}
-	if name != nil {
-		s.name = *name
-	}
+	return namedPool(field, ".fromIPPool", ptr.Deref(name, ""), ref, ann)
+}
+
+// namedPool is a pool the template names at field one of three ways: by name (in the field
+// byName), by reference (fromPoolRef) or through an annotation (the field itself).
+func namedPool(field, byName, name string, ref *infrav1.IPPoolReference, ann *infrav1.FromPoolAnnotation) poolSource {
+	s := poolSource{field: field + byName, name: name, ref: ref, annotation: ann}
 	switch {
 	case ann != nil:
 		s.field = field
@@ -179,22 +161,11 @@ func dnsPool(field string, name *string) poolSource {
 	return s
 }
 
-func routev4Pools(field string, routes []infrav1.NetworkDataRoutev4) []poolSource {
+// routePools are the pools a network's routes take their gateway and DNS servers from.
+func routePools(routes []route) []poolSource {
 	out := make([]poolSource, 0, 2*len(routes))
-	for i, r := range routes {
-		rf := fmt.Sprintf("%s.routes[%d]", field, i)
-		out = append(out, gatewayPool(rf+".gateway", r.Gateway.FromIPPool, r.Gateway.FromPoolRef, r.Gateway.FromPoolAnnotation),
-			dnsPool(rf+".services", ptr.Deref(r.Services, infrav1.NetworkDataServicev4{}).DNSFromIPPool))
-	}
-	return out
-}
-
-func routev6Pools(field string, routes []infrav1.NetworkDataRoutev6) []poolSource {
-	out := make([]poolSource, 0, 2*len(routes))
-	for i, r := range routes {
-		rf := fmt.Sprintf("%s.routes[%d]", field, i)
-		out = append(out, gatewayPool(rf+".gateway", r.Gateway.FromIPPool, r.Gateway.FromPoolRef, r.Gateway.FromPoolAnnotation),
-			dnsPool(rf+".services", ptr.Deref(r.Services, infrav1.NetworkDataServicev6{}).DNSFromIPPool))
+	for _, rt := range routes {
+		out = append(out, rt.gwPool, dnsPool(rt.field+".services", rt.dnsPool))
 	}
 	return out
 }

@@ -85,7 +85,8 @@ type Metal3ClusterStatus struct {
 	// +optional
 	Initialization Metal3ClusterInitializationStatus `json:"initialization,omitempty,omitzero"`
 
-	// Conditions: Ready, BaremetalInfrastructureReady and Paused.
+	// Conditions: Ready (summarising OwnedByCluster and BaremetalInfrastructureReady),
+	// OwnedByCluster, BaremetalInfrastructureReady and Paused.
 	// +optional
 	// +listType=map
 	// +listMapKey=type

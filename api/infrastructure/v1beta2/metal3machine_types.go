@@ -192,8 +192,10 @@ type Metal3MachineStatus struct {
 	// +optional
 	NetworkData *corev1.SecretReference `json:"networkData,omitempty"`
 
-	// Conditions: Ready, AssociateBareMetalHost, AssociateMetal3MachineMetaData,
-	// Metal3DataReady, KubernetesNodeReady and Paused.
+	// Conditions: Ready (summarising AssociateBareMetalHost and BareMetalHostProvisioned),
+	// AssociateBareMetalHost, BareMetalHostProvisioned, AssociateMetal3MachineMetaData,
+	// Metal3DataReady, KubernetesNodeReady, Paused, and SwitchPortsReady in a cluster with a
+	// ClusterNetwork.
 	// +optional
 	// +listType=map
 	// +listMapKey=type

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 
 	netv1 "github.com/metalwire/metalwire/api/network/v1alpha1"
@@ -385,15 +384,6 @@ func usesVLANs(nd *netv1.NetworkDevice, ids map[int32]bool) string {
 		}
 	}
 	return ""
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // vlan32 narrows a VLAN id (1-4094) for the API's int32 fields.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"sort"
@@ -29,6 +30,7 @@ import (
 	netv1 "github.com/metalwire/metalwire/api/network/v1alpha1"
 	"github.com/metalwire/metalwire/internal/controller/cachelag"
 	"github.com/metalwire/metalwire/internal/controller/fabricindex"
+	"github.com/metalwire/metalwire/internal/controller/mapping"
 	"github.com/metalwire/metalwire/internal/controller/waits"
 	"github.com/metalwire/metalwire/internal/controller/watchfilter"
 	"github.com/metalwire/metalwire/internal/metrics"
@@ -463,7 +465,7 @@ func setReady(cn *netv1.ClusterNetwork, allVLANs bool) {
 		return
 	}
 	var failed, configuring []string
-	for _, host := range sortedKeys(cn.Status.States) {
+	for _, host := range slices.Sorted(maps.Keys(cn.Status.States)) {
 		switch s := cn.Status.States[host]; s.State {
 		case netv1.HostError:
 			failed = append(failed, host+": "+s.Message)
@@ -489,16 +491,8 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, con
 	}
 	byDevice := func(ctx context.Context, ns, nd string) []reconcile.Request {
 		// Names only: no copy of each ClusterNetwork (and its thousand-host status) per NIC event.
-		cns := &netv1.ClusterNetworkList{}
-		if err := r.Client.List(ctx, cns, client.InNamespace(ns), client.MatchingFields{fabricindex.ClusterNetworkByNetworkDevice: nd}, client.UnsafeDisableDeepCopy); err != nil {
-			ctrl.LoggerFrom(ctx).Error(err, "listing ClusterNetworks of a NetworkDevice", "networkDevice", nd)
-			return nil
-		}
-		reqs := make([]reconcile.Request, 0, len(cns.Items))
-		for i := range cns.Items {
-			reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&cns.Items[i])})
-		}
-		return reqs
+		return mapping.Listed(ctx, r.Client, &netv1.ClusterNetworkList{}, "the ClusterNetworks of NetworkDevice "+nd, nil,
+			client.InNamespace(ns), client.MatchingFields{fabricindex.ClusterNetworkByNetworkDevice: nd}, client.UnsafeDisableDeepCopy)
 	}
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&netv1.ClusterNetwork{}, builder.WithPredicates(watchfilter.Predicate(r.WatchFilter))).

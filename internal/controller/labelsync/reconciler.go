@@ -19,6 +19,7 @@ import (
 
 	bmov1 "github.com/metalwire/metalwire/api/baremetal/v1alpha1"
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
+	"github.com/metalwire/metalwire/internal/controller/mapping"
 	"github.com/metalwire/metalwire/internal/controller/watchfilter"
 	workloadclient "github.com/metalwire/metalwire/internal/controller/workload"
 )
@@ -191,16 +192,12 @@ func (r *Reconciler) metal3ClusterToHosts(ctx context.Context, o client.Object) 
 	if cluster == "" {
 		return nil
 	}
-	machines := &infrav1.Metal3MachineList{}
-	if err := r.Client.List(ctx, machines, client.InNamespace(o.GetNamespace()), client.MatchingLabels{clusterv1.ClusterNameLabel: cluster}); err != nil {
-		ctrl.LoggerFrom(ctx).Error(err, "listing the Metal3Machines of a cluster for label sync", "cluster", cluster)
-		return nil
-	}
-	var reqs []reconcile.Request
-	for i := range machines.Items {
-		if key, ok := hostOf(&machines.Items[i]); ok {
-			reqs = append(reqs, reconcile.Request{NamespacedName: key})
-		}
-	}
-	return reqs
+	return mapping.ListedTo(ctx, r.Client, &infrav1.Metal3MachineList{}, "the Metal3Machines of cluster "+cluster+" for label sync",
+		func(m client.Object) (client.ObjectKey, bool) {
+			m3m, ok := m.(*infrav1.Metal3Machine)
+			if !ok {
+				return client.ObjectKey{}, false
+			}
+			return hostOf(m3m)
+		}, client.InNamespace(o.GetNamespace()), client.MatchingLabels{clusterv1.ClusterNameLabel: cluster})
 }

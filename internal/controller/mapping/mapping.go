@@ -17,14 +17,24 @@ import (
 // logged, what saying what was being listed: a map function has no error to return, and the
 // next event or resync brings the objects back.
 func Listed(ctx context.Context, c client.Reader, list client.ObjectList, what string, keep func(client.Object) bool, opts ...client.ListOption) []reconcile.Request {
+	return ListedTo(ctx, c, list, what, func(o client.Object) (client.ObjectKey, bool) {
+		return client.ObjectKeyFromObject(o), keep == nil || keep(o)
+	}, opts...)
+}
+
+// ListedTo is Listed for objects that name the one to reconcile (a NIC its NetworkDevice): to
+// gives, for each object listed, the key of the object to reconcile, or false for none.
+func ListedTo(ctx context.Context, c client.Reader, list client.ObjectList, what string, to func(client.Object) (client.ObjectKey, bool), opts ...client.ListOption) []reconcile.Request {
 	if err := c.List(ctx, list, opts...); err != nil {
 		ctrl.LoggerFrom(ctx).Error(err, "listing "+what)
 		return nil
 	}
 	reqs := make([]reconcile.Request, 0, meta.LenList(list))
 	_ = meta.EachListItem(list, func(o runtime.Object) error {
-		if obj, ok := o.(client.Object); ok && (keep == nil || keep(obj)) {
-			reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(obj)})
+		if obj, ok := o.(client.Object); ok {
+			if key, ok := to(obj); ok {
+				reqs = append(reqs, reconcile.Request{NamespacedName: key})
+			}
 		}
 		return nil
 	})

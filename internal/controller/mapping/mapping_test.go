@@ -38,3 +38,22 @@ func TestListedRequestsWhatIsListedAndKept(t *testing.T) {
 	g.Expect(mapping.Listed(ctx, env.Client, &infrav1.Metal3ClusterList{}, "clusters", nil, client.InNamespace(ns),
 		client.MatchingFields{"no.such.field": "x"})).To(BeEmpty())
 }
+
+// TestListedToRequestsWhatTheListedName: each object listed names the one to reconcile (here a
+// Metal3Machine its Metal3Cluster, through its cluster-name label); one that names none is left out.
+func TestListedToRequestsWhatTheListedName(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns := env.NewNamespace(t)
+	for name, cluster := range map[string]string{"m1": "c1", "m2": "c2", "m3": ""} {
+		m := &infrav1.Metal3Machine{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{"cluster": cluster}}}
+		g.Expect(env.Client.Create(ctx, m)).To(Succeed())
+	}
+	to := func(o client.Object) (client.ObjectKey, bool) {
+		c := o.GetLabels()["cluster"]
+		return client.ObjectKey{Namespace: o.GetNamespace(), Name: c}, c != ""
+	}
+	g.Expect(mapping.ListedTo(ctx, env.Client, &infrav1.Metal3MachineList{}, "machines", to, client.InNamespace(ns))).
+		To(ConsistOf(reconcile.Request{NamespacedName: client.ObjectKey{Namespace: ns, Name: "c1"}},
+			reconcile.Request{NamespacedName: client.ObjectKey{Namespace: ns, Name: "c2"}}))
+}

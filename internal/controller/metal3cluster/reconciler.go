@@ -28,10 +28,6 @@ import (
 	"github.com/metalwire/metalwire/internal/controller/watchfilter"
 )
 
-// WaitingForOwnerClusterReason: no Cluster names this Metal3Cluster in its infrastructureRef yet,
-// so Cluster API has not set the owner reference.
-const WaitingForOwnerClusterReason = "WaitingForOwnerCluster"
-
 // machinesGoneRecheck is how often deletion looks again for the cluster's Metal3Machines; their
 // deletion triggers a reconcile, this is only a safety net.
 const machinesGoneRecheck = time.Minute
@@ -77,20 +73,23 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		Delete: func(ctx context.Context, s *skeleton.Scope[*infrav1.Metal3Cluster]) (ctrl.Result, error) {
 			return r.reconcileDelete(ctx, s.Object)
 		},
-		OwnedConditions: []string{infrav1.Metal3ClusterReadyCondition, infrav1.BaremetalInfrastructureReadyCondition},
+		Ready:           &readySummary,
+		OwnedConditions: []string{infrav1.Metal3ClusterReadyCondition, infrav1.BaremetalInfrastructureReadyCondition, OwnedByClusterCondition},
 	})
 }
 
+// reconcileNormal judges the endpoint and whether a Cluster owns the Metal3Cluster; Ready is
+// summarised from the two (readySummary).
 func (r *Reconciler) reconcileNormal(m3c *infrav1.Metal3Cluster, cluster *clusterv1.Cluster) {
 	infra := endpointCondition(m3c.Spec.ControlPlaneEndpoint)
 	// Warn once per change of the verdict, not on every resync.
 	changed := !conditions.Has(m3c, infra.Type) || conditions.Get(m3c, infra.Type).Message != infra.Message
 	conditions.Set(m3c, infra)
-	conditions.Set(m3c, readyCondition(infra, false))
+	// The endpoint is judged regardless, but Ready must say what else is missing.
+	conditions.Set(m3c, ownerCondition(cluster != nil))
 
 	// Failure domains are the user's to declare; Cluster API reads them from status.
 	m3c.Status.FailureDomains = m3c.Spec.FailureDomains
-
 	if infra.Status == metav1.ConditionTrue {
 		if !ptr.Deref(m3c.Status.Initialization.Provisioned, false) {
 			r.Recorder.Eventf(m3c, nil, corev1.EventTypeNormal, "Provisioned", "Provision",
@@ -102,22 +101,12 @@ func (r *Reconciler) reconcileNormal(m3c *infrav1.Metal3Cluster, cluster *cluste
 	} else if changed {
 		r.Recorder.Eventf(m3c, nil, corev1.EventTypeWarning, infrav1.ControlPlaneEndpointFailedReason, "Provision", "%s", infra.Message)
 	}
-
-	if cluster == nil {
-		// The endpoint is judged regardless, but Ready must say what else is missing.
-		conditions.Set(m3c, metav1.Condition{
-			Type:    infrav1.Metal3ClusterReadyCondition,
-			Status:  metav1.ConditionFalse,
-			Reason:  WaitingForOwnerClusterReason,
-			Message: "waiting for Cluster API to make a Cluster own this Metal3Cluster; check that a Cluster's spec.infrastructureRef names it",
-		})
-	}
 }
 
 // reconcileDelete keeps the Metal3Cluster while Metal3Machines of its cluster exist: they need
 // it (cloud provider setting) to release their hosts cleanly.
 func (r *Reconciler) reconcileDelete(ctx context.Context, m3c *infrav1.Metal3Cluster) (ctrl.Result, error) {
-	conditions.Set(m3c, readyCondition(metav1.Condition{}, true))
+	conditions.Set(m3c, deletingCondition("the Metal3Cluster is being deleted"))
 
 	clusterName := m3c.Labels[clusterv1.ClusterNameLabel]
 	if clusterName != "" {
@@ -131,12 +120,8 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, m3c *infrav1.Metal3Clu
 			return ctrl.Result{}, err
 		}
 		if n := len(machines.Items); n > 0 {
-			conditions.Set(m3c, metav1.Condition{
-				Type:    infrav1.Metal3ClusterReadyCondition,
-				Status:  metav1.ConditionFalse,
-				Reason:  infrav1.Metal3ClusterDeletingReason,
-				Message: fmt.Sprintf("waiting for %d Metal3Machines of cluster %s to be deleted (first: %s)", n, clusterName, machines.Items[0].Name),
-			})
+			conditions.Set(m3c, deletingCondition(fmt.Sprintf("waiting for %d Metal3Machines of cluster %s to be deleted (first: %s)",
+				n, clusterName, machines.Items[0].Name)))
 			return ctrl.Result{RequeueAfter: machinesGoneRecheck}, nil
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
+	"github.com/metalwire/metalwire/internal/controller/skeleton"
 )
 
 // endpointCondition judges spec.controlPlaneEndpoint. Admission already refuses most bad
@@ -35,17 +36,39 @@ func endpointCondition(ep infrav1.APIEndpoint) metav1.Condition {
 	}
 }
 
-// readyCondition summarises the infrastructure condition for Cluster API's Ready.
-func readyCondition(infra metav1.Condition, deleting bool) metav1.Condition {
-	switch {
-	case deleting:
-		return metav1.Condition{Type: infrav1.Metal3ClusterReadyCondition, Status: metav1.ConditionFalse,
-			Reason: infrav1.Metal3ClusterDeletingReason, Message: "the Metal3Cluster is being deleted"}
-	case infra.Status == metav1.ConditionTrue:
-		return metav1.Condition{Type: infrav1.Metal3ClusterReadyCondition, Status: metav1.ConditionTrue,
-			Reason: infrav1.Metal3ClusterReadyReason}
-	default:
-		return metav1.Condition{Type: infrav1.Metal3ClusterReadyCondition, Status: metav1.ConditionFalse,
-			Reason: infrav1.Metal3ClusterNotReadyReason, Message: infra.Message}
+// OwnedByClusterCondition says whether a Cluster owns the Metal3Cluster: Cluster API sets the
+// owner reference once a Cluster's spec.infrastructureRef names it.
+const OwnedByClusterCondition = "OwnedByCluster"
+
+// Reasons of OwnedByClusterCondition.
+const (
+	// OwnerClusterSetReason: a Cluster owns the Metal3Cluster.
+	OwnerClusterSetReason = "OwnerClusterSet"
+	// WaitingForOwnerClusterReason: no Cluster names this Metal3Cluster in its infrastructureRef
+	// yet, so Cluster API has not set the owner reference.
+	WaitingForOwnerClusterReason = "WaitingForOwnerCluster"
+)
+
+// ownerCondition says whether a Cluster owns the Metal3Cluster.
+func ownerCondition(owned bool) metav1.Condition {
+	if owned {
+		return metav1.Condition{Type: OwnedByClusterCondition, Status: metav1.ConditionTrue, Reason: OwnerClusterSetReason}
 	}
+	return metav1.Condition{Type: OwnedByClusterCondition, Status: metav1.ConditionFalse, Reason: WaitingForOwnerClusterReason,
+		Message: "waiting for Cluster API to make a Cluster own this Metal3Cluster; check that a Cluster's spec.infrastructureRef names it"}
+}
+
+// readySummary: Ready says first whether a Cluster owns the Metal3Cluster, then whether its
+// endpoint is usable (as upstream's, from BaremetalInfrastructureReady, with reason NotReady).
+var readySummary = skeleton.Ready[*infrav1.Metal3Cluster]{
+	Condition:  infrav1.Metal3ClusterReadyCondition,
+	From:       []string{OwnedByClusterCondition, infrav1.BaremetalInfrastructureReadyCondition},
+	TrueReason: infrav1.Metal3ClusterReadyReason,
+	Reasons:    map[string]string{infrav1.BaremetalInfrastructureReadyCondition: infrav1.Metal3ClusterNotReadyReason},
+}
+
+// deletingCondition is Ready while the Metal3Cluster waits to go: message says for what.
+func deletingCondition(message string) metav1.Condition {
+	return metav1.Condition{Type: infrav1.Metal3ClusterReadyCondition, Status: metav1.ConditionFalse,
+		Reason: infrav1.Metal3ClusterDeletingReason, Message: message}
 }

@@ -5,6 +5,7 @@ import (
 
 	. "github.com/onsi/gomega"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/cluster-api/util/conditions"
 
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
 )
@@ -37,9 +38,16 @@ func TestEndpointCondition(t *testing.T) {
 
 func TestReadyCondition(t *testing.T) {
 	g := NewWithT(t)
+	ready := func(infra metav1.Condition) *metav1.Condition {
+		m3c := &infrav1.Metal3Cluster{}
+		conditions.Set(m3c, ownerCondition(true))
+		conditions.Set(m3c, infra)
+		g.Expect(readySummary.Summarise(m3c)).To(Succeed())
+		return conditions.Get(m3c, infrav1.Metal3ClusterReadyCondition)
+	}
 	ok := endpointCondition(infrav1.APIEndpoint{Host: "h", Port: 1})
 	bad := endpointCondition(infrav1.APIEndpoint{})
-	g.Expect(readyCondition(ok, false).Status).To(Equal(metav1.ConditionTrue))
-	g.Expect(readyCondition(bad, false).Message).To(Equal(bad.Message))
-	g.Expect(readyCondition(ok, true).Reason).To(Equal(infrav1.Metal3ClusterDeletingReason))
+	g.Expect(ready(ok).Status).To(Equal(metav1.ConditionTrue))
+	g.Expect(ready(bad).Message).To(Equal(bad.Message))
+	g.Expect(deletingCondition("the Metal3Cluster is being deleted").Reason).To(Equal(infrav1.Metal3ClusterDeletingReason))
 }

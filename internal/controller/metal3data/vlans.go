@@ -7,12 +7,12 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/utils/ptr"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
 	networkv1 "github.com/metalwire/metalwire/api/network/v1alpha1"
+	"github.com/metalwire/metalwire/internal/controller/mapping"
 	"github.com/metalwire/metalwire/pkg/render"
 )
 
@@ -91,16 +91,9 @@ func networkNames(cn *networkv1.ClusterNetwork) []string {
 // clusterNetworkToData maps a ClusterNetwork to the Metal3Data of its namespace that are not
 // rendered yet: one of them may wait for a VLAN it has now assigned.
 func (r *Reconciler) clusterNetworkToData(ctx context.Context, o client.Object) []reconcile.Request {
-	list := &infrav1.Metal3DataList{}
-	if err := r.Client.List(ctx, list, client.InNamespace(o.GetNamespace()), client.UnsafeDisableDeepCopy); err != nil {
-		ctrl.LoggerFrom(ctx).Error(err, "listing Metal3Data", "clusternetwork", o.GetName())
-		return nil
-	}
-	var reqs []reconcile.Request
-	for i := range list.Items {
-		if d := &list.Items[i]; !d.Status.Ready && d.DeletionTimestamp.IsZero() {
-			reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(d)})
-		}
-	}
-	return reqs
+	return mapping.Listed(ctx, r.Client, &infrav1.Metal3DataList{}, "the Metal3Data of ClusterNetwork "+o.GetName()+"'s namespace",
+		func(d client.Object) bool {
+			data, ok := d.(*infrav1.Metal3Data)
+			return ok && !data.Status.Ready && data.DeletionTimestamp.IsZero()
+		}, client.InNamespace(o.GetNamespace()), client.UnsafeDisableDeepCopy)
 }

@@ -17,8 +17,8 @@ import (
 // cluster's networks. Only machines of a cluster with spec.clusterNetwork have it.
 const SwitchPortsReadyCondition = "SwitchPortsReady"
 
-// Reasons of SwitchPortsReadyCondition (and of Ready and AssociateBareMetalHost while they
-// apply).
+// Reasons of SwitchPortsReadyCondition (and of AssociateBareMetalHost and
+// BareMetalHostProvisioned, and so of Ready, while they apply).
 const (
 	// WaitingForSwitchPortsReason: the host is claimed and selected; its ports are being
 	// configured. The host is not provisioned until they are ready.

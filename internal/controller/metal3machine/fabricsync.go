@@ -131,7 +131,6 @@ func (r *Reconciler) reconcilePorts(ctx context.Context, m3m *infrav1.Metal3Mach
 		r.Recorder.Eventf(m3m, host, corev1.EventTypeWarning, SwitchPortsErrorReason, "SelectHost", "%s", msg)
 		setCondition(m3m, SwitchPortsReadyCondition, metav1.ConditionFalse, SwitchPortsErrorReason, msg)
 		setCondition(m3m, infrav1.AssociateBareMetalHostCondition, metav1.ConditionFalse, SwitchPortsErrorReason, msg)
-		setCondition(m3m, infrav1.Metal3MachineReadyCondition, metav1.ConditionFalse, SwitchPortsErrorReason, msg)
 		return "", true, nil
 	case verdict == portsFailed:
 		// The host already runs (or is writing) the machine's image: report, do not pull it.

@@ -32,7 +32,6 @@ var errCacheBehind = errors.New("cache behind the API server")
 func (r *Reconciler) reconcileNormal(ctx context.Context, m3m *infrav1.Metal3Machine, machine *clusterv1.Machine, cluster *clusterv1.Cluster) (ctrl.Result, error) {
 	notAssociated := func(reason, message string) {
 		setCondition(m3m, infrav1.AssociateBareMetalHostCondition, metav1.ConditionFalse, reason, message)
-		setCondition(m3m, infrav1.Metal3MachineReadyCondition, metav1.ConditionFalse, reason, message)
 	}
 	switch {
 	case machine == nil:
@@ -80,7 +79,8 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, m3m *infrav1.Metal3Mac
 		if host == nil {
 			notAssociated(ClusterNetworkNotFoundReason, msg)
 		} else {
-			setCondition(m3m, infrav1.Metal3MachineReadyCondition, metav1.ConditionFalse, ClusterNetworkNotFoundReason, msg)
+			// The claimed host is provisioned into its networks only once they are known.
+			setCondition(m3m, BareMetalHostProvisionedCondition, metav1.ConditionFalse, ClusterNetworkNotFoundReason, msg)
 		}
 		return ctrl.Result{RequeueAfter: r.HostRecheck}, nil
 	case cn != nil && host == nil:
@@ -137,7 +137,6 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, m3m *infrav1.Metal3Mac
 	}
 	m3m.Annotations[infrav1.HostAnnotation] = host.Namespace + "/" + host.Name
 	m3m.Spec.ProviderID = providerID(host, m3m)
-	setCondition(m3m, infrav1.AssociateBareMetalHostCondition, metav1.ConditionTrue, infrav1.AssociateBareMetalHostSuccessReason, "")
 	portsWaiting := ""
 	if cn != nil {
 		var gaveBack bool
@@ -165,11 +164,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, m3m *infrav1.Metal3Mac
 		host = desired
 	}
 
-	r.reportHost(m3m, host, waitingFor)
-	if portsWaiting != "" {
-		c := conditions.Get(m3m, SwitchPortsReadyCondition)
-		setCondition(m3m, infrav1.Metal3MachineReadyCondition, metav1.ConditionFalse, c.Reason, c.Message)
-	}
+	r.reportHost(m3m, host, waitingFor, portsWaiting)
 	if !provisioned(host) {
 		return ctrl.Result{}, nil
 	}
@@ -196,15 +191,22 @@ func (r *Reconciler) hostData(ctx context.Context, m3m *infrav1.Metal3Machine, m
 	return hostData{UserData: user, MetaData: meta, NetworkData: network}, "", nil
 }
 
-// reportHost copies what Cluster API reads from the host: addresses, provisioned, Ready.
-func (r *Reconciler) reportHost(m3m *infrav1.Metal3Machine, host *bmov1.BareMetalHost, waitingFor string) {
+// reportHost copies what Cluster API reads from the host (addresses, provisioned) and sets the
+// conditions Ready is summarised from: the host is claimed, and how far it is provisioned. Both
+// are set here, once the host is shaped, so that a reconcile failing on the way leaves Ready as
+// it was. portsWaiting, when set, is the switch ports' wait the host's provisioning waits for:
+// it is said in the ports' own words.
+func (r *Reconciler) reportHost(m3m *infrav1.Metal3Machine, host *bmov1.BareMetalHost, waitingFor, portsWaiting string) {
 	m3m.Status.Addresses = addresses(host)
-	ready := hostReadyCondition(host, waitingFor)
-	if ready.Reason == HostErrorReason && conditionMessage(m3m, infrav1.Metal3MachineReadyCondition) != ready.Message {
-		r.Recorder.Eventf(m3m, host, corev1.EventTypeWarning, HostErrorReason, "Provision", "%s", ready.Message)
+	setCondition(m3m, infrav1.AssociateBareMetalHostCondition, metav1.ConditionTrue, infrav1.AssociateBareMetalHostSuccessReason, "")
+	c := hostProvisionedCondition(host, waitingFor)
+	if portsWaiting != "" {
+		c = metav1.Condition{Type: BareMetalHostProvisionedCondition, Status: metav1.ConditionFalse, Reason: WaitingForSwitchPortsReason, Message: portsWaiting}
 	}
-	ready.ObservedGeneration = m3m.Generation
-	conditions.Set(m3m, ready)
+	if c.Reason == HostErrorReason && conditionMessage(m3m, BareMetalHostProvisionedCondition) != c.Message {
+		r.Recorder.Eventf(m3m, host, corev1.EventTypeWarning, HostErrorReason, "Provision", "%s", c.Message)
+	}
+	setCondition(m3m, c.Type, c.Status, c.Reason, c.Message)
 	if provisioned(host) && !ptr.Deref(m3m.Status.Initialization.Provisioned, false) {
 		m3m.Status.Initialization.Provisioned = ptr.To(true)
 		m3m.Status.LastUpdated = ptr.To(metav1.Now())
@@ -247,7 +249,6 @@ func (r *Reconciler) associatedHost(ctx context.Context, m3m *infrav1.Metal3Mach
 		}
 		msg := fmt.Sprintf("BareMetalHost %s, claimed by this machine, is gone; delete the Machine so that Cluster API replaces it", key)
 		setCondition(m3m, infrav1.AssociateBareMetalHostCondition, metav1.ConditionFalse, infrav1.MissingBMHReason, msg)
-		setCondition(m3m, infrav1.Metal3MachineReadyCondition, metav1.ConditionFalse, infrav1.MissingBMHReason, msg)
 		return nil, nil
 	}
 	if consumedBy(host, m3m) {
@@ -281,7 +282,6 @@ func (r *Reconciler) associatedHost(ctx context.Context, m3m *infrav1.Metal3Mach
 		msg := fmt.Sprintf("BareMetalHost %s is claimed by %s %s, not by this machine; delete this Machine so that Cluster API replaces it",
 			key, host.Spec.ConsumerRef.Kind, host.Spec.ConsumerRef.Name)
 		setCondition(m3m, infrav1.AssociateBareMetalHostCondition, metav1.ConditionFalse, HostClaimedElsewhereReason, msg)
-		setCondition(m3m, infrav1.Metal3MachineReadyCondition, metav1.ConditionFalse, HostClaimedElsewhereReason, msg)
 		return nil, nil
 	}
 }

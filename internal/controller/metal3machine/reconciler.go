@@ -119,6 +119,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		Delete: func(ctx context.Context, s *skeleton.Scope[*infrav1.Metal3Machine]) (ctrl.Result, error) {
 			return r.reconcileDelete(ctx, s.Object)
 		},
+		Ready: &readySummary,
 		Write: r.patchMachine,
 	})
 }

@@ -13,7 +13,13 @@ import (
 
 	bmov1 "github.com/metalwire/metalwire/api/baremetal/v1alpha1"
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
+	"github.com/metalwire/metalwire/internal/controller/skeleton"
 )
+
+// BareMetalHostProvisionedCondition says whether the claimed host runs the machine's image and,
+// until it does, what it waits for. Upstream's Ready is True once the host is provisioned; this
+// condition carries that part of Ready.
+const BareMetalHostProvisionedCondition = "BareMetalHostProvisioned"
 
 // Reasons this package adds to upstream's, for states upstream folds into a generic failure.
 const (
@@ -56,10 +62,11 @@ func provisioned(host *bmov1.BareMetalHost) bool {
 	return s == bmov1.StateProvisioned || s == bmov1.StateExternallyProvisioned
 }
 
-// hostReadyCondition is the Ready condition of a machine whose host is claimed; waitingFor says
-// what the machine still needs before the host can be provisioned, if anything.
-func hostReadyCondition(host *bmov1.BareMetalHost, waitingFor string) metav1.Condition {
-	c := metav1.Condition{Type: infrav1.Metal3MachineReadyCondition, Status: metav1.ConditionFalse}
+// hostProvisionedCondition is the BareMetalHostProvisioned condition of a machine whose host is
+// claimed; waitingFor says what the machine still needs before the host can be provisioned, if
+// anything. Its reasons are those Ready shows: Ready is summarised from it (readySummary).
+func hostProvisionedCondition(host *bmov1.BareMetalHost, waitingFor string) metav1.Condition {
+	c := metav1.Condition{Type: BareMetalHostProvisionedCondition, Status: metav1.ConditionFalse}
 	switch {
 	case hostError(host) != "":
 		c.Reason = HostErrorReason
@@ -80,6 +87,16 @@ func hostReadyCondition(host *bmov1.BareMetalHost, waitingFor string) metav1.Con
 		c.Message = fmt.Sprintf("host %s is being provisioned (state: %s)", host.Name, state)
 	}
 	return c
+}
+
+// readySummary: Ready says first whether a host is claimed (AssociateBareMetalHost), then
+// whether it is provisioned (BareMetalHostProvisioned), each with its own reason and message.
+// The Node's providerID (KubernetesNodeReady) and the ports of a host already provisioned
+// (SwitchPortsReady) are reported beside Ready, not in it.
+var readySummary = skeleton.Ready[*infrav1.Metal3Machine]{
+	Condition:  infrav1.Metal3MachineReadyCondition,
+	From:       []string{infrav1.AssociateBareMetalHostCondition, BareMetalHostProvisionedCondition},
+	TrueReason: infrav1.Metal3MachineReadyReason,
 }
 
 // trimStatus keeps Cluster API's Paused condition from costing a write of its own (before is

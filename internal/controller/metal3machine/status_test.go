@@ -35,7 +35,7 @@ func TestAddresses(t *testing.T) {
 	}
 }
 
-func TestHostReadyCondition(t *testing.T) {
+func TestHostProvisionedCondition(t *testing.T) {
 	host := func(state bmov1.ProvisioningState, errMsg string) *bmov1.BareMetalHost {
 		h := &bmov1.BareMetalHost{ObjectMeta: metav1.ObjectMeta{Name: "h1", Namespace: "ns"}}
 		h.Status.Provisioning.State = state
@@ -59,7 +59,7 @@ func TestHostReadyCondition(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			g := NewWithT(t)
-			c := hostReadyCondition(tt.given, tt.waitingFor)
+			c := hostProvisionedCondition(tt.given, tt.waitingFor)
 			g.Expect(c.Status).To(Equal(tt.wantStatus))
 			g.Expect(c.Reason).To(Equal(tt.wantReason))
 			g.Expect(c.Message).To(ContainSubstring(tt.wantMsg))

@@ -13,20 +13,16 @@ import (
 	bmov1 "github.com/metalwire/metalwire/api/baremetal/v1alpha1"
 	netv1 "github.com/metalwire/metalwire/api/network/v1alpha1"
 	"github.com/metalwire/metalwire/internal/controller/fabricindex"
+	"github.com/metalwire/metalwire/internal/controller/mapping"
 )
 
 // hostToDevices maps a host to the NetworkDevices of its NIC objects.
 func (r *Reconciler) hostToDevices(c client.Reader) handler.MapFunc {
 	return func(ctx context.Context, o client.Object) []reconcile.Request {
-		nics := &netv1.NICList{}
-		if err := c.List(ctx, nics, client.InNamespace(o.GetNamespace()), client.MatchingFields{fabricindex.NICByNode: o.GetName()}, client.UnsafeDisableDeepCopy); err != nil {
-			return nil
-		}
-		out := make([]reconcile.Request, 0, len(nics.Items))
-		for _, n := range nics.Items {
-			out = append(out, reconcile.Request{NamespacedName: client.ObjectKey{Namespace: n.Namespace, Name: n.Spec.NetworkDeviceRef}})
-		}
-		return out
+		return mapping.ListedTo(ctx, c, &netv1.NICList{}, "the NIC objects of host "+o.GetName(), func(n client.Object) (client.ObjectKey, bool) {
+			nic, ok := n.(*netv1.NIC)
+			return client.ObjectKey{Namespace: n.GetNamespace(), Name: nic.Spec.NetworkDeviceRef}, ok
+		}, client.InNamespace(o.GetNamespace()), client.MatchingFields{fabricindex.NICByNode: o.GetName()}, client.UnsafeDisableDeepCopy)
 	}
 }
 
@@ -34,15 +30,7 @@ func (r *Reconciler) hostToDevices(c client.Reader) handler.MapFunc {
 // namespace; there are few devices).
 func (r *Reconciler) allDevices(c client.Reader) handler.MapFunc {
 	return func(ctx context.Context, _ client.Object) []reconcile.Request {
-		devices := &netv1.NetworkDeviceList{}
-		if err := c.List(ctx, devices, client.UnsafeDisableDeepCopy); err != nil {
-			return nil
-		}
-		out := make([]reconcile.Request, 0, len(devices.Items))
-		for _, d := range devices.Items {
-			out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&d)})
-		}
-		return out
+		return mapping.Listed(ctx, c, &netv1.NetworkDeviceList{}, "every NetworkDevice", nil, client.UnsafeDisableDeepCopy)
 	}
 }
 

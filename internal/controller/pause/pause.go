@@ -14,9 +14,7 @@ import (
 	"fmt"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/cluster-api/util/annotations"
@@ -26,6 +24,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/metalwire/metalwire/internal/controller/mapping"
 )
 
 // ClusterName is the Cluster an object belongs to: its cluster.x-k8s.io/cluster-name label,
@@ -52,19 +52,8 @@ func ClusterPaused(cluster *clusterv1.Cluster) bool {
 // Cluster is unpaused. It lists from the cache; Clusters change rarely.
 func ClusterToObjects(c client.Reader, newList func() client.ObjectList, clusterOf func(client.Object) string) handler.MapFunc {
 	return func(ctx context.Context, o client.Object) []reconcile.Request {
-		list := newList()
-		if err := c.List(ctx, list, client.InNamespace(o.GetNamespace())); err != nil {
-			return nil
-		}
-		var out []reconcile.Request
-		_ = meta.EachListItem(list, func(item runtime.Object) error {
-			obj, ok := item.(client.Object)
-			if ok && clusterOf(obj) == o.GetName() {
-				out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(obj)})
-			}
-			return nil
-		})
-		return out
+		return mapping.Listed(ctx, c, newList(), "the objects of Cluster "+o.GetName(),
+			func(obj client.Object) bool { return clusterOf(obj) == o.GetName() }, client.InNamespace(o.GetNamespace()))
 	}
 }
 

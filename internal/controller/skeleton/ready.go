@@ -22,17 +22,18 @@ type Ready[T client.Object] struct {
 	From []string
 	// TrueReason is Ready's reason when all of From are True.
 	TrueReason string
-	// FalseReason, when set, is Ready's reason when one of From is not True (the message stays
-	// that condition's); empty keeps that condition's reason.
-	FalseReason string
+	// Reasons gives Ready's reason when the condition named is the first of From that is not
+	// True (the message stays that condition's); a condition not named gives its own reason.
+	Reasons map[string]string
 	// Conditions gives the object's conditions, for a kind that is no conditions.Setter (one that
 	// is would have Cluster API's patch helper write its conditions in a request of their own).
 	// Nil: the object is a conditions.Setter.
 	Conditions func(obj T) *[]metav1.Condition
 }
 
-// summarise sets obj's Ready condition from the conditions From names.
-func (r *Ready[T]) summarise(obj T) error {
+// Summarise sets obj's Ready condition from the conditions From names. The skeleton calls it
+// after Normal; a test of a kind's summary may call it on an object it built.
+func (r *Ready[T]) Summarise(obj T) error {
 	var getter conditions.Getter
 	var set func(metav1.Condition)
 	if r.Conditions != nil {
@@ -59,7 +60,7 @@ func (r *Ready[T]) summarise(obj T) error {
 	}
 	c, err := conditions.NewSummaryCondition(getter, r.Condition,
 		conditions.ForConditionTypes(r.From), conditions.IgnoreTypesIfMissing(r.From),
-		conditions.CustomMergeStrategy{MergeStrategy: firstNotTrue{trueReason: r.TrueReason, falseReason: r.FalseReason}})
+		conditions.CustomMergeStrategy{MergeStrategy: firstNotTrue{trueReason: r.TrueReason, reasons: r.Reasons}})
 	if err != nil {
 		return fmt.Errorf("summarising %s of %s: %w", r.Condition, obj.GetName(), err)
 	}
@@ -75,7 +76,10 @@ func (l conditionList) GetConditions() []metav1.Condition { return l }
 // firstNotTrue merges conditions as metalwire's Ready has always read: True when all are True,
 // else the first (in the order given) that is not, so that Ready says the one thing to act on
 // next rather than a list.
-type firstNotTrue struct{ trueReason, falseReason string }
+type firstNotTrue struct {
+	trueReason string
+	reasons    map[string]string
+}
 
 func (f firstNotTrue) Merge(_ conditions.MergeOperation, conds []conditions.ConditionWithOwnerInfo, types []string) (metav1.ConditionStatus, string, string, error) {
 	for _, t := range types {
@@ -84,8 +88,8 @@ func (f firstNotTrue) Merge(_ conditions.MergeOperation, conds []conditions.Cond
 				continue
 			}
 			reason := c.Reason
-			if f.falseReason != "" {
-				reason = f.falseReason
+			if r, ok := f.reasons[t]; ok {
+				reason = r
 			}
 			return metav1.ConditionFalse, reason, c.Message, nil
 		}

@@ -180,7 +180,7 @@ func Reconcile[T client.Object](ctx context.Context, req ctrl.Request, k Kind[T]
 	if obj.GetDeletionTimestamp().IsZero() {
 		res, err = k.Normal(ctx, s)
 		if k.Ready != nil {
-			if serr := k.Ready.summarise(obj); serr != nil {
+			if serr := k.Ready.Summarise(obj); serr != nil {
 				err = errors.Join(err, serr)
 			}
 		}

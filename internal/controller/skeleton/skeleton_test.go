@@ -209,3 +209,29 @@ func TestReadySaysTheFirstNotTrue(t *testing.T) {
 		"Status": Equal(metav1.ConditionTrue), "Reason": Equal("AllDone"), "Message": BeEmpty(),
 	})))
 }
+
+// TestReadyReasonsNameWhatReadySays: a condition Reasons names gives Ready the reason the kind
+// chose for it (with that condition's message); one not named gives its own.
+func TestReadyReasonsNameWhatReadySays(t *testing.T) {
+	g := NewWithT(t)
+	summary := skeleton.Ready[*infrav1.Metal3Cluster]{
+		Condition: "Ready", From: []string{"Owner", "Endpoint"}, TrueReason: "Ready",
+		Reasons: map[string]string{"Endpoint": "NotReady"},
+	}
+	ready := func(conds ...metav1.Condition) *metav1.Condition {
+		m3c := &infrav1.Metal3Cluster{}
+		for _, c := range conds {
+			conditions.Set(m3c, c)
+		}
+		g.Expect(summary.Summarise(m3c)).To(Succeed())
+		return conditions.Get(m3c, "Ready")
+	}
+	owned := metav1.Condition{Type: "Owner", Status: metav1.ConditionTrue, Reason: "Owned"}
+	g.Expect(ready(metav1.Condition{Type: "Owner", Status: metav1.ConditionFalse, Reason: "WaitingForOwner", Message: "no owner"},
+		metav1.Condition{Type: "Endpoint", Status: metav1.ConditionFalse, Reason: "EndpointFailed", Message: "no port"})).
+		To(gstruct.PointTo(gstruct.MatchFields(gstruct.IgnoreExtras, gstruct.Fields{"Reason": Equal("WaitingForOwner"), "Message": Equal("no owner")})))
+	g.Expect(ready(owned, metav1.Condition{Type: "Endpoint", Status: metav1.ConditionFalse, Reason: "EndpointFailed", Message: "no port"})).
+		To(gstruct.PointTo(gstruct.MatchFields(gstruct.IgnoreExtras, gstruct.Fields{"Reason": Equal("NotReady"), "Message": Equal("no port")})))
+	g.Expect(ready(owned, metav1.Condition{Type: "Endpoint", Status: metav1.ConditionTrue, Reason: "Valid"})).
+		To(gstruct.PointTo(gstruct.MatchFields(gstruct.IgnoreExtras, gstruct.Fields{"Status": Equal(metav1.ConditionTrue), "Reason": Equal("Ready")})))
+}
