@@ -54,7 +54,7 @@ func openConn(ctx context.Context, remote string, tlsConfig *tls.Config) (*ovsdb
 		d := tls.Dialer{Config: tlsConfig}
 		sock, err = d.DialContext(ctx, "tcp", addr)
 	default:
-		return nil, fmt.Errorf("OVSDB remote %q: the scheme must be tcp:, ssl: or unix:", remote)
+		return nil, fmt.Errorf("remote %q: the scheme must be tcp, ssl or unix (tcp:HOST:PORT, ssl:HOST:PORT, unix:PATH)", remote)
 	}
 	if err != nil {
 		return nil, err
