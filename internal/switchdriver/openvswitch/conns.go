@@ -14,11 +14,12 @@ const DefaultKeepIdle = 2 * time.Minute
 // conns keeps at most one idle OVSDB connection per remote between sessions. It is transport,
 // not switch state: a kept connection holds a socket and the schema the server sent when it
 // was opened (which only changes when ovsdb-server restarts, and that closes the socket), and
-// no rows. Sessions read with select, never a monitor, so every session still reads the switch as it is at that moment.
+// no rows. Sessions read with select, never a monitor, so every session still reads the switch
+// as it is at that moment.
 //
-// Opening a connection costs the dial (a TLS handshake on ssl:), list_dbs and get_schema (the
-// Open_vSwitch schema is 27 kB of JSON, checked against the driver's model): most of a short
-// session's CPU. The controller opens a session per switch per reconcile.
+// Opening a connection costs the dial (a TLS handshake on ssl:) and get_schema (the
+// Open_vSwitch schema is 27 kB of JSON, checked against the driver's model; openConn): most of
+// a short session's CPU. The controller opens a session per switch per reconcile.
 type conns struct {
 	keep time.Duration
 	mu   sync.Mutex

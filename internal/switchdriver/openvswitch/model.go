@@ -3,8 +3,9 @@ package openvswitch
 import "github.com/ovn-org/libovsdb/model"
 
 // The few columns of the Open_vSwitch schema (vswitch.ovsschema) the driver reads and writes.
-// libovsdb maps rows onto these structs by their ovsdb tags and checks them against the schema
-// the server sends when the session opens.
+// libovsdb's model checks these structs, by their ovsdb tags, against the schema the server
+// sends when the connection opens (openConn); its mapper turns them into the rows the driver
+// writes, and rows.go decodes the rows it reads.
 
 // bridgeRow is a row of the Bridge table.
 type bridgeRow struct {
