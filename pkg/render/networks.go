@@ -136,6 +136,7 @@ func readNetworks[N any](out []templateNetwork, field string, items []N, read fu
 	return out
 }
 
+// dynamic renders a DHCP or SLAAC network: no address, just the link.
 func (r *networkRenderer) dynamic(field, typ, id, link string) (Network, error) {
 	if id == "" {
 		return Network{}, invalid(field+".id", "is empty; give the network a name (it is also written as network_id)")
