@@ -355,10 +355,14 @@ func sameSONiCTable(a, b sonicTable) bool {
 func sonicACLOf(name string, shown sonicACLRows) (fabric.ACL, string) {
 	a := fabric.ACL{Name: name}
 	drifted := fabric.ACL{Name: name, Rules: []fabric.ACLRule{{Direction: "drifted"}}}
+	// The first table's port in aclLists' order, not the map's: a list whose tables were moved
+	// apart reads the same on every pass (its remove-acl says the same port, also in a dry run's
+	// planned changes), and the comparison with its rendering finds it drifted.
 	iface := ""
-	for _, t := range shown.tables {
-		if len(t.Ports) == 1 && iface == "" {
+	for _, l := range aclLists {
+		if t, ok := shown.tables[name+l.suffix]; ok && len(t.Ports) == 1 {
 			iface = t.Ports[0]
+			break
 		}
 	}
 	book := newRuleBook()
