@@ -165,7 +165,8 @@ func sonicCheckRule(v6 bool, row map[string]any) string {
 	return ""
 }
 
-// sonicDBTable is sonic-cfggen's --var-json view of a kept table (nil when it has no row).
+// sonicDBTable is sonic-cfggen's --var-json view of a kept table (empty when it has no row:
+// sonicTable then prints nothing, as sonic-cfggen does for a table CONFIG_DB lacks).
 func sonicDBTable(cfg *Config, table string) map[string]any {
 	cfg.mu.Lock()
 	defer cfg.mu.Unlock()
