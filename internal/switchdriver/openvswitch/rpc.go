@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"strings"
 
@@ -59,13 +60,7 @@ func openConn(ctx context.Context, remote string, tlsConfig *tls.Config) (*ovsdb
 	if err != nil {
 		return nil, err
 	}
-	c := &ovsdbConn{rpc: rpc2.NewClientWithCodec(jsonrpc.NewJSONCodec(sock))}
-	// The server probes an idle connection with echo and closes it when unanswered.
-	c.rpc.Handle("echo", func(_ *rpc2.Client, args []any, reply *[]any) error {
-		*reply = args
-		return nil
-	})
-	go c.rpc.Run()
+	c := newConn(sock)
 	if err := c.call(ctx, "get_schema", ovsdb.NewGetSchemaArgs(database), &c.schema); err != nil {
 		c.Close()
 		return nil, fmt.Errorf("reading the %s schema: %w", database, err)
@@ -82,6 +77,18 @@ func openConn(ctx context.Context, remote string, tlsConfig *tls.Config) (*ovsdb
 	return c, nil
 }
 
+// newConn speaks OVSDB's JSON-RPC over sock, answering the server's echo: the server probes an
+// idle connection with it and closes the connection when it goes unanswered.
+func newConn(sock net.Conn) *ovsdbConn {
+	c := &ovsdbConn{rpc: rpc2.NewClientWithCodec(jsonrpc.NewJSONCodec(sock))}
+	c.rpc.Handle("echo", func(_ *rpc2.Client, args []any, reply *[]any) error {
+		*reply = args
+		return nil
+	})
+	go c.rpc.Run()
+	return c
+}
+
 // Transact sends ops as one transaction and returns the server's results, one per operation
 // (and one more, with the error, when the server refused the transaction).
 func (c *ovsdbConn) Transact(ctx context.Context, ops ...ovsdb.Operation) ([]ovsdb.OperationResult, error) {
@@ -92,9 +99,21 @@ func (c *ovsdbConn) Transact(ctx context.Context, ops ...ovsdb.Operation) ([]ovs
 	return results, nil
 }
 
+// call sends one request and waits for its answer, for no longer than ctx allows. rpc2 looks at
+// ctx only once the request is written, and a server that stopped reading holds that write
+// (the socket has no deadline): so ctx ending during the call closes the connection, which ends
+// the write; the caller closes a connection whose call failed anyway (Session.broken).
 func (c *ovsdbConn) call(ctx context.Context, method string, args, reply any) error {
+	stop := context.AfterFunc(ctx, c.Close)
+	defer stop()
 	err := c.rpc.CallWithContext(ctx, method, args, reply)
-	if errors.Is(err, rpc2.ErrShutdown) {
+	switch {
+	case err == nil:
+		return nil
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case errors.Is(err, rpc2.ErrShutdown), errors.Is(err, io.ErrUnexpectedEOF):
+		// Shut before the call, or by the server while the call waited for its answer.
 		return errConnClosed
 	}
 	return err
