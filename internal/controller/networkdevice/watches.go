@@ -21,7 +21,10 @@ func (r *Reconciler) hostToDevices(c client.Reader) handler.MapFunc {
 	return func(ctx context.Context, o client.Object) []reconcile.Request {
 		return mapping.ListedTo(ctx, c, &netv1.NICList{}, "the NIC objects of host "+o.GetName(), func(n client.Object) (client.ObjectKey, bool) {
 			nic, ok := n.(*netv1.NIC)
-			return client.ObjectKey{Namespace: n.GetNamespace(), Name: nic.Spec.NetworkDeviceRef}, ok
+			if !ok {
+				return client.ObjectKey{}, false
+			}
+			return client.ObjectKey{Namespace: n.GetNamespace(), Name: nic.Spec.NetworkDeviceRef}, true
 		}, client.InNamespace(o.GetNamespace()), client.MatchingFields{fabricindex.NICByNode: o.GetName()}, client.UnsafeDisableDeepCopy)
 	}
 }
