@@ -237,17 +237,18 @@ func (r *sonicRender) flushACLs() error {
 	if run == nil {
 		return nil
 	}
-	if len(run.del) > 0 {
-		rules, tables := map[string]map[string]string{}, map[string]*sonicTable{} // nil: JSON null
-		for k := range run.del {
-			if key, ok := strings.CutPrefix(k, "ACL_RULE|"); ok {
-				rules[key] = nil
-			} else if key, ok := strings.CutPrefix(k, "ACL_TABLE|"); ok {
-				if _, stays := run.rows.tables[key]; !stays {
-					tables[key] = nil
-				}
+	rules, tables := map[string]map[string]string{}, map[string]*sonicTable{} // nil: JSON null
+	for k := range run.del {
+		if key, ok := strings.CutPrefix(k, "ACL_RULE|"); ok {
+			rules[key] = nil
+		} else if key, ok := strings.CutPrefix(k, "ACL_TABLE|"); ok {
+			if _, stays := run.rows.tables[key]; !stays {
+				tables[key] = nil
 			}
 		}
+	}
+	// Nothing to delete when the switch had only tables that stay (a list whose rules are gone).
+	if len(rules)+len(tables) > 0 {
 		line, err := sonicCfggenWrite([2]string{"ACL_RULE", "ACL_TABLE"}, [2]any{rules, tables}, [2]int{len(rules), len(tables)})
 		if err != nil {
 			return err

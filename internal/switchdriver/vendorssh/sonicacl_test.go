@@ -149,13 +149,17 @@ func TestSONiCACLEndToEnd(t *testing.T) {
 	if got := srv.Config.SONiCRows("ACL_TABLE"); len(got) != 5 {
 		t.Errorf("tables after the deleting line: %v, want the list's four still bound and DATAACL", slices.Sorted(maps.Keys(got)))
 	}
+	srv.Commands()
 	if _, err := sonicACLPass(t, srv, want, fabric.RecordOf(want)); err != nil {
 		t.Fatalf("pass after the failed rewrite: %v", err)
 	}
 	if got := srv.Config.SONiCRows("ACL_RULE"); !reflect.DeepEqual(got, rules) {
 		t.Errorf("rules after the pass that follows a failed rewrite:\n%v\nwant\n%v", got, rules)
 	}
-	srv.Commands()
+	// The tables it found stay and it found no rule: nothing to delete, so no deleting line.
+	if cmds := srv.Commands(); len(cmds) != 2 || !strings.HasPrefix(cmds[0], `sudo sonic-cfggen -a '{"ACL_TABLE"`) {
+		t.Errorf("the pass after the failed rewrite sent %q, want the writing line and the save", cmds)
+	}
 
 	changed := acl
 	changed.Rules = changed.Rules[:len(changed.Rules)-1]
