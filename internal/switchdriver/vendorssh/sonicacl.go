@@ -268,6 +268,9 @@ func (r *sonicRender) flushACLs() error {
 // sonicCfggenWrite is "sudo sonic-cfggen -a '{"A":{...},"B":{...}}' --write-to-db" of two
 // tables' rows in that order (n rows each). A table without rows is left out: mod_config takes
 // an empty table object as "delete every row of the table", the operator's lists included.
+// The JSON stands in single quotes for the switch's shell, and a key read back from the switch
+// (a rule added by hand, deleted by a rewrite) may hold one: it is written as JSON's \u0027,
+// the same string to sonic-cfggen (a ' can only stand inside a JSON string).
 func sonicCfggenWrite(names [2]string, rows [2]any, n [2]int) (string, error) {
 	var parts []string
 	for i := range names {
@@ -278,7 +281,7 @@ func sonicCfggenWrite(names [2]string, rows [2]any, n [2]int) (string, error) {
 		if err != nil {
 			return "", fmt.Errorf("writing %s as JSON: %w", names[i], err)
 		}
-		parts = append(parts, fmt.Sprintf("%q:%s", names[i], body))
+		parts = append(parts, fmt.Sprintf("%q:%s", names[i], strings.ReplaceAll(string(body), "'", `\u0027`)))
 	}
 	return "sudo sonic-cfggen -a '{" + strings.Join(parts, ",") + "}' --write-to-db", nil
 }

@@ -304,3 +304,31 @@ func TestSONiCACLSplitTablesReadTheSame(t *testing.T) {
 		}
 	}
 }
+
+// A rule added by hand under a key with a quote in it is deleted by the next pass like any other,
+// in a line whose JSON keeps to the single quotes around it (the switch's shell would otherwise
+// end the argument there).
+func TestSONiCACLQuotedKeyStaysInItsArgument(t *testing.T) {
+	t.Parallel()
+	srv := vendortest.Start(t, "sonic", "Ethernet0")
+	acl := hostACL("Ethernet0")
+	want := fabric.State{VLANs: []fabric.VLAN{{ID: 1001}}, ACLs: map[string]fabric.ACL{acl.Name: acl},
+		Ports: map[string]fabric.Port{"Ethernet0": {Name: "Ethernet0", Mode: fabric.ModeAccess, VLAN: 1001}}}
+	if _, err := sonicACLPass(t, srv, want, fabric.Record{}); err != nil {
+		t.Fatalf("first pass: %v", err)
+	}
+	handKey := acl.Name + "-in|it's mine"
+	srv.Config.SetSONiCRow("ACL_RULE", handKey, row{"PRIORITY": "9999", "PACKET_ACTION": "FORWARD", "IP_TYPE": "IPV4ANY"})
+	srv.Commands()
+	if _, err := sonicACLPass(t, srv, want, fabric.RecordOf(want)); err != nil {
+		t.Fatalf("pass after the hand edit: %v", err)
+	}
+	for _, cmd := range srv.Commands() {
+		if strings.Contains(cmd, "sonic-cfggen -a") && strings.Count(cmd, "'") != 2 {
+			t.Errorf("a quote inside the JSON argument: %s", cmd)
+		}
+	}
+	if r, ok := srv.Config.SONiCRows("ACL_RULE")[handKey]; ok {
+		t.Errorf("the hand-added rule %q is still there: %v", handKey, r)
+	}
+}
