@@ -155,3 +155,38 @@ func TestShutPortsAndListsShow(t *testing.T) {
 		t.Errorf("links %+v: want the port's VLAN, shut, and its list", v.Links)
 	}
 }
+
+// The record as the controller writes it leaves every default out; the view reads the defaults
+// back: a port without mode is an access port, a bond without mode is LACP, a list without
+// default ends in allow.
+func TestCompactRecordReadsAsItsDefaults(t *testing.T) {
+	devices := []netv1.NetworkDevice{{
+		ObjectMeta: metav1.ObjectMeta{Name: "rack1"},
+		Spec:       netv1.NetworkDeviceSpec{Switches: []netv1.Switch{{Name: "leaf1", NetworkOS: netv1.NetworkOSOpenvSwitch}}},
+		Status: netv1.NetworkDeviceStatus{Switches: []netv1.SwitchStatus{{Name: "leaf1", Reachable: true, Ports: []netv1.ConfiguredPort{
+			{Name: "p1", VLAN: 1001, ACLs: []netv1.ConfiguredACL{{Name: "acl0123456789", Rules: 1}}},
+			{Name: "lag0123456789", VLAN: 1000, LAG: &netv1.ConfiguredLAG{Members: []string{"p2", "p3"}}},
+		}}}},
+	}}
+	card := func(name, port string) netv1.HostNIC {
+		return netv1.HostNIC{Name: name, NetworkDevice: netv1.NICNetworkDevice{Switch: netv1.SwitchPortRef{Name: "leaf1", Port: intstr.FromString(port)}}}
+	}
+	nics := []netv1.NIC{
+		{Spec: netv1.NICSpec{Node: "h1", NetworkDeviceRef: "rack1", NICs: []netv1.HostNIC{card("eno1", "p1")}}},
+		{Spec: netv1.NICSpec{Node: "h2", NetworkDeviceRef: "rack1", NICs: []netv1.HostNIC{card("eno1", "p2"), card("eno2", "p3")}}},
+	}
+	want := map[string]string{
+		"h1/eno1": "access: vlan 1001, acl acl0123456789 (1 rules, then allow)",
+		"h2/eno1": "access: bond lag0123456789 lacp, vlan 1000",
+		"h2/eno2": "access: bond lag0123456789 lacp, vlan 1000",
+	}
+	v := Build(devices, nics, nil)
+	if len(v.Links) != len(want) {
+		t.Fatalf("links %+v: want one per card", v.Links)
+	}
+	for _, l := range v.Links {
+		if got := l.Mode + ": " + l.VLANs; got != want[l.Host+"/"+l.Card] {
+			t.Errorf("card %s/%s shows %q, want %q", l.Host, l.Card, got, want[l.Host+"/"+l.Card])
+		}
+	}
+}
