@@ -292,7 +292,9 @@ func sonicCfggenWrite(names [2]string, rows [2]any, n [2]int) (string, error) {
 // port-channel its name numbers) the tables name; Entries are every row found, so a rewrite
 // deletes exactly them.
 func parseSONiCACLs(ep fabric.Endpoint, names []string, tableOut, ruleOut string, lags map[string]fabric.LAG) (map[string]fabric.ACL, error) {
-	var tables map[string]sonicTable
+	// Rows as JSON, each decoded only if it is one of the named lists' tables: a row of the
+	// operator's (a control-plane table, or one written by hand in another shape) is not read.
+	var tables map[string]json.RawMessage
 	if err := sonicJSON(tableOut, &tables); err != nil {
 		return nil, fmt.Errorf("sonic-cfggen ACL_TABLE: %w", err)
 	}
@@ -312,10 +314,17 @@ func parseSONiCACLs(ep fabric.Endpoint, names []string, tableOut, ruleOut string
 		shown := sonicACLRows{tables: map[string]sonicTable{}, rules: map[string]map[string]string{}}
 		var entries []string
 		for _, l := range aclLists {
-			if t, ok := tables[name+l.suffix]; ok {
-				shown.tables[name+l.suffix] = t
-				entries = append(entries, "ACL_TABLE|"+name+l.suffix)
+			raw, ok := tables[name+l.suffix]
+			if !ok {
+				continue
 			}
+			var t sonicTable
+			if err := json.Unmarshal(raw, &t); err != nil {
+				// Not a row metalwire writes: the list reads as drifted below and is rewritten.
+				t = sonicTable{Type: "unreadable: " + err.Error()}
+			}
+			shown.tables[name+l.suffix] = t
+			entries = append(entries, "ACL_TABLE|"+name+l.suffix)
 		}
 		if len(shown.tables) == 0 {
 			continue

@@ -332,3 +332,26 @@ func TestSONiCACLQuotedKeyStaysInItsArgument(t *testing.T) {
 		t.Errorf("the hand-added rule %q is still there: %v", handKey, r)
 	}
 }
+
+// An ACL table of the operator's in a shape metalwire does not write (its ports a string, as a
+// hand-written row without "@" shows) is not read: the switch's ports and the host's list are
+// configured and read back as asked beside it.
+func TestSONiCACLOperatorsOddTableIsNotRead(t *testing.T) {
+	t.Parallel()
+	srv := vendortest.Start(t, "sonic", "Ethernet0", "Ethernet8")
+	srv.Config.SetSONiCRow("ACL_TABLE", "HANDMADE", row{"type": "L3", "stage": "ingress", "ports": "Ethernet8"})
+	acl := hostACL("Ethernet0")
+	want := fabric.State{VLANs: []fabric.VLAN{{ID: 1001}}, ACLs: map[string]fabric.ACL{acl.Name: acl},
+		Ports: map[string]fabric.Port{"Ethernet0": {Name: "Ethernet0", Mode: fabric.ModeAccess, VLAN: 1001}}}
+	if _, err := sonicACLPass(t, srv, want, fabric.Record{}); err != nil {
+		t.Fatalf("first pass: %v", err)
+	}
+	srv.Commands()
+	have, err := sonicACLPass(t, srv, want, fabric.RecordOf(want))
+	if err != nil || len(srv.Commands()) != 0 {
+		t.Fatalf("second pass: %v, or commands sent", err)
+	}
+	if !fabric.SameACL(acl, have.ACLs[acl.Name]) || have.Ports["Ethernet0"].VLAN != 1001 {
+		t.Errorf("reads back list %+v and port %+v, want the list as asked and VLAN 1001", have.ACLs[acl.Name], have.Ports["Ethernet0"])
+	}
+}
