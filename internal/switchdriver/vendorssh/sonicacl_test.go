@@ -31,6 +31,32 @@ func sonicACLPass(t *testing.T, srv *vendortest.Server, want fabric.State, rec f
 	return have, sess.Apply(ctx, fabric.Diff(want, have, rec, 1))
 }
 
+// sonicSettled brings the switch to want in one pass, then checks that a second pass, with the
+// record of the first, sends nothing; it returns what the second pass read.
+func sonicSettled(t *testing.T, srv *vendortest.Server, want fabric.State) fabric.State {
+	t.Helper()
+	if _, err := sonicACLPass(t, srv, want, fabric.Record{}); err != nil {
+		t.Fatalf("first pass: %v", err)
+	}
+	srv.Commands()
+	have, err := sonicACLPass(t, srv, want, fabric.RecordOf(want))
+	if err != nil {
+		t.Fatalf("second pass: %v", err)
+	}
+	if sent := srv.Commands(); len(sent) != 0 {
+		t.Fatalf("second pass sent %q, want nothing", sent)
+	}
+	return have
+}
+
+// portWithList is hostACL on port, the port an access port of VLAN 1001: the list and the state
+// that wants it.
+func portWithList(port string) (fabric.ACL, fabric.State) {
+	acl := hostACL(port)
+	return acl, fabric.State{VLANs: []fabric.VLAN{{ID: 1001}}, ACLs: map[string]fabric.ACL{acl.Name: acl},
+		Ports: map[string]fabric.Port{port: {Name: port, Mode: fabric.ModeAccess, VLAN: 1001}}}
+}
+
 // row is a CONFIG_DB row as the emulator keeps it.
 type row = map[string]any
 
@@ -72,9 +98,7 @@ func TestSONiCACLEndToEnd(t *testing.T) {
 	operators := row{"type": "L3", "stage": "ingress", "ports": []string{"Ethernet8"}, "policy_desc": "DATAACL"}
 	srv.Config.SetSONiCRow("ACL_TABLE", "DATAACL", operators)
 	srv.Config.SetSONiCRow("ACL_RULE", "DATAACL|RULE_1", row{"PRIORITY": "9999", "PACKET_ACTION": "DROP", "IP_PROTOCOL": "17"})
-	acl := hostACL("Ethernet0")
-	want := fabric.State{VLANs: []fabric.VLAN{{ID: 1001}}, ACLs: map[string]fabric.ACL{acl.Name: acl},
-		Ports: map[string]fabric.Port{"Ethernet0": {Name: "Ethernet0", Mode: fabric.ModeAccess, VLAN: 1001}}}
+	acl, want := portWithList("Ethernet0")
 
 	srv.FailOn("sonic-cfggen -a")
 	_, err := sonicACLPass(t, srv, want, fabric.Record{})
@@ -261,14 +285,7 @@ func TestSONiCACLNameIsNoBond(t *testing.T) {
 	}
 	want := fabric.State{VLANs: []fabric.VLAN{{ID: 1001}}, LAGs: map[string]fabric.LAG{lag.Name: lag},
 		ACLs: map[string]fabric.ACL{list.Name: list}}
-	if _, err := sonicACLPass(t, srv, want, fabric.Record{}); err != nil {
-		t.Fatalf("first pass: %v", err)
-	}
-	srv.Commands()
-	have, err := sonicACLPass(t, srv, want, fabric.RecordOf(want))
-	if err != nil || len(srv.Commands()) != 0 {
-		t.Fatalf("second pass: %v, or commands sent", err)
-	}
+	have := sonicSettled(t, srv, want)
 	if got := have.ACLs[list.Name]; got.Port != lag.Name {
 		t.Errorf("the list reads back bound to %q, want the bond %s", got.Port, lag.Name)
 	}
@@ -311,9 +328,7 @@ func TestSONiCACLSplitTablesReadTheSame(t *testing.T) {
 func TestSONiCACLQuotedKeyStaysInItsArgument(t *testing.T) {
 	t.Parallel()
 	srv := vendortest.Start(t, "sonic", "Ethernet0")
-	acl := hostACL("Ethernet0")
-	want := fabric.State{VLANs: []fabric.VLAN{{ID: 1001}}, ACLs: map[string]fabric.ACL{acl.Name: acl},
-		Ports: map[string]fabric.Port{"Ethernet0": {Name: "Ethernet0", Mode: fabric.ModeAccess, VLAN: 1001}}}
+	acl, want := portWithList("Ethernet0")
 	if _, err := sonicACLPass(t, srv, want, fabric.Record{}); err != nil {
 		t.Fatalf("first pass: %v", err)
 	}
@@ -340,17 +355,8 @@ func TestSONiCACLOperatorsOddTableIsNotRead(t *testing.T) {
 	t.Parallel()
 	srv := vendortest.Start(t, "sonic", "Ethernet0", "Ethernet8")
 	srv.Config.SetSONiCRow("ACL_TABLE", "HANDMADE", row{"type": "L3", "stage": "ingress", "ports": "Ethernet8"})
-	acl := hostACL("Ethernet0")
-	want := fabric.State{VLANs: []fabric.VLAN{{ID: 1001}}, ACLs: map[string]fabric.ACL{acl.Name: acl},
-		Ports: map[string]fabric.Port{"Ethernet0": {Name: "Ethernet0", Mode: fabric.ModeAccess, VLAN: 1001}}}
-	if _, err := sonicACLPass(t, srv, want, fabric.Record{}); err != nil {
-		t.Fatalf("first pass: %v", err)
-	}
-	srv.Commands()
-	have, err := sonicACLPass(t, srv, want, fabric.RecordOf(want))
-	if err != nil || len(srv.Commands()) != 0 {
-		t.Fatalf("second pass: %v, or commands sent", err)
-	}
+	acl, want := portWithList("Ethernet0")
+	have := sonicSettled(t, srv, want)
 	if !fabric.SameACL(acl, have.ACLs[acl.Name]) || have.Ports["Ethernet0"].VLAN != 1001 {
 		t.Errorf("reads back list %+v and port %+v, want the list as asked and VLAN 1001", have.ACLs[acl.Name], have.Ports["Ethernet0"])
 	}
