@@ -18,7 +18,9 @@ type Ready[T client.Object] struct {
 	Condition string
 	// From are the conditions summarised, in order: Ready is True when all are True; otherwise
 	// it is False with the reason and message of the first that is not. A condition not set yet
-	// is left out; with none of them set, Ready is left as it is.
+	// is left out, but never lets Ready say True: while one is missing and the rest are True
+	// (an object written by an older manager, whose first reconcile here stopped before setting
+	// it), Ready is left as it is, as it is with none of them set.
 	From []string
 	// TrueReason is Ready's reason when all of From are True.
 	TrueReason string
@@ -51,9 +53,10 @@ func (r *Ready[T]) Summarise(obj T) error {
 		getter = setter
 		set = func(c metav1.Condition) { conditions.Set(setter, c) }
 	}
-	present := false
+	present, missing := false, false
 	for _, t := range r.From {
-		present = present || meta.FindStatusCondition(getter.GetConditions(), t) != nil
+		found := meta.FindStatusCondition(getter.GetConditions(), t) != nil
+		present, missing = present || found, missing || !found
 	}
 	if !present {
 		return nil
@@ -63,6 +66,9 @@ func (r *Ready[T]) Summarise(obj T) error {
 		conditions.CustomMergeStrategy{MergeStrategy: firstNotTrue{trueReason: r.TrueReason, reasons: r.Reasons}})
 	if err != nil {
 		return fmt.Errorf("summarising %s of %s: %w", r.Condition, obj.GetName(), err)
+	}
+	if missing && c.Status == metav1.ConditionTrue {
+		return nil // what is not said yet may still be no
 	}
 	set(*c)
 	return nil

@@ -235,3 +235,26 @@ func TestReadyReasonsNameWhatReadySays(t *testing.T) {
 	g.Expect(ready(owned, metav1.Condition{Type: "Endpoint", Status: metav1.ConditionTrue, Reason: "Valid"})).
 		To(gstruct.PointTo(gstruct.MatchFields(gstruct.IgnoreExtras, gstruct.Fields{"Status": Equal(metav1.ConditionTrue), "Reason": Equal("Ready")})))
 }
+
+// TestReadyIsNotTrueWhileAConditionIsMissing: an object an older manager wrote carries Ready and
+// some of the conditions it is now summarised from; while one of those is missing, Ready is not
+// turned True by the rest (it keeps what it said), but a missing one does not hide a False.
+func TestReadyIsNotTrueWhileAConditionIsMissing(t *testing.T) {
+	g := NewWithT(t)
+	summary := skeleton.Ready[*infrav1.Metal3Cluster]{Condition: "Ready", From: []string{"Owner", "Endpoint"}, TrueReason: "Ready"}
+	ready := func(conds ...metav1.Condition) *metav1.Condition {
+		m3c := &infrav1.Metal3Cluster{}
+		conditions.Set(m3c, metav1.Condition{Type: "Ready", Status: metav1.ConditionFalse, Reason: "OldSays", Message: "an older manager's word"})
+		for _, c := range conds {
+			conditions.Set(m3c, c)
+		}
+		g.Expect(summary.Summarise(m3c)).To(Succeed())
+		return conditions.Get(m3c, "Ready")
+	}
+	g.Expect(ready(metav1.Condition{Type: "Owner", Status: metav1.ConditionTrue, Reason: "Owned"})).
+		To(gstruct.PointTo(gstruct.MatchFields(gstruct.IgnoreExtras, gstruct.Fields{"Status": Equal(metav1.ConditionFalse), "Reason": Equal("OldSays")})),
+			"Endpoint is not said yet: Ready keeps its word")
+	g.Expect(ready(metav1.Condition{Type: "Endpoint", Status: metav1.ConditionFalse, Reason: "EndpointFailed", Message: "no port"})).
+		To(gstruct.PointTo(gstruct.MatchFields(gstruct.IgnoreExtras, gstruct.Fields{"Status": Equal(metav1.ConditionFalse), "Reason": Equal("EndpointFailed")})),
+			"a False is said even with Owner missing")
+}
