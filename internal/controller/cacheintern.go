@@ -1,8 +1,6 @@
 package controller
 
 import (
-	"unsafe"
-
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
@@ -45,24 +43,17 @@ func internRepeated(in any) {
 	internConditions(conditionsOf(in))
 	switch o := in.(type) {
 	case *clusterv1.Machine:
-		for i := range o.GetV1Beta1Conditions() {
-			c := &o.Status.Deprecated.V1Beta1.Conditions[i]
-			internString(&c.Type)
-			internString(&c.Status)
-			internString(&c.Severity)
+		cs := o.GetV1Beta1Conditions() // the Machine's own slice: its elements are written in place
+		for i := range cs {
+			c := &cs[i]
+			intern.Field(cacheStrings, &c.Type)
+			intern.Field(cacheStrings, &c.Status)
+			intern.Field(cacheStrings, &c.Severity)
 			cacheStrings.Intern(&c.Reason)
 		}
 	case *bmov1.BareMetalHost:
-		internString(&o.Status.Provisioning.State)
-		internString(&o.Status.OperationalStatus)
-	}
-}
-
-// internString interns a field of a string type (a condition's status, a host's state).
-func internString[S ~string](p *S) {
-	s := string(*p)
-	if c := cacheStrings.Canonical(s); unsafe.StringData(c) != unsafe.StringData(s) {
-		*p = S(c)
+		intern.Field(cacheStrings, &o.Status.Provisioning.State)
+		intern.Field(cacheStrings, &o.Status.OperationalStatus)
 	}
 }
 
@@ -87,7 +78,7 @@ func internConditions(cs []metav1.Condition) {
 	for i := range cs {
 		c := &cs[i]
 		cacheStrings.Intern(&c.Type)
-		internString(&c.Status)
+		intern.Field(cacheStrings, &c.Status)
 		cacheStrings.Intern(&c.Reason)
 	}
 }

@@ -56,7 +56,7 @@ func TestCacheTransformSharesRepeatedStrings(t *testing.T) {
 		"a condition's type":       {a.Status.Conditions[0].Type, b.Status.Conditions[0].Type},
 		"a condition's status":     {string(a.Status.Conditions[0].Status), string(b.Status.Conditions[0].Status)},
 		"a condition's reason":     {a.Status.Conditions[0].Reason, b.Status.Conditions[0].Reason},
-		"a v1beta1 condition type": {string(a.Status.Deprecated.V1Beta1.Conditions[0].Type), string(b.Status.Deprecated.V1Beta1.Conditions[0].Type)},
+		"a v1beta1 condition type": {string(a.GetV1Beta1Conditions()[0].Type), string(b.GetV1Beta1Conditions()[0].Type)},
 	}
 	for what, s := range shared {
 		if !sameBytes(s[0], s[1]) {

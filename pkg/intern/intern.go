@@ -57,7 +57,7 @@ func (t *Table) Canonical(s string) string {
 	defer t.mu.Unlock()
 	if e, ok := t.m[h]; ok {
 		if p := e.data.Value(); p != nil {
-			if c := unsafe.String(p, e.n); c == s {
+			if c := unsafe.String(p, e.n); c == s { //nolint:gosec // p is the live start of e.n bytes this table copied in and never writes
 				return c
 			}
 			return s // another string with the same hash: left as it is
@@ -69,24 +69,32 @@ func (t *Table) Canonical(s string) string {
 	if len(t.m) >= t.sweepAt {
 		t.sweep()
 	}
-	return unsafe.String(&b[0], len(s))
+	return unsafe.String(&b[0], len(s)) //nolint:gosec // b is never written after this: the string owns it
 }
 
 // Intern makes *p its canonical copy, writing *p only when it does not already hold the
 // canonical bytes: a string interned before (and still held there) is not written again, so a
 // structure another goroutine reads may be passed again.
-func (t *Table) Intern(p *string) {
+func (t *Table) Intern(p *string) { Field(t, p) }
+
+// Field is Intern for a field of any string type (a condition's status, a host's state).
+func Field[S ~string](t *Table, p *S) {
 	if *p == "" {
 		return
 	}
-	if c := t.Canonical(*p); unsafe.StringData(c) != unsafe.StringData(*p) {
-		*p = c
+	if c := t.Canonical(string(*p)); !sameBytes(c, string(*p)) {
+		*p = S(c)
 	}
+}
+
+// sameBytes reports whether a and b are the same bytes in memory (not only equal).
+func sameBytes(a, b string) bool {
+	return unsafe.StringData(a) == unsafe.StringData(b) //nolint:gosec // compares addresses only
 }
 
 // IsCanonical reports whether s holds its canonical bytes (an empty string is canonical).
 func (t *Table) IsCanonical(s string) bool {
-	return s == "" || unsafe.StringData(t.Canonical(s)) == unsafe.StringData(s)
+	return s == "" || sameBytes(t.Canonical(s), s)
 }
 
 // Len is how many strings the table holds, live or not yet swept.
