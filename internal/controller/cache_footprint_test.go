@@ -33,23 +33,25 @@ const (
 	// until 2026-11-26) 4,350; with the last-applied annotation, the NICs' models and VLANs and
 	// the provisioning image dropped too, 3,282 (3,352 with each copy's own names, MACs and
 	// IPs, as the test now decodes them); with the strings hosts repeat interned (namespace,
-	// labels, annotation keys, finalizers, owners' kinds, the state), as now, 3,056.
-	maxCachedHostBytes = 3500
+	// labels, annotation keys, finalizers, owners' kinds, the state, the consumer's kind, the
+	// NICs' names), as now, 2,913.
+	maxCachedHostBytes = 3350
 	// testdata/secret-networkdata.yaml (1,687 bytes of networkData, 1,067 of os-net-config
 	// beside it): JSON 4,922 bytes; as the type 5,448; managedFields dropped 4,904; networkData
 	// the only key kept, 3,785 (3,823 with each copy's own names); the repeated strings
-	// interned, as now, 3,584.
+	// interned, as now, 3,585.
 	maxCachedNetworkDataSecretBytes = 4100
 	// testdata/secret-metadata.yaml (407 bytes of metaData): JSON 1,691 bytes; as the type 2,928;
 	// managedFields dropped 2,430; no data kept, 1,614 (1,600 with each copy's own names); the
-	// repeated strings interned, as now, 1,383.
+	// repeated strings interned, as now, 1,384.
 	maxCachedMetaDataSecretBytes = 1600
 	// testdata/machine-running.yaml (a running Machine: nodeInfo, five addresses, nine
 	// conditions and four deprecated ones, two managedFields entries): JSON 4,686 bytes; decoded
 	// whole 23,888; as the type 6,080; managedFields dropped 5,105; nodeInfo and addresses
 	// dropped too, 4,286 (4,327 with each copy's own names); the repeated strings (labels,
-	// conditions' types, statuses and reasons...) interned, as now, 3,644.
-	maxCachedMachineBytes = 4200
+	// conditions' types, statuses and reasons, the cluster's name, the version, the references'
+	// kinds...) interned, as now, 3,517.
+	maxCachedMachineBytes = 4050
 )
 
 // footprintCopies is how many copies of an object are decoded to measure one: enough that what

@@ -1,12 +1,14 @@
 package controller
 
 import (
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 
 	bmov1 "github.com/metalwire/metalwire/api/baremetal/v1alpha1"
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
+	ipamv1 "github.com/metalwire/metalwire/api/ipam/v1alpha1"
 	"github.com/metalwire/metalwire/pkg/intern"
 )
 
@@ -51,9 +53,77 @@ func internRepeated(in any) {
 			intern.Field(cacheStrings, &c.Severity)
 			cacheStrings.Intern(&c.Reason)
 		}
+		cacheStrings.Intern(&o.Spec.ClusterName)
+		cacheStrings.Intern(&o.Spec.Version)
+		cacheStrings.Intern(&o.Spec.FailureDomain)
+		cacheStrings.Intern(&o.Spec.Bootstrap.ConfigRef.Kind)
+		cacheStrings.Intern(&o.Spec.Bootstrap.ConfigRef.APIGroup)
+		cacheStrings.Intern(&o.Spec.InfrastructureRef.Kind)
+		cacheStrings.Intern(&o.Spec.InfrastructureRef.APIGroup)
 	case *bmov1.BareMetalHost:
 		intern.Field(cacheStrings, &o.Status.Provisioning.State)
 		intern.Field(cacheStrings, &o.Status.OperationalStatus)
+		cacheStrings.Intern(&o.Spec.AutomatedCleaningMode)
+		internRef(o.Spec.ConsumerRef, false)
+		if hw := o.Status.HardwareDetails; hw != nil {
+			for i := range hw.NIC {
+				cacheStrings.Intern(&hw.NIC[i].Name)
+			}
+		}
+	case *infrav1.Metal3Machine:
+		cacheStrings.Intern(&o.Spec.Image.URL)
+		internPtr(o.Spec.Image.Checksum)
+		internPtr(o.Spec.Image.ChecksumType)
+		internPtr(o.Spec.Image.DiskFormat)
+		internRef(o.Spec.DataTemplate, true)
+		internSecretRef(o.Spec.UserData)
+		internSecretRef(o.Spec.MetaData)
+		internSecretRef(o.Spec.NetworkData)
+	case *infrav1.Metal3Data:
+		internRef(&o.Spec.Template, true)
+		internRef(&o.Spec.Claim, false)
+		internSecretRef(o.Spec.MetaData)
+		internSecretRef(o.Spec.NetworkData)
+	case *infrav1.Metal3DataClaim:
+		internRef(&o.Spec.Template, true)
+		internRef(o.Status.RenderedData, false)
+	case *ipamv1.IPClaim:
+		internRef(&o.Spec.Pool, true)
+		internRef(o.Status.Address, false)
+	case *ipamv1.IPAddress:
+		internRef(&o.Spec.Pool, true)
+		internRef(&o.Spec.Claim, false)
+		if o.Spec.Gateway != nil {
+			intern.Field(cacheStrings, o.Spec.Gateway)
+		}
+	}
+}
+
+// internRef interns a reference's kind, apiVersion and namespace, and its name when shared
+// (a pool's, a template's: referenced by every object drawing from it), not when the referenced
+// object is this one's own (its claim, its address, its consumer).
+func internRef(r *corev1.ObjectReference, shared bool) {
+	if r == nil {
+		return
+	}
+	cacheStrings.Intern(&r.Kind)
+	cacheStrings.Intern(&r.APIVersion)
+	cacheStrings.Intern(&r.Namespace)
+	if shared {
+		cacheStrings.Intern(&r.Name)
+	}
+}
+
+// internSecretRef interns a Secret reference's namespace (its name is one object's own).
+func internSecretRef(r *corev1.SecretReference) {
+	if r != nil {
+		cacheStrings.Intern(&r.Namespace)
+	}
+}
+
+func internPtr(p *string) {
+	if p != nil {
+		cacheStrings.Intern(p)
 	}
 }
 
