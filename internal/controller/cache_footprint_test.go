@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
@@ -17,6 +18,7 @@ import (
 
 	bmov1 "github.com/metalwire/metalwire/api/baremetal/v1alpha1"
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
+	ipamv1 "github.com/metalwire/metalwire/api/ipam/v1alpha1"
 	"github.com/metalwire/metalwire/internal/scheme"
 	"github.com/metalwire/metalwire/test/scale/measure"
 )
@@ -52,6 +54,17 @@ const (
 	// conditions' types, statuses and reasons, the cluster's name, the version, the references'
 	// kinds...) interned, as now, 3,517.
 	maxCachedMachineBytes = 4050
+	// testdata/metal3machine-provisioned.yaml (addresses, rendered data and Secrets in its
+	// status, three conditions, one managedFields entry): JSON 2,798 bytes; as the type 4,510;
+	// managedFields dropped 4,143; the repeated strings interned, as now, 3,332.
+	maxCachedMetal3MachineBytes = 3830
+	// testdata/ipclaim-bound.yaml: JSON 1,132 bytes; as the type 1,798 (nothing to drop);
+	// the repeated strings interned, as now, 1,452.
+	maxCachedIPClaimBytes = 1670
+	// testdata/ipaddress-allocated.yaml: JSON 1,058 bytes; as the type 1,864 (nothing to
+	// drop); the repeated strings interned (the pool, its gateway and DNS servers...), as now,
+	// 1,506.
+	maxCachedIPAddressBytes = 1730
 )
 
 // footprintCopies is how many copies of an object are decoded to measure one: enough that what
@@ -225,4 +238,29 @@ func keys(m map[string][]byte) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+// The kinds a machine has most of in the cache (a Metal3Machine, two IPClaims and two
+// IPAddresses), each copy with its own names, uids, addresses and hosts as a fleet's are: the
+// cache keeps what a fleet's objects share once.
+func TestCachedMachineObjectsFootprint(t *testing.T) {
+	for _, c := range []struct {
+		kind, path string
+		newObj     func() runtime.Object
+		perObject  []string
+		bound      int64
+	}{
+		{"a provisioned Metal3Machine", "testdata/metal3machine-provisioned.yaml", func() runtime.Object { return &infrav1.Metal3Machine{} },
+			[]string{"prod-east-workers-7xk2p", "0b7a2f61-3c44-4f59-a1d2-3f0e4b8c9d7e", "48213655", "worker-rack07-u21", "prod-east-workers-7b9c6d5f8-x2kqp", "3e7c1a9b-5d2f-4a8e-9c6b-1f0e2d3c4b5a", "prod-east-workers-template-17", "10.7.21.40", "10.8.21.40"}, maxCachedMetal3MachineBytes},
+		{"a bound IPClaim", "testdata/ipclaim-bound.yaml", func() runtime.Object { return &ipamv1.IPClaim{} },
+			[]string{"worker-rack07-u21", "9d3e5f7a-2b4c-4d6e-8f1a-3c5e7a9b1d2f", "48213560", "prod-east-workers-template-17", "5a7c9e1b-3d5f-4a6b-8c9d-1e2f3a4b5c6d", "10-7-21-40"}, maxCachedIPClaimBytes},
+		{"an allocated IPAddress", "testdata/ipaddress-allocated.yaml", func() runtime.Object { return &ipamv1.IPAddress{} },
+			[]string{"10-7-21-40", "1c3e5a7b-9d2f-4b6c-8e1a-5c7e9a2b4d6f", "48213558", "worker-rack07-u21", "9d3e5f7a-2b4c-4d6e-8f1a-3c5e7a9b1d2f", "10.7.21.40"}, maxCachedIPAddressBytes},
+	} {
+		fp, obj := measureFootprint(t, c.path, c.newObj, c.perObject...)
+		checkBound(t, c.kind, fp, c.bound)
+		if o := obj.(metav1.Object); o.GetName() == "" || o.GetNamespace() != "metal3" || o.GetLabels()[clusterv1.ClusterNameLabel] != "prod-east" || len(o.GetOwnerReferences()) == 0 {
+			t.Errorf("%s lost its metadata in the cache: %+v", c.kind, o)
+		}
+	}
 }

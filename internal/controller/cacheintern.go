@@ -79,6 +79,17 @@ func internRepeated(in any) {
 		internSecretRef(o.Spec.UserData)
 		internSecretRef(o.Spec.MetaData)
 		internSecretRef(o.Spec.NetworkData)
+		if o.Spec.AutomatedCleaningMode != nil {
+			intern.Field(cacheStrings, o.Spec.AutomatedCleaningMode)
+		}
+		cacheStrings.Intern(&o.Spec.FailureDomain)
+		for i := range o.Status.Addresses {
+			intern.Field(cacheStrings, &o.Status.Addresses[i].Type)
+		}
+		internRef(o.Status.RenderedData, false)
+		internSecretRef(o.Status.UserData)
+		internSecretRef(o.Status.MetaData)
+		internSecretRef(o.Status.NetworkData)
 	case *infrav1.Metal3Data:
 		internRef(&o.Spec.Template, true)
 		internRef(&o.Spec.Claim, false)
@@ -95,6 +106,9 @@ func internRepeated(in any) {
 		internRef(&o.Spec.Claim, false)
 		if o.Spec.Gateway != nil {
 			intern.Field(cacheStrings, o.Spec.Gateway)
+		}
+		for i := range o.Spec.DNSServers {
+			intern.Field(cacheStrings, &o.Spec.DNSServers[i])
 		}
 	}
 }
