@@ -65,6 +65,12 @@ const (
 	// drop); the repeated strings interned (the pool, its gateway and DNS servers...), as now,
 	// 1,506.
 	maxCachedIPAddressBytes = 1730
+	// testdata/metal3data-rendered.yaml: JSON 1,464 bytes; as the type 2,247 (nothing to
+	// drop); the repeated strings interned (the template's reference...), as now, 1,721.
+	maxCachedMetal3DataBytes = 1980
+	// testdata/metal3dataclaim-rendered.yaml: JSON 1,003 bytes; as the type 1,679; the
+	// repeated strings interned, as now, 1,313.
+	maxCachedMetal3DataClaimBytes = 1510
 )
 
 // footprintCopies is how many copies of an object are decoded to measure one: enough that what
@@ -240,8 +246,8 @@ func keys(m map[string][]byte) []string {
 	return out
 }
 
-// The kinds a machine has most of in the cache (a Metal3Machine, two IPClaims and two
-// IPAddresses), each copy with its own names, uids, addresses and hosts as a fleet's are: the
+// The kinds a machine has most of in the cache (a Metal3Machine, a Metal3Data and its claim,
+// two IPClaims and two IPAddresses), each copy with its own names, uids, addresses and hosts as a fleet's are: the
 // cache keeps what a fleet's objects share once.
 func TestCachedMachineObjectsFootprint(t *testing.T) {
 	for _, c := range []struct {
@@ -252,6 +258,10 @@ func TestCachedMachineObjectsFootprint(t *testing.T) {
 	}{
 		{"a provisioned Metal3Machine", "testdata/metal3machine-provisioned.yaml", func() runtime.Object { return &infrav1.Metal3Machine{} },
 			[]string{"prod-east-workers-7xk2p", "0b7a2f61-3c44-4f59-a1d2-3f0e4b8c9d7e", "48213655", "worker-rack07-u21", "prod-east-workers-7b9c6d5f8-x2kqp", "3e7c1a9b-5d2f-4a8e-9c6b-1f0e2d3c4b5a", "prod-east-workers-template-17", "10.7.21.40", "10.8.21.40"}, maxCachedMetal3MachineBytes},
+		{"a rendered Metal3Data", "testdata/metal3data-rendered.yaml", func() runtime.Object { return &infrav1.Metal3Data{} },
+			[]string{"prod-east-workers-template-17", "5a7c9e1b-3d5f-4a6b-8c9d-1e2f3a4b5c6d", "48213570", "prod-east-workers-7xk2p", "7e9a1c3e-5b7d-4f2a-9c4e-6a8c1e3b5d7f"}, maxCachedMetal3DataBytes},
+		{"a served Metal3DataClaim", "testdata/metal3dataclaim-rendered.yaml", func() runtime.Object { return &infrav1.Metal3DataClaim{} },
+			[]string{"prod-east-workers-7xk2p", "7e9a1c3e-5b7d-4f2a-9c4e-6a8c1e3b5d7f", "48213566", "0b7a2f61-3c44-4f59-a1d2-3f0e4b8c9d7e", "prod-east-workers-template-17"}, maxCachedMetal3DataClaimBytes},
 		{"a bound IPClaim", "testdata/ipclaim-bound.yaml", func() runtime.Object { return &ipamv1.IPClaim{} },
 			[]string{"worker-rack07-u21", "9d3e5f7a-2b4c-4d6e-8f1a-3c5e7a9b1d2f", "48213560", "prod-east-workers-template-17", "5a7c9e1b-3d5f-4a6b-8c9d-1e2f3a4b5c6d", "10-7-21-40"}, maxCachedIPClaimBytes},
 		{"an allocated IPAddress", "testdata/ipaddress-allocated.yaml", func() runtime.Object { return &ipamv1.IPAddress{} },
