@@ -45,13 +45,21 @@ const lastAppliedAnnotation = corev1.LastAppliedConfigAnnotation
 //   - Machines: status.nodeInfo and status.addresses, which Cluster API copies from the Node and
 //     from us, and which no metalwire controller reads.
 //
+// What it keeps, it keeps once where thousands of objects repeat it: the strings every object of
+// a kind or a cluster shares (namespace, labels, owners' kinds, conditions' reasons...) point to
+// one copy (internRepeated).
+//
 // A transform must never drop what a controller writes back from a cached object: an Update
 // sends the whole object, so a field dropped here would be erased. The manager's controllers
 // update only Secrets they read from the API server (not the cache) and statuses of kinds not
 // trimmed here (an IPClaim's); everything else is written with patches computed against the
 // cached copy, which leave a field absent from both sides alone. Like every cache transform it
 // only writes when there is something to drop: the informer may pass an object it holds again.
-func CacheTransform() toolscache.TransformFunc {
+func CacheTransform() toolscache.TransformFunc { return cacheTransform(true) }
+
+// cacheTransform is CacheTransform, with the repeated strings interned or (to measure what
+// interning saves) not.
+func cacheTransform(internStrings bool) toolscache.TransformFunc {
 	return func(in any) (any, error) {
 		obj, ok := in.(metav1.Object)
 		if !ok {
@@ -75,6 +83,9 @@ func CacheTransform() toolscache.TransformFunc {
 			trimHost(o)
 		case *clusterv1.Machine:
 			trimMachine(o)
+		}
+		if internStrings {
+			internRepeated(in)
 		}
 		return in, nil
 	}

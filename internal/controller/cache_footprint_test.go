@@ -1,18 +1,24 @@
 package controller
 
 import (
+	"bytes"
+	"fmt"
 	"os"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
+	toolscache "k8s.io/client-go/tools/cache"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/yaml"
 
 	bmov1 "github.com/metalwire/metalwire/api/baremetal/v1alpha1"
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
+	ipamv1 "github.com/metalwire/metalwire/api/ipam/v1alpha1"
 	"github.com/metalwire/metalwire/internal/scheme"
 	"github.com/metalwire/metalwire/test/scale/measure"
 )
@@ -27,20 +33,44 @@ const (
 	// whole (unstructured, as an informer without metalwire's types keeps it) 57,792; as
 	// metalwire's type (what it does not model dropped) 7,360; managedFields dropped (the cache
 	// until 2026-11-26) 4,350; with the last-applied annotation, the NICs' models and VLANs and
-	// the provisioning image dropped too, as now, 3,282.
-	maxCachedHostBytes = 3800
+	// the provisioning image dropped too, 3,282 (3,352 with each copy's own names, MACs and
+	// IPs, as the test now decodes them); with the strings hosts repeat interned (namespace,
+	// labels, annotation keys, finalizers, owners' kinds, the state, the consumer's kind, the
+	// NICs' names), as now, 2,913.
+	maxCachedHostBytes = 3350
 	// testdata/secret-networkdata.yaml (1,687 bytes of networkData, 1,067 of os-net-config
 	// beside it): JSON 4,922 bytes; as the type 5,448; managedFields dropped 4,904; networkData
-	// the only key kept, as now, 3,785.
-	maxCachedNetworkDataSecretBytes = 4400
+	// the only key kept, 3,785 (3,823 with each copy's own names); the repeated strings
+	// interned, as now, 3,585.
+	maxCachedNetworkDataSecretBytes = 4100
 	// testdata/secret-metadata.yaml (407 bytes of metaData): JSON 1,691 bytes; as the type 2,928;
-	// managedFields dropped 2,430; no data kept, as now, 1,614.
-	maxCachedMetaDataSecretBytes = 1900
+	// managedFields dropped 2,430; no data kept, 1,614 (1,600 with each copy's own names); the
+	// repeated strings interned, as now, 1,384.
+	maxCachedMetaDataSecretBytes = 1600
 	// testdata/machine-running.yaml (a running Machine: nodeInfo, five addresses, nine
 	// conditions and four deprecated ones, two managedFields entries): JSON 4,686 bytes; decoded
 	// whole 23,888; as the type 6,080; managedFields dropped 5,105; nodeInfo and addresses
-	// dropped too, as now, 4,286.
-	maxCachedMachineBytes = 4950
+	// dropped too, 4,286 (4,327 with each copy's own names); the repeated strings (labels,
+	// conditions' types, statuses and reasons, the cluster's name, the version, the references'
+	// kinds...) interned, as now, 3,517.
+	maxCachedMachineBytes = 4050
+	// testdata/metal3machine-provisioned.yaml (addresses, rendered data and Secrets in its
+	// status, three conditions, one managedFields entry): JSON 2,798 bytes; as the type 4,510;
+	// managedFields dropped 4,143; the repeated strings interned, as now, 3,332.
+	maxCachedMetal3MachineBytes = 3830
+	// testdata/ipclaim-bound.yaml: JSON 1,132 bytes; as the type 1,798 (nothing to drop);
+	// the repeated strings interned, as now, 1,452.
+	maxCachedIPClaimBytes = 1670
+	// testdata/ipaddress-allocated.yaml: JSON 1,058 bytes; as the type 1,864 (nothing to
+	// drop); the repeated strings interned (the pool, its gateway and DNS servers...), as now,
+	// 1,506.
+	maxCachedIPAddressBytes = 1730
+	// testdata/metal3data-rendered.yaml: JSON 1,464 bytes; as the type 2,247 (nothing to
+	// drop); the repeated strings interned (the template's reference...), as now, 1,721.
+	maxCachedMetal3DataBytes = 1980
+	// testdata/metal3dataclaim-rendered.yaml: JSON 1,003 bytes; as the type 1,679; the
+	// repeated strings interned, as now, 1,313.
+	maxCachedMetal3DataClaimBytes = 1510
 )
 
 // footprintCopies is how many copies of an object are decoded to measure one: enough that what
@@ -51,12 +81,15 @@ const footprintCopies = 2000
 // decoded into metalwire's scheme's type (newObj), and as the manager's cache keeps it (the type,
 // then CacheTransform).
 type footprint struct {
-	json, whole, typed, cached int64
+	json, whole, typed, trimmed, cached int64
 }
 
 // measureFootprint decodes the manifest at path footprintCopies times each way, each copy on its
 // own as each watch event is, and returns one copy's share, and a copy as the cache keeps it.
-func measureFootprint(t *testing.T, path string, newObj func() runtime.Object) (footprint, runtime.Object) {
+// perObject are the manifest's strings that are one object's own (its name, uid, its host's
+// name, MACs...): each copy gets its own variant of them, as a fleet's objects differ, so that
+// what the cache shares between copies (interned strings) is only what a fleet's objects share.
+func measureFootprint(t *testing.T, path string, newObj func() runtime.Object, perObject ...string) (footprint, runtime.Object) {
 	t.Helper()
 	manifest, err := os.ReadFile(path)
 	if err != nil {
@@ -66,44 +99,57 @@ func measureFootprint(t *testing.T, path string, newObj func() runtime.Object) (
 	if err != nil {
 		t.Fatal(err)
 	}
+	copies := make([][]byte, footprintCopies)
+	for i := range copies {
+		pairs := make([]string, 0, 2*len(perObject))
+		for _, s := range perObject {
+			if !bytes.Contains(data, []byte(s)) {
+				t.Fatalf("%s has no %q to vary per copy", path, s)
+			}
+			pairs = append(pairs, s, fmt.Sprintf("%s-%d", s, i))
+		}
+		copies[i] = []byte(strings.NewReplacer(pairs...).Replace(string(data)))
+	}
 	decoder := serializer.NewCodecFactory(scheme.New()).UniversalDeserializer()
-	transform := CacheTransform()
-	decode := func() runtime.Object {
+	decode := func(data []byte) runtime.Object {
 		obj, _, err := decoder.Decode(data, nil, newObj())
 		if err != nil {
 			t.Fatalf("decoding %s: %v", path, err)
 		}
 		return obj
 	}
-	cached := func() runtime.Object {
-		obj, err := transform(decode())
-		if err != nil {
-			t.Fatal(err)
+	transformed := func(transform toolscache.TransformFunc) func([]byte) any {
+		return func(data []byte) any {
+			obj, err := transform(decode(data))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return obj
 		}
-		return obj.(runtime.Object)
 	}
-	each := func(f func() any) int64 {
+	each := func(f func([]byte) any) int64 {
 		return measure.Retained(func() any {
 			objs := make([]any, footprintCopies)
 			for i := range objs {
-				objs[i] = f()
+				objs[i] = f(copies[i])
 			}
 			return objs
 		}) / footprintCopies
 	}
 	fp := footprint{json: int64(len(data))}
-	fp.cached = each(func() any { return cached() })
-	fp.typed = each(func() any { return decode() })
-	fp.whole = each(func() any {
+	fp.cached = each(transformed(CacheTransform()))
+	fp.trimmed = each(transformed(cacheTransform(false)))
+	fp.typed = each(func(data []byte) any { return decode(data) })
+	fp.whole = each(func(data []byte) any {
 		u := &unstructured.Unstructured{}
 		if err := u.UnmarshalJSON(data); err != nil {
 			t.Fatal(err)
 		}
 		return u
 	})
-	t.Logf("%s: %d bytes of JSON; decoded whole (unstructured) %d bytes; as metalwire's type %d bytes; as the manager's cache keeps it (type + CacheTransform) %d bytes",
-		path, fp.json, fp.whole, fp.typed, fp.cached)
-	return fp, cached()
+	t.Logf("%s: %d bytes of JSON; decoded whole (unstructured) %d bytes; as metalwire's type %d bytes; trimmed (CacheTransform without interning) %d bytes; as the manager's cache keeps it (type + CacheTransform) %d bytes",
+		path, fp.json, fp.whole, fp.typed, fp.trimmed, fp.cached)
+	return fp, transformed(CacheTransform())(data).(runtime.Object)
 }
 
 // checkBound fails when a cached object grew past its bound.
@@ -121,7 +167,8 @@ func checkBound(t *testing.T, kind string, fp footprint, bound int64) {
 // read is still there: the NICs' names, MACs, IPs, speeds and LLDP neighbours, the hostname, the
 // provisioning state, the labels and the other annotations (templates render from them).
 func TestCachedBareMetalHostFootprint(t *testing.T) {
-	fp, obj := measureFootprint(t, "testdata/baremetalhost-inspected.yaml", func() runtime.Object { return &bmov1.BareMetalHost{} })
+	fp, obj := measureFootprint(t, "testdata/baremetalhost-inspected.yaml", func() runtime.Object { return &bmov1.BareMetalHost{} },
+		"worker-rack07-u21", "6f1f3c9e-6a0d-4d6e-9a55-0f5b8e1d2c41", "48213377", "prod-east-workers-7xk2p", "b4:96:91:a7:3c:1", "5c:25:73:8e:11:a", "10.7.21.")
 	checkBound(t, "an inspected BareMetalHost", fp, maxCachedHostBytes)
 	h := obj.(*bmov1.BareMetalHost)
 	if d := h.Status.HardwareDetails; d == nil || len(d.NIC) != 4 || d.NIC[1].MAC != "b4:96:91:a7:3c:11" || d.NIC[1].Name == "" || d.Hostname == "" {
@@ -152,7 +199,8 @@ func TestCachedBareMetalHostFootprint(t *testing.T) {
 // host/switch agreement check and the pre-provisioning template read back; not the metaData nor
 // the os-net-config keys, which are only ever read from the API server.
 func TestCachedSecretFootprint(t *testing.T) {
-	fp, obj := measureFootprint(t, "testdata/secret-networkdata.yaml", func() runtime.Object { return &corev1.Secret{} })
+	fp, obj := measureFootprint(t, "testdata/secret-networkdata.yaml", func() runtime.Object { return &corev1.Secret{} },
+		"workers-m3m-7x2kq", "7a1d2e3f-4b5c-4d6e-8f9a-0b1c2d3e4f51", "48213502")
 	checkBound(t, "a networkData Secret", fp, maxCachedNetworkDataSecretBytes)
 	s := obj.(*corev1.Secret)
 	if len(s.Data) != 1 || len(s.Data[infrav1.DataSecretNetworkDataKey]) == 0 {
@@ -162,7 +210,8 @@ func TestCachedSecretFootprint(t *testing.T) {
 		t.Errorf("the cached Secret lost the metadata controllers read (digest annotation, owner, labels): %+v", s.ObjectMeta)
 	}
 
-	fp, obj = measureFootprint(t, "testdata/secret-metadata.yaml", func() runtime.Object { return &corev1.Secret{} })
+	fp, obj = measureFootprint(t, "testdata/secret-metadata.yaml", func() runtime.Object { return &corev1.Secret{} },
+		"workers-m3m-7x2kq", "7a1d2e3f-4b5c-4d6e-8f9a-0b1c2d3e4f50", "48213502")
 	checkBound(t, "a metaData Secret", fp, maxCachedMetaDataSecretBytes)
 	if s := obj.(*corev1.Secret); s.Data != nil || s.Annotations["metal3data.metalwire.io/rendered-sha256"] == "" || len(s.OwnerReferences) != 1 {
 		t.Errorf("the cached metaData Secret keeps data keys %v (none is read from the cache) or lost its digest annotation or owner: %+v", keys(s.Data), s.ObjectMeta)
@@ -173,7 +222,8 @@ func TestCachedSecretFootprint(t *testing.T) {
 // owners, nodeRef) and its conditions, which the remediation controller patches against; not the
 // Node's system info and addresses Cluster API copies into its status.
 func TestCachedMachineFootprint(t *testing.T) {
-	fp, obj := measureFootprint(t, "testdata/machine-running.yaml", func() runtime.Object { return &clusterv1.Machine{} })
+	fp, obj := measureFootprint(t, "testdata/machine-running.yaml", func() runtime.Object { return &clusterv1.Machine{} },
+		"prod-east-workers-7b9c6d5f8-x2kqp", "3e7c1a9b-5d2f-4a8e-9c6b-1f0e2d3c4b5a", "48213877", "prod-east-workers-7xk2p", "worker-rack07-u21")
 	checkBound(t, "a running Machine", fp, maxCachedMachineBytes)
 	m := obj.(*clusterv1.Machine)
 	if m.Status.NodeInfo != nil || m.Status.Addresses != nil {
@@ -194,4 +244,33 @@ func keys(m map[string][]byte) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+// The kinds a machine has most of in the cache (a Metal3Machine, a Metal3Data and its claim,
+// two IPClaims and two IPAddresses), each copy with its own names, uids, addresses and hosts as a fleet's are: the
+// cache keeps what a fleet's objects share once.
+func TestCachedMachineObjectsFootprint(t *testing.T) {
+	for _, c := range []struct {
+		kind, path string
+		newObj     func() runtime.Object
+		perObject  []string
+		bound      int64
+	}{
+		{"a provisioned Metal3Machine", "testdata/metal3machine-provisioned.yaml", func() runtime.Object { return &infrav1.Metal3Machine{} },
+			[]string{"prod-east-workers-7xk2p", "0b7a2f61-3c44-4f59-a1d2-3f0e4b8c9d7e", "48213655", "worker-rack07-u21", "prod-east-workers-7b9c6d5f8-x2kqp", "3e7c1a9b-5d2f-4a8e-9c6b-1f0e2d3c4b5a", "prod-east-workers-template-17", "10.7.21.40", "10.8.21.40"}, maxCachedMetal3MachineBytes},
+		{"a rendered Metal3Data", "testdata/metal3data-rendered.yaml", func() runtime.Object { return &infrav1.Metal3Data{} },
+			[]string{"prod-east-workers-template-17", "5a7c9e1b-3d5f-4a6b-8c9d-1e2f3a4b5c6d", "48213570", "prod-east-workers-7xk2p", "7e9a1c3e-5b7d-4f2a-9c4e-6a8c1e3b5d7f"}, maxCachedMetal3DataBytes},
+		{"a served Metal3DataClaim", "testdata/metal3dataclaim-rendered.yaml", func() runtime.Object { return &infrav1.Metal3DataClaim{} },
+			[]string{"prod-east-workers-7xk2p", "7e9a1c3e-5b7d-4f2a-9c4e-6a8c1e3b5d7f", "48213566", "0b7a2f61-3c44-4f59-a1d2-3f0e4b8c9d7e", "prod-east-workers-template-17"}, maxCachedMetal3DataClaimBytes},
+		{"a bound IPClaim", "testdata/ipclaim-bound.yaml", func() runtime.Object { return &ipamv1.IPClaim{} },
+			[]string{"worker-rack07-u21", "9d3e5f7a-2b4c-4d6e-8f1a-3c5e7a9b1d2f", "48213560", "prod-east-workers-template-17", "5a7c9e1b-3d5f-4a6b-8c9d-1e2f3a4b5c6d", "10-7-21-40"}, maxCachedIPClaimBytes},
+		{"an allocated IPAddress", "testdata/ipaddress-allocated.yaml", func() runtime.Object { return &ipamv1.IPAddress{} },
+			[]string{"10-7-21-40", "1c3e5a7b-9d2f-4b6c-8e1a-5c7e9a2b4d6f", "48213558", "worker-rack07-u21", "9d3e5f7a-2b4c-4d6e-8f1a-3c5e7a9b1d2f", "10.7.21.40"}, maxCachedIPAddressBytes},
+	} {
+		fp, obj := measureFootprint(t, c.path, c.newObj, c.perObject...)
+		checkBound(t, c.kind, fp, c.bound)
+		if o := obj.(metav1.Object); o.GetName() == "" || o.GetNamespace() != "metal3" || o.GetLabels()[clusterv1.ClusterNameLabel] != "prod-east" || len(o.GetOwnerReferences()) == 0 {
+			t.Errorf("%s lost its metadata in the cache: %+v", c.kind, o)
+		}
+	}
 }
