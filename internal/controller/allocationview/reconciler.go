@@ -45,7 +45,9 @@ type Reconciler struct {
 // Reconcile rewrites the namespace's view from its pools and addresses.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	pools := &ipamv1.IPPoolList{}
-	if err := r.Client.List(ctx, pools, client.InNamespace(req.Namespace)); err != nil {
+	// Read only (annotations, names, addresses): the cache's own objects, not copies; a pool's
+	// copy would carry its status, an entry per allocation.
+	if err := r.Client.List(ctx, pools, client.InNamespace(req.Namespace), client.UnsafeDisableDeepCopy); err != nil {
 		return ctrl.Result{}, fmt.Errorf("listing the IPPools of namespace %s: %w", req.Namespace, err)
 	}
 	keys := map[string]string{}
@@ -67,7 +69,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{}, nil
 	}
 	addrs := &ipamv1.IPAddressList{}
-	if err := r.Client.List(ctx, addrs, client.InNamespace(req.Namespace)); err != nil {
+	if err := r.Client.List(ctx, addrs, client.InNamespace(req.Namespace), client.UnsafeDisableDeepCopy); err != nil {
 		return ctrl.Result{}, fmt.Errorf("listing the IPAddresses of namespace %s: %w", req.Namespace, err)
 	}
 	var held []ipam.Held

@@ -227,8 +227,10 @@ func (r *Reconciler) refuse(ctx context.Context, pool *ipamv1.IPPool, reason, ms
 // created first (ties broken by name), or "" when this pool is the first.
 func (r *Reconciler) olderPoolWithPrefix(ctx context.Context, pool *ipamv1.IPPool) (string, error) {
 	list := &ipamv1.IPPoolList{}
+	// Read only, so the cache's own pools: a copy would carry each pool's status, an entry per
+	// allocation.
 	if err := r.Client.List(ctx, list, client.InNamespace(pool.Namespace),
-		client.MatchingFields{namePrefixField: pool.Spec.NamePrefix}); err != nil {
+		client.MatchingFields{namePrefixField: pool.Spec.NamePrefix}, client.UnsafeDisableDeepCopy); err != nil {
 		return "", err
 	}
 	older := ""

@@ -25,7 +25,10 @@ func Listed(ctx context.Context, c client.Reader, list client.ObjectList, what s
 // ListedTo is Listed for objects that name the one to reconcile (a NIC its NetworkDevice): to
 // gives, for each object listed, the key of the object to reconcile, or false for none.
 func ListedTo(ctx context.Context, c client.Reader, list client.ObjectList, what string, to func(client.Object) (client.ObjectKey, bool), opts ...client.ListOption) []reconcile.Request {
-	if err := c.List(ctx, list, opts...); err != nil {
+	// The cache's own objects, not copies: a map function reads each only for its key, and
+	// copying every listed object (a template's claims, a pool's peers) on every event grows
+	// with the square of the objects.
+	if err := c.List(ctx, list, append(opts, client.UnsafeDisableDeepCopy)...); err != nil {
 		ctrl.LoggerFrom(ctx).Error(err, "listing "+what)
 		return nil
 	}

@@ -12,6 +12,7 @@ import (
 
 	bmov1 "github.com/metalwire/metalwire/api/baremetal/v1alpha1"
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
+	"github.com/metalwire/metalwire/internal/controller/cacheread"
 	"github.com/metalwire/metalwire/pkg/render"
 )
 
@@ -51,12 +52,19 @@ func (r *Reconciler) gather(ctx context.Context, data *infrav1.Metal3Data) (*inp
 	ns := data.Namespace
 	in := &inputs{template: &infrav1.Metal3DataTemplate{}, claim: &infrav1.Metal3DataClaim{}, m3m: &infrav1.Metal3Machine{}}
 
-	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: data.Spec.Template.Name}, in.template); err != nil {
-		if apierrors.IsNotFound(err) {
-			return nil, failWith(infrav1.DataTemplateNotFoundReason,
-				"spec.template: Metal3DataTemplate %s not found in namespace %s; create it, or delete the Metal3DataClaim %s", data.Spec.Template.Name, ns, data.Spec.Claim.Name), nil
-		}
+	// The template's metadata and spec, copied from the cache's own object: its status (an
+	// index per claim it served) is what makes a copy of the whole costly, and is not read here.
+	found, err := cacheread.Shared(ctx, r.Client, &infrav1.Metal3DataTemplateList{}, client.ObjectKey{Namespace: ns, Name: data.Spec.Template.Name},
+		func(o client.Object) {
+			t := o.(*infrav1.Metal3DataTemplate)
+			in.template.TypeMeta, in.template.ObjectMeta, in.template.Spec = t.TypeMeta, *t.ObjectMeta.DeepCopy(), *t.Spec.DeepCopy()
+		})
+	switch {
+	case err != nil:
 		return nil, nil, fmt.Errorf("reading Metal3DataTemplate %s: %w", data.Spec.Template.Name, err)
+	case !found:
+		return nil, failWith(infrav1.DataTemplateNotFoundReason,
+			"spec.template: Metal3DataTemplate %s not found in namespace %s; create it, or delete the Metal3DataClaim %s", data.Spec.Template.Name, ns, data.Spec.Claim.Name), nil
 	}
 	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: data.Spec.Claim.Name}, in.claim); err != nil {
 		if apierrors.IsNotFound(err) {

@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
+	"github.com/metalwire/metalwire/internal/controller/cacheread"
 	"github.com/metalwire/metalwire/internal/controller/dataindex"
 	"github.com/metalwire/metalwire/internal/controller/mapping"
 	"github.com/metalwire/metalwire/internal/controller/pause"
@@ -88,10 +89,11 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *skeleton.Scope[*inf
 	if err != nil || len(data) > 0 {
 		return ctrl.Result{}, err
 	}
-	tmpl := &infrav1.Metal3DataTemplate{}
-	err = r.Client.Get(ctx, client.ObjectKey{Namespace: claim.Namespace, Name: claim.Spec.Template.Name}, tmpl)
+	// Only whether the template exists: read without copying it (its status lists every index).
+	found, err := cacheread.Shared(ctx, r.Client, &infrav1.Metal3DataTemplateList{},
+		client.ObjectKey{Namespace: claim.Namespace, Name: claim.Spec.Template.Name}, func(client.Object) {})
 	switch {
-	case apierrors.IsNotFound(err):
+	case err == nil && !found:
 		claim.Status.RenderedData = nil
 		fail(claim, infrav1.DataClaimTemplateNotFoundReason, fmt.Sprintf(
 			"spec.template: Metal3DataTemplate %s not found in namespace %s; create it (the claim gets an index as soon as it exists)", claim.Spec.Template.Name, claim.Namespace))
@@ -104,7 +106,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *skeleton.Scope[*inf
 		return ctrl.Result{RequeueAfter: after}, nil
 	}
 	claim.Status.RenderedData = nil
-	waitWith(claim, infrav1.DataClaimWaitingForIndexReason, fmt.Sprintf("waiting for an index in Metal3DataTemplate %s", tmpl.Name))
+	waitWith(claim, infrav1.DataClaimWaitingForIndexReason, fmt.Sprintf("waiting for an index in Metal3DataTemplate %s", claim.Spec.Template.Name))
 	return ctrl.Result{}, nil
 }
 
