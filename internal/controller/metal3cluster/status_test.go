@@ -49,5 +49,8 @@ func TestReadyCondition(t *testing.T) {
 	bad := endpointCondition(infrav1.APIEndpoint{})
 	g.Expect(ready(ok).Status).To(Equal(metav1.ConditionTrue))
 	g.Expect(ready(bad).Message).To(Equal(bad.Message))
-	g.Expect(deletingCondition("the Metal3Cluster is being deleted").Reason).To(Equal(infrav1.Metal3ClusterDeletingReason))
+	// What a user reads while the cluster goes: Ready False, upstream's reason word, the message given.
+	deleting := deletingCondition("the Metal3Cluster is being deleted")
+	g.Expect([]string{deleting.Type, string(deleting.Status), deleting.Reason, deleting.Message}).
+		To(Equal([]string{"Ready", "False", "Deleting", "the Metal3Cluster is being deleted"}))
 }
