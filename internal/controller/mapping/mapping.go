@@ -4,6 +4,7 @@ package mapping
 
 import (
 	"context"
+	"slices"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -28,7 +29,7 @@ func ListedTo(ctx context.Context, c client.Reader, list client.ObjectList, what
 	// The cache's own objects, not copies: a map function reads each only for its key, and
 	// copying every listed object (a template's claims, a pool's peers) on every event grows
 	// with the square of the objects.
-	if err := c.List(ctx, list, append(opts, client.UnsafeDisableDeepCopy)...); err != nil {
+	if err := c.List(ctx, list, append(slices.Clip(opts), client.UnsafeDisableDeepCopy)...); err != nil {
 		ctrl.LoggerFrom(ctx).Error(err, "listing "+what)
 		return nil
 	}
