@@ -227,7 +227,11 @@ func TestNodeReuse(t *testing.T) {
 			g.Expect(h.Spec.ConsumerRef.Kind).To(Equal(metal3MachineKind))
 			g.Expect(h.Spec.ConsumerRef.Name).To(Equal(name))
 			g.Expect(h.Labels).NotTo(HaveKey(NodeReuseLabel), "the claim ends the reservation")
-			g.Expect(condition(getM3M(g, next), infrav1.AssociateBareMetalHostCondition).Status).To(Equal(metav1.ConditionTrue))
+			// The claim is written first; the condition comes with the machine's status, once the
+			// host is shaped (the same reconcile or the next).
+			g.Eventually(func(g Gomega) {
+				g.Expect(condition(getM3M(g, next), infrav1.AssociateBareMetalHostCondition).Status).To(Equal(metav1.ConditionTrue))
+			}, eventually, poll).Should(Succeed())
 		})
 	}
 }
