@@ -57,7 +57,7 @@ func TestIPAMScale(t *testing.T) {
 		}
 	}
 
-	fmt.Printf("\nIPAM scale: one /16 pool, claims created by %d goroutines, one `metalwire manager --controllers=ipam`\n", writers)
+	fmt.Printf("\nIPAM scale: one /16 pool, claims created by %d goroutines, one manager (cmd/manager, the image's) with --controllers=ipam\n", writers)
 	fmt.Println("create only: the claims alone, no controller. writes alone: each claim created, then given an IPAddress")
 	fmt.Println("and its status by the benchmark itself (32 at once), no controller. server floor: the API server's and")
 	fmt.Println("etcd's CPU for those writes over the cores: no IPAM making them can be faster on this machine.")
@@ -109,7 +109,7 @@ func runIPAMScale(t *testing.T, e *testenv.Env, n int) result {
 	g.Expect(os.WriteFile(kubeconfig, e.KubeConfig, 0o600)).To(Succeed())
 
 	// The manager, as users run it, with client limits high enough not to be the bottleneck.
-	args := []string{"manager", "--kubeconfig", kubeconfig,
+	args := []string{"--kubeconfig", kubeconfig,
 		"--controllers=ipam", "--namespace", ns, "--leader-elect=false",
 		"--metrics-bind-address=0", "--health-probe-bind-address=0",
 		"--kube-api-qps=2000", "--kube-api-burst=4000", "--v=0"}

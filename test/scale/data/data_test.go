@@ -56,7 +56,7 @@ func TestDataScale(t *testing.T) {
 		t.Fatal(err)
 	}
 	fmt.Printf("\ndata templating at scale: claims on one Metal3DataTemplate with two /16 IP pools, created by %d goroutines;\n", writers)
-	fmt.Printf("the manager is the image's: `metalwire manager %s` (IPPool, Metal3DataTemplate, Metal3DataClaim and Metal3Data at work).\n", managedGroups)
+	fmt.Printf("the manager is the image's (cmd/manager) with %s (IPPool, Metal3DataTemplate, Metal3DataClaim and Metal3Data at work).\n", managedGroups)
 	fmt.Println("floor: the 12 writes a machine requires (claim, Metal3Data, 2 IPClaims, 2 IPAddresses, 2 IPClaim statuses,")
 	fmt.Printf("2 Secrets, Metal3Data status, claim status) made by %d goroutines with no controller; server floor: the API\n", floorWorkers)
 	fmt.Println("server's and etcd's CPU for them over the cores. load: the machine's 1-minute load average at the end (shared machine).")

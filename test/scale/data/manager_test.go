@@ -26,8 +26,7 @@ var generousLimits = []string{"--kube-api-qps=1000", "--kube-api-burst=2000"}
 // Metal3Machines and only writes their finalizer and status once, before the measured part.
 const managedGroups = "--controllers=infrastructure,ipam"
 
-// startManager runs `metalwire manager` (cmd/metalwire built from this checkout: the image's
-// manager, built by manager.New) in a process of its own, so that its CPU and memory are
+// startManager runs the image's manager (cmd/manager built from this checkout) in a process of its own, so that its CPU and memory are
 // measured apart from the benchmark's. extra are further flags; the rest are its defaults, as
 // shipped, and so is its soft memory limit (memoryLimit). With profilerAddr set it serves pprof there. stop ends it (before its API server
 // stops); it is also called when the test ends.
@@ -37,7 +36,7 @@ func startManager(t *testing.T, e *testenv.Env, ns, profilerAddr string, extra [
 	if err := os.WriteFile(kubeconfig, e.KubeConfig, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	args := append([]string{"manager", "--kubeconfig=" + kubeconfig, "--namespace=" + ns, managedGroups,
+	args := append([]string{"--kubeconfig=" + kubeconfig, "--namespace=" + ns, managedGroups,
 		"--leader-elect=false", "--metrics-bind-address=0", "--health-probe-bind-address=0"}, extra...)
 	if profilerAddr != "" {
 		args = append(args, "--profiler-address="+profilerAddr)

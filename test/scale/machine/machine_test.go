@@ -404,7 +404,7 @@ func floor(t *testing.T, e *testenv.Env, w workload, n int) result {
 		serverCPU: server().Server(), load: load, loadEnd: measure.LoadAverage()}
 }
 
-// withManager runs `metalwire manager --controllers=infrastructure` with extra flags, creates the
+// withManager runs the image's manager (cmd/manager) with --controllers=infrastructure and extra flags, creates the
 // machines and waits until as many are served as a maximum matching serves, or nothing changes
 // for 30 s. It then checks that no host went to two machines.
 func withManager(t *testing.T, e *testenv.Env, w workload, n int, what string, flags []string) result {
@@ -415,7 +415,7 @@ func withManager(t *testing.T, e *testenv.Env, w workload, n int, what string, f
 	setup(t, e, w)
 	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
 	g.Expect(os.WriteFile(kubeconfig, e.KubeConfig, 0o600)).To(Succeed())
-	args := append([]string{"manager", "--kubeconfig", kubeconfig, "--controllers=infrastructure", "--namespace", ns,
+	args := append([]string{"--kubeconfig", kubeconfig, "--controllers=infrastructure", "--namespace", ns,
 		"--leader-elect=false", "--metrics-bind-address=0", "--health-probe-bind-address=0"}, flags...)
 	// Any other manager flags, e.g. --profiler-address=localhost:6060 to profile a run.
 	args = append(args, strings.Fields(os.Getenv("BENCH_MACHINE_MANAGER_FLAGS"))...)

@@ -19,8 +19,10 @@ const EnableEnv = "METALWIRE_SCALE"
 
 // Main is a benchmark package's TestMain: it skips the package unless EnableEnv is set (naming
 // target, the make target that runs it), checks the test control plane is there, and, when
-// binary is not nil, first builds cmd/metalwire from this checkout into a temporary directory
-// and sets *binary to it, so the manager measured is the one a user runs.
+// binary is not nil, first builds cmd/manager (the image's manager) from this checkout into a
+// temporary directory and sets *binary to it, so the manager measured is the one a user runs: the
+// same code as `metalwire manager`, without the CLI's dev mode and Cluster API controllers, whose
+// pages would count in its resident memory.
 func Main(m *testing.M, target string, binary *string) {
 	if os.Getenv(EnableEnv) == "" {
 		fmt.Printf("benchmark skipped: set %s=1 or run make %s\n", EnableEnv, target)
@@ -39,7 +41,7 @@ func Main(m *testing.M, target string, binary *string) {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
-		if *binary, err = buildMetalwire(dir); err != nil {
+		if *binary, err = buildManager(dir); err != nil {
 			fmt.Fprintln(os.Stderr, "building the manager:", err)
 			_ = os.RemoveAll(dir)
 			os.Exit(1)
@@ -52,14 +54,14 @@ func Main(m *testing.M, target string, binary *string) {
 	os.Exit(code)
 }
 
-// buildMetalwire builds cmd/metalwire of the module this runs in into dir.
-func buildMetalwire(dir string) (string, error) {
+// buildManager builds cmd/manager of the module this runs in into dir.
+func buildManager(dir string) (string, error) {
 	root, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}").Output()
 	if err != nil {
 		return "", fmt.Errorf("finding the module root: %w", err)
 	}
-	out := filepath.Join(dir, "metalwire")
-	build := exec.Command("go", "build", "-o", out, "./cmd/metalwire")
+	out := filepath.Join(dir, "manager")
+	build := exec.Command("go", "build", "-o", out, "./cmd/manager")
 	build.Dir = strings.TrimSpace(string(root))
 	build.Stdout, build.Stderr = os.Stdout, os.Stderr
 	return out, build.Run()
