@@ -108,7 +108,8 @@ type runResult struct {
 	bytes         measure.Writes // watch events' bytes by resource, first claim to last served
 	cpu           time.Duration  // the manager's
 	server        time.Duration  // the API server's and etcd's, over the cores
-	peakRSS       int64
+	peakRSS       int64 // VmHWM: everything resident, the binary's pages too
+	peakAnon      int64 // anonymous memory only: heap, stacks, the runtime's
 	load          string
 }
 
@@ -139,6 +140,7 @@ func run(t *testing.T, e *testenv.Env, n int, limits string, flags []string) run
 	}
 	before := metricsBefore.Writes()
 	cpuBefore := measure.ProcessCPU(mgr.Process.Pid)
+	peakAnon := measure.WatchPeakAnon(ctx, mgr.Process.Pid)
 	busy := measure.MachineBusy()
 	split := measure.CPUSplit(mgr.Process.Pid)
 	profiled := measure.ProfileAPIServer(ctx, t, e.Config, os.Getenv("BENCH_DATA_APISERVER_PROFILE"), envInts(t, "BENCH_DATA_APISERVER_PROFILE_SECONDS", []int{60})[0])
@@ -177,7 +179,7 @@ func run(t *testing.T, e *testenv.Env, n int, limits string, flags []string) run
 		limits: limits, created: created, took: took,
 		writes: atServed.Minus(before).Only(dataResources...), quiet: atEnd.Minus(atServed).Only(dataResources...),
 		bytes: metricsAtServed.WatchBytes().Minus(metricsBefore.WatchBytes()).Only(dataResources...),
-		cpu:   measure.ProcessCPU(mgr.Process.Pid) - cpuBefore, server: used.Server() / time.Duration(numCPU()), peakRSS: measure.PeakRSS(mgr.Process.Pid), load: measure.LoadAverage(),
+		cpu:   measure.ProcessCPU(mgr.Process.Pid) - cpuBefore, server: used.Server() / time.Duration(numCPU()), peakRSS: measure.PeakRSS(mgr.Process.Pid), peakAnon: peakAnon(), load: measure.LoadAverage(),
 	}
 	if heapDir != "" {
 		printManagerHeap(ctx, t, e, f.ns, profilerAddr, heapDir, n, limits)
@@ -252,11 +254,11 @@ func onFreshServer(t *testing.T, f func(e *testenv.Env)) {
 }
 
 func printSize(n int, fl floorResult, runs []runResult) {
-	fmt.Printf("\n%6d machines %9s %10s %10s %8s %12s %12s %12s %12s %12s %12s %10s %6s %12s %14s\n", n, "limits", "created in", "all served", "x floor",
-		"server CPU", "x floor CPU", "writes/mach", "quiet writes", "manager CPU", "manager peak", "GOMEMLIMIT", "load", "CPU ms/mach", "peak KiB/mach")
+	fmt.Printf("\n%6d machines %9s %10s %10s %8s %12s %12s %12s %12s %12s %12s %10s %10s %6s %12s %14s\n", n, "limits", "created in", "all served", "x floor",
+		"server CPU", "x floor CPU", "writes/mach", "quiet writes", "manager CPU", "manager peak", "anon peak", "GOMEMLIMIT", "load", "CPU ms/mach", "peak KiB/mach")
 	if fl.took > 0 {
-		fmt.Printf("%15s %9s %10s %9.2fs %8s %11.2fs %12s %12.2f %12s %12s %12s %10s %6s %12s %14s\n", "", "floor", "", fl.took.Seconds(), "1.00", fl.server.Seconds(), "1.00",
-			perMachine(fl.writes.Only(dataResources...).Total(), n), "-", "-", "-", "-", fl.load, "-", "-")
+		fmt.Printf("%15s %9s %10s %9.2fs %8s %11.2fs %12s %12.2f %12s %12s %12s %10s %10s %6s %12s %14s\n", "", "floor", "", fl.took.Seconds(), "1.00", fl.server.Seconds(), "1.00",
+			perMachine(fl.writes.Only(dataResources...).Total(), n), "-", "-", "-", "-", "-", fl.load, "-", "-")
 	}
 	for _, r := range runs {
 		ratio, cpuRatio := "-", "-"
@@ -264,8 +266,8 @@ func printSize(n int, fl floorResult, runs []runResult) {
 			ratio = fmt.Sprintf("%.2f", r.took.Seconds()/fl.took.Seconds())
 			cpuRatio = fmt.Sprintf("%.2f", r.server.Seconds()/fl.server.Seconds())
 		}
-		fmt.Printf("%15s %9s %9.2fs %9.2fs %8s %11.2fs %12s %12.2f %12d %11.2fs %8.0f MiB %10s %6s %12.2f %14.1f\n", "", r.limits, r.created.Seconds(), r.took.Seconds(), ratio,
-			r.server.Seconds(), cpuRatio, perMachine(r.writes.Total(), n), r.quiet.Total(), r.cpu.Seconds(), float64(r.peakRSS)/(1<<20), measure.LimitMiB(memoryLimit), r.load,
+		fmt.Printf("%15s %9s %9.2fs %9.2fs %8s %11.2fs %12s %12.2f %12d %11.2fs %8.0f MiB %6.0f MiB %10s %6s %12.2f %14.1f\n", "", r.limits, r.created.Seconds(), r.took.Seconds(), ratio,
+			r.server.Seconds(), cpuRatio, perMachine(r.writes.Total(), n), r.quiet.Total(), r.cpu.Seconds(), float64(r.peakRSS)/(1<<20), float64(r.peakAnon)/(1<<20), measure.LimitMiB(memoryLimit), r.load,
 			1000*r.cpu.Seconds()/float64(n), float64(r.peakRSS)/1024/float64(n))
 	}
 	keys := []measure.Writes{fl.writes.Only(dataResources...)}
