@@ -117,10 +117,10 @@ func ConfigFile(list []any) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := ValidateValue(tree.(map[string]any)["network_config"], "network_config"); err != nil {
+	if err := validateList(tree.(map[string]any)["network_config"], "network_config"); err != nil {
 		return nil, err
 	}
-	return yamlout.Marshal(tree)
+	return yamlout.Encode(tree)
 }
 
 // MappingFile writes the mapping file, `interface_mapping: {alias: MAC}`, after checking

@@ -25,6 +25,11 @@ func Marshal(v any) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	return Encode(tree)
+}
+
+// Encode writes a tree Value returned as YAML.
+func Encode(tree any) ([]byte, error) {
 	return yaml.Marshal(tree)
 }
 

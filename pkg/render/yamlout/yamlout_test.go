@@ -1,6 +1,7 @@
 package yamlout_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
 	"strings"
@@ -28,7 +29,7 @@ func sameAsSigs(t *testing.T, name string, v any) {
 	if (wantErr != nil) != (err != nil) {
 		t.Fatalf("%s: error %v, sigs.k8s.io/yaml's %v", name, err, wantErr)
 	}
-	if string(got) != string(want) {
+	if !bytes.Equal(got, want) {
 		t.Errorf("%s: wrote\n%s\nsigs.k8s.io/yaml writes\n%s", name, got, want)
 	}
 }
@@ -43,7 +44,7 @@ func TestMarshalWritesWhatSigsYAMLWrites(t *testing.T) {
 			}}},
 		},
 		"scalars that look like others": []any{"true", "1.5", "0x1f", "null", "~", "", " lead", "a: b", "- x", "#c", "multi\nline", "1e3", "012"},
-		"numbers":                       []any{0, -1, int32(7), int64(1 << 40), int64(math.MaxInt64), 1.5, 3.0, 1e21, 1e-7, -0.0},
+		"numbers":                       []any{0, -1, int32(7), int64(1 << 40), int64(math.MaxInt64), 1.5, 3.0, 1e21, 1e-7, math.Copysign(0, -1)},
 		"empty and nil":                 map[string]any{"a": []any{}, "b": map[string]any{}, "c": nil, "d": []string(nil), "e": map[string]string(nil), "f": []map[string]any{{"x": 1}}},
 		"struct with json tags":         tagged{Name: "bond0", MTU: 1500, Extra: json.RawMessage(`{"miimon": 100, "mode": "802.3ad", "n": 2.50}`), Nothing: nil},
 		"struct in a map":               map[string]any{"s": []tagged{{Name: "x"}}, "n": json.Number("12")},
@@ -99,13 +100,13 @@ func FuzzMarshalJSONDocuments(f *testing.F) {
 		}
 		want, wantErr := sigsyaml.Marshal(v)
 		got, err := yamlout.Marshal(v)
-		if (wantErr != nil) != (err != nil) || string(got) != string(want) {
+		if (wantErr != nil) != (err != nil) || !bytes.Equal(got, want) {
 			t.Fatalf("%s: wrote %q (%v), sigs.k8s.io/yaml %q (%v)", doc, got, err, want, wantErr)
 		}
 		raw := json.RawMessage(doc)
 		want, wantErr = sigsyaml.Marshal(raw)
 		got, err = yamlout.Marshal(raw)
-		if (wantErr != nil) != (err != nil) || string(got) != string(want) {
+		if (wantErr != nil) != (err != nil) || !bytes.Equal(got, want) {
 			t.Fatalf("raw %s: wrote %q (%v), sigs.k8s.io/yaml %q (%v)", doc, got, err, want, wantErr)
 		}
 	})
