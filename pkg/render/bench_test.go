@@ -41,4 +41,21 @@ func BenchmarkRenderSeedHost(b *testing.B) {
 			}
 		}
 	})
+	// What the Metal3Data controller renders for each machine: both Secrets' documents and the
+	// os-net-config files derived from the network data (each checked against its schema).
+	b.Run("render+marshal+osnetconfig", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			md, nd := renderBoth(b)
+			if _, err := render.MarshalMetaData(md); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := nd.YAML(); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := nd.OSNetConfig(c.facts.NICs); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

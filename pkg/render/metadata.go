@@ -6,7 +6,8 @@ import (
 	"strings"
 
 	"k8s.io/utils/ptr"
-	"sigs.k8s.io/yaml"
+
+	"github.com/metalwire/metalwire/pkg/render/yamlout"
 
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
 )
@@ -117,7 +118,7 @@ func MetaData(md *infrav1.MetaData, f *Facts) (map[string]string, error) {
 
 // MarshalMetaData writes the metaData map as YAML, keys sorted, as the Secret holds it.
 func MarshalMetaData(md map[string]string) ([]byte, error) {
-	return yaml.Marshal(md)
+	return yamlout.Marshal(md)
 }
 
 // nicMAC returns the MAC of the host NIC with the given name.

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"sigs.k8s.io/yaml"
+	"github.com/metalwire/metalwire/pkg/render/yamlout"
 )
 
 // Netplan writes cloud-init network config version 2 (the netplan format) for hosts that do not
@@ -76,7 +76,7 @@ func (n *NetworkData) Netplan() ([]byte, error) {
 	for k, v := range sections {
 		network[k] = v
 	}
-	return yaml.Marshal(map[string]any{"network": network})
+	return yamlout.Marshal(map[string]any{"network": network})
 }
 
 // deviceName is the interface name a link gets on the host: its name, else its id.

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"slices"
 
-	"sigs.k8s.io/yaml"
+	"github.com/metalwire/metalwire/pkg/render/yamlout"
 )
 
 // NetworkData is a rendered OpenStack network_data.json. Marshalled, its objects' keys are
@@ -151,11 +151,7 @@ func (n *NetworkData) JSON() ([]byte, error) {
 
 // YAML writes network_data.json as YAML, the form CAPM3 stores in the networkData Secret.
 func (n *NetworkData) YAML() ([]byte, error) {
-	j, err := json.Marshal(n)
-	if err != nil {
-		return nil, err
-	}
-	return yaml.JSONToYAML(j)
+	return yamlout.Marshal(n)
 }
 
 // linkByID returns the link with the given id.

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"sigs.k8s.io/yaml"
+	"github.com/metalwire/metalwire/pkg/render/yamlout"
 )
 
 // NMState writes the network as an nmstate desired state (YAML), for NetworkManager hosts.
@@ -102,7 +102,7 @@ func (n *NetworkData) NMState() ([]byte, error) {
 	if len(dns) > 0 {
 		state["dns-resolver"] = map[string]any{"config": map[string]any{"server": dns}}
 	}
-	return yaml.Marshal(state)
+	return yamlout.Marshal(state)
 }
 
 func (c *layer3) nmstateIP() (ipv4, ipv6 map[string]any) {

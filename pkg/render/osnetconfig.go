@@ -7,8 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"sigs.k8s.io/yaml"
-
 	"github.com/metalwire/metalwire/pkg/render/osnetconfig"
 )
 
@@ -71,18 +69,12 @@ func (n *NetworkData) OSNetConfig(nics []NIC) (*OSNetConfig, error) {
 	if len(list) == 0 {
 		return nil, fmt.Errorf("os-net-config: the network data has no links; os-net-config needs at least one device")
 	}
-	config, err := yaml.Marshal(map[string]any{"network_config": list})
+	config, err := osnetconfig.ConfigFile(list)
 	if err != nil {
-		return nil, err
-	}
-	if err := osnetconfig.Validate(config); err != nil {
 		return nil, fmt.Errorf("rendering os-net-config: %w", err)
 	}
-	mapDoc, err := yaml.Marshal(map[string]any{"interface_mapping": mapping})
+	mapDoc, err := osnetconfig.MappingFile(mapping)
 	if err != nil {
-		return nil, err
-	}
-	if err := osnetconfig.ValidateMapping(mapDoc); err != nil {
 		return nil, fmt.Errorf("rendering os-net-config: %w", err)
 	}
 	return &OSNetConfig{Config: config, Mapping: mapDoc}, nil

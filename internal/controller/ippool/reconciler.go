@@ -102,7 +102,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		Delete: func(ctx context.Context, s *skeleton.Scope[*ipamv1.IPPool]) (ctrl.Result, error) {
 			return r.reconcileDelete(ctx, s.Object)
 		},
-		Write: r.writePool,
+		Write:   r.writePool,
+		Copy:    copyPool,
+		NewList: func() client.ObjectList { return &ipamv1.IPPoolList{} },
 	})
 }
 

@@ -2,15 +2,17 @@ package ippool
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
-	"maps"
 	"net/netip"
 	"time"
 
+	jsonpatch "github.com/evanphx/json-patch/v5"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -53,12 +55,12 @@ func (r *Reconciler) setPoolStatus(pool *ipamv1.IPPool, st *poolState) ctrl.Resu
 		}
 	}
 
-	before := pool.DeepCopy()
-	indexes := make(map[string]ipamv1.IPAddressStr, len(allocations))
-	for _, a := range allocations {
-		indexes[a.Owner] = ipamv1.IPAddressStr(a.Addr.String())
-	}
-	if !maps.Equal(indexes, pool.Status.Allocations) {
+	before := copyPool(pool)
+	if !sameAllocations(allocations, pool.Status.Allocations) {
+		indexes := make(map[string]ipamv1.IPAddressStr, len(allocations))
+		for _, a := range allocations {
+			indexes[a.Owner] = ipamv1.IPAddressStr(a.Addr.String())
+		}
 		pool.Status.Allocations = indexes
 		pool.Status.LastUpdated = ptr.To(metav1.NewTime(now))
 	}
@@ -82,12 +84,34 @@ func (r *Reconciler) setPoolStatus(pool *ipamv1.IPPool, st *poolState) ctrl.Resu
 	if equality.Semantic.DeepEqual(before.Status, pool.Status) {
 		return ctrl.Result{}
 	}
-	if wait := r.statusInterval(len(indexes)) - now.Sub(lastStatus); wait > 0 && !changedReadyReason(before, pool) {
+	if wait := r.statusInterval(len(allocations)) - now.Sub(lastStatus); wait > 0 && !changedReadyReason(before, pool) {
 		*pool = *before
 		return ctrl.Result{RequeueAfter: wait}
 	}
 	// Written by writePool at the end of the reconcile, which records when.
 	return ctrl.Result{}
+}
+
+// sameAllocations reports whether the status lists exactly the index's allocations, without
+// writing each address as text (most reconciles of a large pool change none).
+func sameAllocations(allocations []ipam.Allocation, status map[string]ipamv1.IPAddressStr) bool {
+	if len(allocations) != len(status) {
+		return false
+	}
+	for _, a := range allocations {
+		s, ok := status[a.Owner]
+		if !ok {
+			return false
+		}
+		addr, err := netip.ParseAddr(string(s))
+		if err != nil || addr != a.Addr {
+			return false
+		}
+		if !addr.Is4() && string(s) != addr.String() {
+			return false // an IPv6 address has several texts; the status holds the canonical one
+		}
+	}
+	return true
 }
 
 // statusInterval is how long status writes of a pool listing allocations addresses are spaced.
@@ -104,23 +128,30 @@ func (r *Reconciler) statusInterval(allocations int) time.Duration {
 // this controller's alone, so one patch of it, conditions included, loses nothing; Cluster API's
 // patch helper would send the Ready condition in a request of its own, one write more for every
 // status change of a pool that thousands of claims change.
+//
+// Neither patch is computed from the whole pool: the metadata patch compares the metadata alone,
+// and the status patch names only the allocations that changed (statusPatch). Marshalling and
+// diffing the whole status, an entry per allocation, on every write made each write cost what
+// the pool holds.
 func (r *Reconciler) writePool(ctx context.Context, before, pool *ipamv1.IPPool) error {
 	if !equality.Semantic.DeepEqual(before.ObjectMeta, pool.ObjectMeta) {
-		status := pool.Status.DeepCopy()
-		if err := r.Client.Patch(ctx, pool, client.MergeFrom(before), fieldOwner); err != nil {
+		after := &ipamv1.IPPool{TypeMeta: pool.TypeMeta, ObjectMeta: pool.ObjectMeta}
+		if err := r.Client.Patch(ctx, after, client.MergeFrom(&ipamv1.IPPool{TypeMeta: before.TypeMeta, ObjectMeta: before.ObjectMeta}), fieldOwner); err != nil {
 			if apierrors.IsNotFound(err) && len(pool.Finalizers) == 0 {
 				return nil // the last finalizer went: the pool is gone
 			}
 			return fmt.Errorf("writing IPPool %s (finalizer, released addresses): %w", pool.Name, err)
 		}
-		pool.Status = *status // the patch's answer carries the stored status
+		pool.ObjectMeta = after.ObjectMeta // the stored metadata: its resourceVersion
 	}
 	if equality.Semantic.DeepEqual(before.Status, pool.Status) {
 		return nil
 	}
-	base := pool.DeepCopy()
-	base.Status = before.Status
-	if err := r.Client.Status().Patch(ctx, pool, client.MergeFrom(base), fieldOwner); err != nil {
+	data, err := statusPatch(&before.Status, &pool.Status)
+	if err != nil {
+		return fmt.Errorf("writing IPPool status: %w", err)
+	}
+	if err := r.Client.Status().Patch(ctx, pool, client.RawPatch(types.MergePatchType, data), fieldOwner); err != nil {
 		return fmt.Errorf("writing IPPool status: %w", client.IgnoreNotFound(err))
 	}
 	if st := r.states.get(client.ObjectKeyFromObject(pool)); st != nil {
@@ -129,6 +160,71 @@ func (r *Reconciler) writePool(ctx context.Context, before, pool *ipamv1.IPPool)
 		st.mu.Unlock()
 	}
 	return nil
+}
+
+// copyPool copies a pool for a reconcile to change, sharing its allocations with the original: no
+// reconcile changes that map in place (setPoolStatus replaces it), so the copy costs the pool's
+// metadata and conditions, not an entry per allocation.
+func copyPool(p *ipamv1.IPPool) *ipamv1.IPPool {
+	allocations := p.Status.Allocations
+	shallow := *p
+	shallow.Status.Allocations = nil
+	out := shallow.DeepCopy()
+	out.Status.Allocations = allocations
+	return out
+}
+
+// statusPatch is the JSON merge patch that turns the status before into after, as
+// client.MergeFrom computes it, without marshalling the allocations: they are compared here and
+// only the changed ones written (null for one released).
+func statusPatch(before, after *ipamv1.IPPoolStatus) ([]byte, error) {
+	b, a := *before, *after
+	b.Allocations, a.Allocations = nil, nil
+	bj, err := json.Marshal(b)
+	if err != nil {
+		return nil, err
+	}
+	aj, err := json.Marshal(a)
+	if err != nil {
+		return nil, err
+	}
+	rest, err := jsonpatch.CreateMergePatch(bj, aj)
+	if err != nil {
+		return nil, err
+	}
+	status := map[string]any{}
+	if err := json.Unmarshal(rest, &status); err != nil {
+		return nil, err
+	}
+	if diff, changed := allocationsDiff(before.Allocations, after.Allocations); changed {
+		status["indexes"] = diff
+	}
+	return json.Marshal(map[string]any{"status": status})
+}
+
+// allocationsDiff is the merge patch of status.indexes: absent when empty (omitempty), so a map
+// emptied is removed (null) and one filled from empty is written whole.
+func allocationsDiff(before, after map[string]ipamv1.IPAddressStr) (any, bool) {
+	switch {
+	case len(before) == 0 && len(after) == 0:
+		return nil, false
+	case len(after) == 0:
+		return nil, true
+	case len(before) == 0:
+		return after, true
+	}
+	diff := map[string]any{}
+	for k, v := range after {
+		if old, ok := before[k]; !ok || old != v {
+			diff[k] = v
+		}
+	}
+	for k := range before {
+		if _, ok := after[k]; !ok {
+			diff[k] = nil
+		}
+	}
+	return diff, len(diff) > 0
 }
 
 func setPoolReady(pool *ipamv1.IPPool, ready bool, reason, msg string, now time.Time) {

@@ -30,7 +30,9 @@ import (
 	"errors"
 	"fmt"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/cluster-api/util/annotations"
@@ -40,6 +42,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/metalwire/metalwire/internal/controller/cacheread"
 	"github.com/metalwire/metalwire/internal/controller/pause"
 	"github.com/metalwire/metalwire/internal/controller/watchfilter"
 )
@@ -112,12 +115,23 @@ type Kind[T client.Object] struct {
 	// IgnoreGoneOnPatch: an object deleted while it was reconciled is no error of the patch
 	// (a kind without a finalizer whose children are released elsewhere).
 	IgnoreGoneOnPatch bool
+
+	// Copy, with NewList and Write, reads the object without client.Get's deep copy: for a kind
+	// with few objects in a namespace whose status grows with what it serves (an IPPool lists
+	// every allocation), a deep copy on each reconcile, and another as Write's before, costs
+	// what the pool holds on every reconcile. The object is found in the cache's own list
+	// (cacheread.Shared) and Copy makes the reconcile's object and, again, Write's before: a copy
+	// that may share with the cache what the reconcile only ever replaces, never changes in
+	// place (a status map it rebuilds); the rest (metadata, conditions) it must copy.
+	Copy func(T) T
+	// NewList returns an empty list of the kind, for Copy's read.
+	NewList func() client.ObjectList
 }
 
 // Reconcile runs one reconcile of req in the skeleton's order.
 func Reconcile[T client.Object](ctx context.Context, req ctrl.Request, k Kind[T]) (_ ctrl.Result, reterr error) {
-	obj := k.New()
-	if err := k.Client.Get(ctx, req.NamespacedName, obj); err != nil {
+	obj, err := k.get(ctx, req.NamespacedName)
+	if err != nil {
 		if client.IgnoreNotFound(err) == nil && k.Gone != nil {
 			return k.Gone(ctx, req.NamespacedName)
 		}
@@ -193,13 +207,39 @@ func Reconcile[T client.Object](ctx context.Context, req ctrl.Request, k Kind[T]
 	return res, err
 }
 
+// get reads the object: through client.Get, or, with Copy, from the cache's own list.
+func (k Kind[T]) get(ctx context.Context, key types.NamespacedName) (T, error) {
+	obj := k.New()
+	if k.Copy == nil || k.NewList == nil || k.Write == nil {
+		return obj, k.Client.Get(ctx, key, obj)
+	}
+	found, err := cacheread.Shared(ctx, k.Client, k.NewList(), key, func(o client.Object) {
+		if cached, ok := o.(T); ok {
+			obj = k.Copy(cached)
+		}
+	})
+	if err != nil {
+		return obj, err
+	}
+	if !found {
+		gvk, _ := k.Client.GroupVersionKindFor(obj)
+		return obj, apierrors.NewNotFound(schema.GroupResource{Group: gvk.Group, Resource: gvk.Kind}, key.Name)
+	}
+	return obj, nil
+}
+
 // writer returns the one write of obj at the end of the reconcile: Kind.Write with a copy of obj
 // as read, or Cluster API's patch helper.
 func (k Kind[T]) writer(obj T) (func(context.Context) error, error) {
 	if k.Write != nil {
-		before, ok := obj.DeepCopyObject().(T)
-		if !ok {
-			return nil, fmt.Errorf("a copy of %T is not one", obj)
+		var before T
+		if k.Copy != nil {
+			before = k.Copy(obj)
+		} else {
+			var ok bool
+			if before, ok = obj.DeepCopyObject().(T); !ok {
+				return nil, fmt.Errorf("a copy of %T is not one", obj)
+			}
 		}
 		return func(ctx context.Context) error { return k.Write(ctx, before, obj) }, nil
 	}

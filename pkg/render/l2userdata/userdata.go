@@ -16,6 +16,8 @@ import (
 	"strings"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/metalwire/metalwire/pkg/render/yamlout"
 )
 
 // Interface is one VLAN sub-interface: VLAN on Port, with Address (and its prefix).
@@ -156,7 +158,7 @@ func Netplan(c Config) ([]byte, error) {
 	if len(bonds) > 0 {
 		network["bonds"] = bonds
 	}
-	return yaml.Marshal(map[string]any{"network": network})
+	return yamlout.Marshal(map[string]any{"network": network})
 }
 
 // UserData merges the machine's VLAN configuration into the bootstrap provider's cloud-config:
@@ -189,7 +191,7 @@ func UserData(bootstrap []byte, c Config) ([]byte, error) {
 	cfg["write_files"] = append(existing, files...)
 	runcmd, _ := cfg["runcmd"].([]any)
 	cfg["runcmd"] = append([]any{[]any{ScriptFile}}, runcmd...)
-	out, err := yaml.Marshal(cfg)
+	out, err := yamlout.Marshal(cfg)
 	if err != nil {
 		return nil, err
 	}

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"sigs.k8s.io/yaml"
+	"github.com/metalwire/metalwire/pkg/render/yamlout"
 )
 
 // Netplan converts a rendered os-net-config list to a netplan (v2) file, for hosts that have
@@ -27,7 +27,7 @@ func Netplan(interfaces []any, mapping map[string]string) ([]byte, error) {
 	for section, devs := range c.sections {
 		network[section] = devs
 	}
-	return yaml.Marshal(map[string]any{"network": network})
+	return yamlout.Marshal(map[string]any{"network": network})
 }
 
 type netplanConverter struct {

@@ -12,6 +12,8 @@ import (
 	"github.com/nikolalohinski/gonja/v2/exec"
 	"github.com/nikolalohinski/gonja/v2/loaders"
 	"sigs.k8s.io/yaml"
+
+	"github.com/metalwire/metalwire/pkg/render/yamlout"
 )
 
 func init() {
@@ -99,14 +101,26 @@ func Config(rendered string) ([]byte, []any, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	doc, err := yaml.Marshal(map[string]any{"network_config": list})
+	doc, err := ConfigFile(list)
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := Validate(doc); err != nil {
-		return nil, nil, err
-	}
 	return doc, list, nil
+}
+
+// ConfigFile writes the config file, `network_config:` holding list, after checking the list
+// against os-net-config's schema. The list is checked as the file will read (yamlout writes
+// every string os-net-config's YAML 1.1 reader would take for something else in quotes), so the
+// file is not read back to be checked.
+func ConfigFile(list []any) ([]byte, error) {
+	tree, err := yamlout.Value(map[string]any{"network_config": list})
+	if err != nil {
+		return nil, err
+	}
+	if err := validateList(tree.(map[string]any)["network_config"], "network_config"); err != nil {
+		return nil, err
+	}
+	return yamlout.Encode(tree)
 }
 
 // MappingFile writes the mapping file, `interface_mapping: {alias: MAC}`, after checking
@@ -115,7 +129,7 @@ func MappingFile(mapping map[string]string) ([]byte, error) {
 	if err := CheckMapping(mapping); err != nil {
 		return nil, err
 	}
-	return yaml.Marshal(map[string]any{"interface_mapping": mapping})
+	return yamlout.Marshal(map[string]any{"interface_mapping": mapping})
 }
 
 // interfaceList reads a rendered template: a list, or `network_config:` holding one.
