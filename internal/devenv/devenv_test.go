@@ -20,6 +20,7 @@ import (
 	"github.com/metalwire/metalwire/internal/devenv"
 	"github.com/metalwire/metalwire/internal/scheme"
 	"github.com/metalwire/metalwire/internal/simulator"
+	"github.com/metalwire/metalwire/internal/testenv"
 )
 
 var (
@@ -109,6 +110,9 @@ func run(m *testing.M) (int, error) {
 		return 0, err
 	}
 	defer os.RemoveAll(dir)
+	if err := testenv.BuildClusterAPI(dir); err != nil {
+		return 0, err
+	}
 	manifests := filepath.Join(dir, "manifests")
 	if err := os.MkdirAll(manifests, 0o750); err != nil {
 		return 0, err

@@ -18,6 +18,7 @@ import (
 	bmov1 "github.com/metalwire/metalwire/api/baremetal/v1alpha1"
 	"github.com/metalwire/metalwire/internal/devenv"
 	"github.com/metalwire/metalwire/internal/simulator"
+	"github.com/metalwire/metalwire/internal/testenv"
 )
 
 const (
@@ -59,6 +60,9 @@ func run(m *testing.M, env **devenv.Env, opts devenv.Options) (int, error) {
 			_ = os.RemoveAll(dir)
 		}
 	}()
+	if err := testenv.BuildClusterAPI(dir); err != nil {
+		return 0, err
+	}
 	opts.Dir, opts.Delays = dir, Delays
 	if *env, err = devenv.Start(context.Background(), opts); err != nil {
 		return 0, err
