@@ -40,7 +40,7 @@ const clusterAPIStopTimeout = 30 * time.Second
 // (so `go run ./cmd/metalwire dev` works; go build does nothing when it is up to date).
 func findClusterAPIBinary(ctx context.Context, build bool, p *printer) (string, error) {
 	if path := os.Getenv(ClusterAPIBinaryEnv); path != "" {
-		if _, err := os.Stat(path); err != nil {
+		if _, err := os.Stat(path); err != nil { //nolint:gosec // the user names the program to run
 			return "", fmt.Errorf("$%s: %w; unset it or build the program there (go build -o %s ./cmd/%s)", ClusterAPIBinaryEnv, err, path, ClusterAPIBinary)
 		}
 		return path, nil
@@ -89,9 +89,10 @@ type clusterAPI struct {
 	// stdin is the process's stdin: it stops when this end closes, dev mode's process ending
 	// included.
 	stdin io.Closer
-	// exited is closed once the process has ended; err is then how.
+	// exited is closed once the process has ended; err and state then say how.
 	exited chan struct{}
 	err    error
+	state  string
 	hooks  *envtest.WebhookInstallOptions
 }
 
@@ -115,7 +116,7 @@ func startClusterAPI(ctx context.Context, binary, kubeconfig string, cfg *rest.C
 	if err := hooks.Install(cfg); err != nil {
 		return c, fmt.Errorf("installing Cluster API's webhook configurations: %w", err)
 	}
-	c.cmd = exec.Command(binary, //nolint:gosec // the binary is metalwire's own, found as findClusterAPIBinary says
+	c.cmd = exec.Command(binary,
 		"--kubeconfig", kubeconfig,
 		"--webhook-host", hooks.LocalServingHost,
 		"--webhook-port", strconv.Itoa(hooks.LocalServingPort),
@@ -158,6 +159,7 @@ func startClusterAPI(ctx context.Context, binary, kubeconfig string, cfg *rest.C
 		// Wait closes the pipes: read them to the end first.
 		relayed.Wait()
 		c.err = c.cmd.Wait()
+		c.state = c.cmd.ProcessState.String()
 		close(c.exited)
 	}()
 
@@ -165,7 +167,7 @@ func startClusterAPI(ctx context.Context, binary, kubeconfig string, cfg *rest.C
 	case <-ready:
 		return c, nil
 	case <-c.exited:
-		return c, fmt.Errorf("%s (Cluster API's controllers) ended before it was ready (%v); its last lines:\n%s", binary, c.err, tail)
+		return c, fmt.Errorf("%s (Cluster API's controllers) ended before it was ready (%s); its last lines:\n%s", binary, c.state, tail)
 	case <-time.After(2 * time.Minute):
 		return c, fmt.Errorf("%s (Cluster API's controllers) was not ready within 2 minutes; its last lines:\n%s", binary, tail)
 	case <-ctx.Done():

@@ -294,7 +294,7 @@ func Run(ctx context.Context, opts Options) error {
 		return errors.Join(fmt.Errorf("the controllers stopped: %w", err), e.Stop())
 	case <-e.clusterAPI.exited:
 		// Cluster API's process ended by itself: say so, then stop the rest.
-		return errors.Join(fmt.Errorf("%s (Cluster API's controllers) stopped: %v; see its lines in %s", ClusterAPIBinary, e.clusterAPI.err, logPath(opts)), e.Stop())
+		return errors.Join(fmt.Errorf("%s (Cluster API's controllers) stopped (%s); see its lines in %s", ClusterAPIBinary, e.clusterAPI.state, logPath(opts)), e.Stop())
 	}
 	_, _ = fmt.Fprintln(out, "stopping")
 	return e.Stop()
