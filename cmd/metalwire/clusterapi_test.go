@@ -17,7 +17,7 @@ import (
 
 	. "github.com/onsi/gomega"
 
-	"github.com/metalwire/metalwire/internal/testenv"
+	"github.com/metalwire/metalwire/test/e2e/framework"
 )
 
 // TestMain builds metalwire-capi, which dev mode starts to run Cluster API's controllers, so that
@@ -25,7 +25,7 @@ import (
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "metalwire-capi-")
 	if err == nil {
-		err = testenv.BuildClusterAPI(dir)
+		err = framework.BuildClusterAPI(dir)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

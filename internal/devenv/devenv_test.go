@@ -20,7 +20,7 @@ import (
 	"github.com/metalwire/metalwire/internal/devenv"
 	"github.com/metalwire/metalwire/internal/scheme"
 	"github.com/metalwire/metalwire/internal/simulator"
-	"github.com/metalwire/metalwire/internal/testenv"
+	"github.com/metalwire/metalwire/test/e2e/framework"
 )
 
 var (
@@ -110,7 +110,7 @@ func run(m *testing.M) (int, error) {
 		return 0, err
 	}
 	defer os.RemoveAll(dir)
-	if err := testenv.BuildClusterAPI(dir); err != nil {
+	if err := framework.BuildClusterAPI(dir); err != nil {
 		return 0, err
 	}
 	manifests := filepath.Join(dir, "manifests")

@@ -34,7 +34,6 @@ import (
 	"github.com/metalwire/metalwire/internal/simulator"
 	"github.com/metalwire/metalwire/internal/switchdriver"
 	"github.com/metalwire/metalwire/internal/switchdriver/standin"
-	"github.com/metalwire/metalwire/internal/testenv"
 	"github.com/metalwire/metalwire/test/e2e/framework"
 )
 
@@ -54,7 +53,7 @@ func TestInstall(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 
-	g.Expect(testenv.BuildClusterAPI(t.TempDir())).To(Succeed())
+	g.Expect(framework.BuildClusterAPI(t.TempDir())).To(Succeed())
 	env, err := devenv.Start(ctx, devenv.Options{
 		Dir:              t.TempDir(),
 		Hosts:            4,

@@ -18,7 +18,6 @@ import (
 	bmov1 "github.com/metalwire/metalwire/api/baremetal/v1alpha1"
 	"github.com/metalwire/metalwire/internal/devenv"
 	"github.com/metalwire/metalwire/internal/simulator"
-	"github.com/metalwire/metalwire/internal/testenv"
 )
 
 const (
@@ -60,7 +59,7 @@ func run(m *testing.M, env **devenv.Env, opts devenv.Options) (int, error) {
 			_ = os.RemoveAll(dir)
 		}
 	}()
-	if err := testenv.BuildClusterAPI(dir); err != nil {
+	if err := BuildClusterAPI(dir); err != nil {
 		return 0, err
 	}
 	opts.Dir, opts.Delays = dir, Delays
