@@ -46,6 +46,9 @@ type Embedding struct {
 	// SwitchDrivers are the switch drivers the fabric controllers use; nil is the drivers the
 	// image ships (switchdriver.Default).
 	SwitchDrivers *switchdriver.Registry
+	// MoreNamespaces are namespaces the cache watches besides --namespace, when that is set: for
+	// a test whose objects span two namespaces.
+	MoreNamespaces []string
 	// SkipNameValidation lets one process build several managers with the same controllers
 	// (tests, dev mode started twice).
 	SkipNameValidation bool
@@ -134,6 +137,9 @@ func New(ctx context.Context, o *Options, groups []controller.Group) (*Manager, 
 	}
 	if o.WatchNamespace != "" {
 		cacheOpts.DefaultNamespaces = map[string]cache.Config{o.WatchNamespace: {}}
+		for _, ns := range o.MoreNamespaces {
+			cacheOpts.DefaultNamespaces[ns] = cache.Config{}
+		}
 	}
 	opts := ctrl.Options{
 		Scheme:                  s,

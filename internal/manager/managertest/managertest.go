@@ -28,6 +28,20 @@ func Start(t testing.TB, e *testenv.Env, ns string, groups []controller.Group, t
 // groups (often none); Run starts it.
 func New(t testing.TB, e *testenv.Env, ns string, groups []controller.Group, tune ...func(*manager.Options)) *manager.Manager {
 	t.Helper()
+	// What the controllers' setup starts with this context ends with the test, after the
+	// manager (Run's cleanup runs first).
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	m, err := Build(ctx, e, ns, groups, tune...)
+	if err != nil {
+		t.Fatalf("building the manager: %v", err)
+	}
+	return m
+}
+
+// Build is New for a TestMain, where no testing.TB is at hand: one manager for the package's
+// tests, which the caller starts (testenv.RunWithManagers) and stops by ending ctx.
+func Build(ctx context.Context, e *testenv.Env, ns string, groups []controller.Group, tune ...func(*manager.Options)) (*manager.Manager, error) {
 	o := manager.NewOptions()
 	o.RestConfig, o.Scheme = e.Config, e.Scheme
 	o.MetricsAddr, o.ProbeAddr, o.WebhookPort = "0", "0", 0
@@ -41,15 +55,7 @@ func New(t testing.TB, e *testenv.Env, ns string, groups []controller.Group, tun
 	if groups == nil {
 		groups = []controller.Group{}
 	}
-	// What the controllers' setup starts with this context ends with the test, after the
-	// manager (Run's cleanup runs first).
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	m, err := manager.New(ctx, o, groups)
-	if err != nil {
-		t.Fatalf("building the manager: %v", err)
-	}
-	return m
+	return manager.New(ctx, o, groups)
 }
 
 // Run starts m until the test ends, or until stop (a test that restarts its controllers); a
