@@ -20,8 +20,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 )
 
-// readyLine is what the program writes on stdout, and the only thing, once its webhook server
-// answers and its caches have synced: dev mode waits for it before applying anything.
+// readyLine (internal/devenv's clusterAPIReadyLine) is what the program writes on stdout, and the
+// only thing, once its webhook server answers and its caches have synced: dev mode waits for it
+// before applying anything.
 const readyLine = "ready"
 
 func main() {

@@ -30,6 +30,9 @@ const ClusterAPIBinary = "metalwire-capi"
 // is looked at.
 const ClusterAPIBinaryEnv = "METALWIRE_CAPI"
 
+// clusterAPIReadyLine is what ClusterAPIBinary prints on stdout once it serves (its readyLine).
+const clusterAPIReadyLine = "ready"
+
 // clusterAPIStopTimeout is how long Cluster API's process has to end after SIGTERM before it is
 // killed.
 const clusterAPIStopTimeout = 30 * time.Second
@@ -148,7 +151,7 @@ func startClusterAPI(ctx context.Context, binary, kubeconfig string, cfg *rest.C
 	relayed.Go(func() {
 		s := bufio.NewScanner(stdout)
 		for s.Scan() {
-			if s.Text() == "ready" {
+			if s.Text() == clusterAPIReadyLine {
 				close(ready)
 				break
 			}
