@@ -63,8 +63,9 @@ generate: $(CONTROLLER_GEN) ## Regenerate deepcopy code and CRDs from the API ty
 	$(CONTROLLER_GEN) rbac:roleName=manager-role paths=./internal/controller/... output:rbac:dir=config/rbac
 
 .PHONY: build
-build: ## Build bin/metalwire.
+build: ## Build bin/metalwire and bin/metalwire-capi (Cluster API's controllers, which dev mode starts beside it).
 	go build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/metalwire ./cmd/metalwire
+	go build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/metalwire-capi ./cmd/metalwire-capi
 
 .PHONY: lint
 lint: $(GOLANGCI_LINT) ## Run go vet and golangci-lint.
@@ -172,10 +173,10 @@ chaos: $(KUBE_APISERVER) $(ETCD) ## Faults at scale: CHAOS_N machines' data (100
 ##@ Running
 
 .PHONY: demo
-demo: $(KUBE_APISERVER) $(ETCD) ## Run examples/ on simulated hosts until every host is provisioned, print the hosts and a picture of the fabric, stop (DEMO_FLAGS="--timeout 10m").
+demo: $(KUBE_APISERVER) $(ETCD) build ## Run examples/ on simulated hosts until every host is provisioned, print the hosts and a picture of the fabric, stop (DEMO_FLAGS="--timeout 10m").
 	@command -v dot >/dev/null || (apt-get update && apt-get install -y --no-install-recommends graphviz)
-	go run ./cmd/metalwire demo --no-build $(DEMO_FLAGS)
+	$(BIN)/metalwire demo --no-build $(DEMO_FLAGS)
 
 .PHONY: dev
-dev: ## Run the whole system locally with simulated hosts until Ctrl-C (DEV_FLAGS="--hosts 5 --apply dir/").
-	go run ./cmd/metalwire dev $(DEV_FLAGS)
+dev: build ## Run the whole system locally with simulated hosts until Ctrl-C (DEV_FLAGS="--hosts 5 --apply dir/").
+	$(BIN)/metalwire dev $(DEV_FLAGS)

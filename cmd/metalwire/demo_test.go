@@ -115,6 +115,7 @@ func TestDemoFailsSayingWhatDidNotHappen(t *testing.T) {
 	g.Expect(out).To(MatchRegexp(`\n  Machine tiny-\S+: no host yet: AssociateBareMetalHost`))
 	g.Expect(out).To(ContainSubstring("controllers' logs: " + filepath.Join(dir, "manager.log")))
 	g.Expect(out).NotTo(ContainSubstring("demo complete"))
+	expectClusterAPIStopped(g, out)
 }
 
 func TestDemoRefusesANonPositiveTimeout(t *testing.T) {

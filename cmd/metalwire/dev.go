@@ -36,7 +36,8 @@ func newDevCommand() *cobra.Command {
 		Short: "Run metalwire locally with simulated hosts, until Ctrl-C",
 		Long: `Run the whole system on this machine, without a Kubernetes cluster, Docker or servers:
 a kube-apiserver and etcd from bin/ (built by make tools), every CRD, metalwire's controllers,
-Cluster API's core controllers, and a host simulator that stands in for baremetal-operator.
+Cluster API's core controllers (in metalwire-capi, a child process found beside metalwire or on
+PATH), and a host simulator that stands in for baremetal-operator.
 It writes a kubeconfig so kubectl works while it runs, applies the --apply manifests, prints
 each host's state changes, and writes the files each provisioned host would boot with under
 <dir>/hosts/<host>/. The simulator is not baremetal-operator: it drives no hardware.`,
@@ -65,7 +66,7 @@ func (f *devFlags) register(cmd *cobra.Command, hosts int) {
 	fs.StringArrayVar(&f.annotations, "host-annotation", nil, "KEY=VALUE annotation put on every simulated host when it is created (say, a pre-provisioning template reference); repeat for more")
 	fs.BoolVar(&f.ipReuse, "ip-reuse", false, "name address claims after the host, as metalwire manager --ip-reuse does: a pre-provisioned host keeps its address once provisioned when both templates use one pool")
 	fs.StringSliceVar(&f.controllers, "controllers", controller.GroupNames(), `metalwire's controller groups to run, comma-separated: `+strings.Join(controller.GroupNames(), ", ")+`; "none" runs only the control plane, Cluster API and the host simulator, for a manager you run yourself (metalwire manager --kubeconfig <dir>/kubeconfig)`)
-	fs.BoolVar(&f.noBuild, "no-build", false, "fail instead of running make tools when kube-apiserver or etcd is missing from bin/")
+	fs.BoolVar(&f.noBuild, "no-build", false, "fail instead of running make tools when kube-apiserver or etcd is missing from bin/, or building metalwire-capi (Cluster API's controllers) in the source tree when it is neither beside metalwire nor on PATH")
 	fs.DurationVar(&f.delays.Registering, "registering-delay", f.delays.Registering, "how long a simulated host stays registering")
 	fs.DurationVar(&f.delays.Inspecting, "inspecting-delay", f.delays.Inspecting, "how long a simulated host stays inspecting")
 	fs.DurationVar(&f.delays.Provisioning, "provisioning-delay", f.delays.Provisioning, "how long a simulated host stays provisioning")

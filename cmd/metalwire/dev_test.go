@@ -64,6 +64,7 @@ func TestDevRunsUntilCancelledWithHostsReachingAvailable(t *testing.T) {
 		g.Expect(r.out).To(ContainSubstring(line))
 	}
 	g.Expect(filepath.Join(dir, "manager.log")).To(BeAnExistingFile())
+	expectClusterAPIStopped(g, r.out)
 }
 
 func TestDevWithoutBinariesSaysRunMakeTools(t *testing.T) {

@@ -1,4 +1,4 @@
-package controller
+package controller_test
 
 import (
 	"context"
@@ -17,6 +17,7 @@ import (
 	bmov1 "github.com/metalwire/metalwire/api/baremetal/v1alpha1"
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
 	ipamv1 "github.com/metalwire/metalwire/api/ipam/v1alpha1"
+	"github.com/metalwire/metalwire/internal/controller"
 	"github.com/metalwire/metalwire/internal/testenv"
 	"github.com/metalwire/metalwire/pkg/render"
 )
@@ -50,7 +51,7 @@ func TestWatchFilterServesTheLabelledMachineToItsSecrets(t *testing.T) {
 	env, err := testenv.Start()
 	g.Expect(err).NotTo(HaveOccurred())
 	t.Cleanup(func() { _ = env.Stop() })
-	startFilteredManager(t, env, []Group{Infrastructure, IPAM}, "team-a")
+	startFilteredManager(t, env, []controller.Group{controller.Infrastructure, controller.IPAM}, "team-a")
 	ns := env.NewNamespace(t)
 	create := func(o client.Object) {
 		g.Expect(env.Client.Create(ctx, o)).To(Succeed(), "creating %T %s", o, o.GetName())

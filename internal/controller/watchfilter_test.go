@@ -1,4 +1,4 @@
-package controller
+package controller_test
 
 import (
 	"context"
@@ -9,12 +9,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/config"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
+	"github.com/metalwire/metalwire/internal/controller"
+	"github.com/metalwire/metalwire/internal/manager"
+	"github.com/metalwire/metalwire/internal/manager/managertest"
 	"github.com/metalwire/metalwire/internal/testenv"
 )
 
@@ -28,7 +28,7 @@ func TestWatchFilterLeavesOtherObjectsAlone(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred())
 	t.Cleanup(func() { _ = env.Stop() })
 
-	startFilteredManager(t, env, []Group{Infrastructure}, "team-a")
+	startFilteredManager(t, env, []controller.Group{controller.Infrastructure}, "team-a")
 
 	ns := env.NewNamespace(t)
 	pair := func(name string, labels map[string]string) *infrav1.Metal3Cluster {
@@ -74,31 +74,9 @@ func TestWatchFilterLeavesOtherObjectsAlone(t *testing.T) {
 	}, 3*time.Second, 200*time.Millisecond).Should(Succeed())
 }
 
-// startFilteredManager runs the groups' controllers as `metalwire --watch-filter=<value>` would,
-// until the test ends.
-func startFilteredManager(t *testing.T, env *testenv.Env, groups []Group, value string) {
+// startFilteredManager runs the image's manager (managertest) with the groups' controllers as
+// `metalwire --watch-filter=<value>` would, until the test ends.
+func startFilteredManager(t *testing.T, env *testenv.Env, groups []controller.Group, value string) {
 	t.Helper()
-	g := NewWithT(t)
-	ctx := context.Background()
-	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{
-		Scheme: env.Scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
-		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
-	})
-	g.Expect(err).NotTo(HaveOccurred())
-	cc, err := NewClusterCache(ctx, mgr, "watchfilter-test", 2)
-	g.Expect(err).NotTo(HaveOccurred())
-	_, err = Setup(ctx, mgr, groups, Options{Concurrency: 2, WatchFilter: value, ClusterCache: cc})
-	g.Expect(err).NotTo(HaveOccurred())
-	runCtx, cancel := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(runCtx) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case err := <-done:
-			testenv.ReportManagerExit(t, err)
-		case <-time.After(30 * time.Second):
-			t.Error("the manager did not stop within 30s")
-		}
-	})
+	managertest.Start(t, env, "", groups, func(o *manager.Options) { o.WatchFilter = value })
 }

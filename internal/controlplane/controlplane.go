@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	admissionv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -26,9 +25,9 @@ type Env struct {
 	Scheme *runtime.Scheme
 	// KubeConfig is a kubeconfig file's content that reaches the API server as Config does.
 	KubeConfig []byte
-	// Webhooks says where the API server calls the admission webhooks installed by StartWith:
-	// a manager serves them with webhook.Options{Host: LocalServingHost, Port:
-	// LocalServingPort, CertDir: LocalServingCertDir}.
+	// Webhooks says where the API server calls the CRDs' conversion webhooks: a manager serves
+	// them with webhook.Options{Host: LocalServingHost, Port: LocalServingPort, CertDir:
+	// LocalServingCertDir}.
 	Webhooks *envtest.WebhookInstallOptions
 
 	env            *envtest.Environment
@@ -38,11 +37,6 @@ type Env struct {
 
 // Options add to what Start sets up.
 type Options struct {
-	// MutatingWebhooks and ValidatingWebhooks are installed pointing at a local address with a
-	// generated certificate (see Env.Webhooks). Dev mode uses them to run Cluster API's
-	// defaulting and validation as a real management cluster would.
-	MutatingWebhooks   []*admissionv1.MutatingWebhookConfiguration
-	ValidatingWebhooks []*admissionv1.ValidatingWebhookConfiguration
 	// ServeConversion runs the conversion webhooks (CAPM3's v1beta1 <-> v1beta2) on Webhooks'
 	// address until Stop, for tests that read or write v1beta1. Dev mode leaves it off: its own
 	// manager serves them there (webhooks.SetupConversion).
@@ -65,7 +59,7 @@ func Start() (*Env, error) {
 	return StartWith(Options{})
 }
 
-// StartWith is Start with webhooks.
+// StartWith is Start with options.
 func StartWith(opts Options) (*Env, error) {
 	dir, err := BinDir()
 	if err != nil {
@@ -84,10 +78,6 @@ func StartWith(opts Options) (*Env, error) {
 		CRDDirectoryPaths:     crds,
 		ErrorIfCRDPathMissing: false,
 		Scheme:                s,
-		WebhookInstallOptions: envtest.WebhookInstallOptions{
-			MutatingWebhooks:   opts.MutatingWebhooks,
-			ValidatingWebhooks: opts.ValidatingWebhooks,
-		},
 	}
 	if os.Getenv("KUBEBUILDER_CONTROLPLANE_START_TIMEOUT") == "" {
 		// envtest's 20 s is too short for a kube-apiserver starting on 2 busy cores (seen often

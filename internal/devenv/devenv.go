@@ -11,14 +11,12 @@ import (
 	"sync"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	clusterv1beta1 "sigs.k8s.io/cluster-api/api/core/v1beta1" //nolint:staticcheck // Cluster API's webhooks still register conversions from v1beta1
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/metalwire/metalwire/internal/controller"
 	"github.com/metalwire/metalwire/internal/controlplane"
 	"github.com/metalwire/metalwire/internal/manager"
-	"github.com/metalwire/metalwire/internal/scheme"
 	"github.com/metalwire/metalwire/internal/simulator"
 	"github.com/metalwire/metalwire/internal/webhooks"
 )
@@ -71,10 +69,14 @@ type Env struct {
 	KubeconfigPath string
 	// Controllers names every controller running, metalwire's and Cluster API's.
 	Controllers []string
+	// ClusterAPIPID is the process id of metalwire-capi, which runs Cluster API's controllers
+	// and webhooks; Stop ends it.
+	ClusterAPIPID int
 
-	cancel  context.CancelFunc
-	done    chan error
-	logFile *os.File
+	cancel     context.CancelFunc
+	done       chan error
+	clusterAPI *clusterAPI
+	logFile    *os.File
 }
 
 // printer writes progress lines; host state changes arrive from many goroutines.
@@ -108,13 +110,12 @@ func Start(ctx context.Context, opts Options) (_ *Env, reterr error) {
 	if err := ensureControlPlane(ctx, opts.MakeTools, p); err != nil {
 		return nil, err
 	}
-
-	webhooks, err := clusterAPIWebhooks()
+	capiBinary, err := findClusterAPIBinary(ctx, opts.MakeTools, p)
 	if err != nil {
 		return nil, err
 	}
-	webhooks.AdmissionPlugins = opts.AdmissionPlugins
-	control, err := controlplane.StartWith(webhooks)
+
+	control, err := controlplane.StartWith(controlplane.Options{AdmissionPlugins: opts.AdmissionPlugins})
 	if err != nil {
 		return nil, err
 	}
@@ -144,6 +145,12 @@ func Start(ctx context.Context, opts Options) (_ *Env, reterr error) {
 		}
 		logs = e.logFile
 	}
+	// The controllers' log and Cluster API's process's lines arrive from many goroutines.
+	logs = &syncWriter{w: logs}
+	if e.clusterAPI, err = startClusterAPI(ctx, capiBinary, absolute(e.KubeconfigPath), control.Config, logs); err != nil {
+		return e, err
+	}
+	e.ClusterAPIPID = e.clusterAPI.pid()
 	e.Simulator = &simulator.Simulator{
 		Dir:    opts.Dir,
 		Delays: opts.Delays,
@@ -160,7 +167,7 @@ func Start(ctx context.Context, opts Options) (_ *Env, reterr error) {
 	e.cancel = cancel // from here on Stop waits for the manager to end
 	go func() { e.done <- mgr.Start(mgrCtx) }()
 	if !mgr.GetCache().WaitForCacheSync(mgrCtx) {
-		return e, errors.New("the controllers' caches did not sync; see " + filepath.Join(opts.Dir, "manager.log"))
+		return e, errors.New("the controllers' caches did not sync; see " + logPath(opts))
 	}
 	if err := waitForWebhooks(mgrCtx, mgr); err != nil {
 		return e, err
@@ -199,33 +206,26 @@ func Start(ctx context.Context, opts Options) (_ *Env, reterr error) {
 	return e, nil
 }
 
-// newManager builds the one manager: metalwire's controllers as the image builds them
-// (manager.New), with Cluster API's controllers and the simulator beside them.
+// newManager builds dev mode's manager: metalwire's controllers as the image builds them
+// (manager.New), with the simulator beside them. Cluster API's controllers run in a process of
+// their own (startClusterAPI).
 func (e *Env) newManager(ctx context.Context, logs io.Writer, opts Options) (ctrl.Manager, error) {
 	log := newLogger(logs)
 	ctrl.SetLogger(log)
 	ctx = ctrl.LoggerInto(ctx, log)
 	hooks := e.Control.Webhooks
-	// Cluster API's webhooks register conversions from v1beta1, so its types must be known.
-	s := scheme.New()
-	if err := clusterv1beta1.AddToScheme(s); err != nil {
-		return nil, err
-	}
 	o := manager.NewOptions()
-	o.RestConfig, o.Scheme, o.Logger = e.Control.Config, s, log
+	o.RestConfig, o.Logger = e.Control.Config, log
 	o.QPS, o.Burst, o.Concurrency = 100, 200, 5
 	o.IPReuse = opts.IPReuse
 	// Metrics and probes are not served: one process may run dev mode more than once (the tests
 	// of metalwire demo and dev), so controller names must be allowed again and no port clash.
 	o.MetricsAddr, o.ProbeAddr, o.LeaderElect, o.SkipNameValidation = "0", "0", false, true
-	// Unlike `metalwire manager`, the cache keeps managedFields: Cluster API's controllers run
-	// in this manager too, and their server-side apply reads them.
-	o.KeepManagedFields = true
 	// The CRDs convert CAPM3's v1beta1 through this manager's webhook server, as in a cluster.
 	o.WebhookHost, o.WebhookPort, o.WebhookCertDir = hooks.LocalServingHost, hooks.LocalServingPort, hooks.LocalServingCertDir
 	o.SetupWebhooks = webhooks.SetupConversion
 	o.SwitchDrivers = switchDrivers()
-	o.ClusterCacheName, o.NeedClusterCache = "metalwire-dev", true
+	o.ClusterCacheName = "metalwire-dev"
 	groups := opts.Controllers
 	if groups == nil {
 		groups = controller.AllGroups
@@ -235,10 +235,7 @@ func (e *Env) newManager(ctx context.Context, logs io.Writer, opts Options) (ctr
 		return nil, err
 	}
 	e.Controllers = append(e.Controllers, mgr.Controllers...)
-	if err := setupClusterAPI(ctx, mgr, mgr.ClusterCache); err != nil {
-		return nil, err
-	}
-	e.Controllers = append(e.Controllers, "cluster-api: Cluster, Machine, MachineSet, MachineDeployment (and their webhooks)",
+	e.Controllers = append(e.Controllers, fmt.Sprintf("cluster-api: Cluster, Machine, MachineSet, MachineDeployment, MachineHealthCheck (and their webhooks; process %s, pid %d)", ClusterAPIBinary, e.ClusterAPIPID),
 		"conversion webhooks (CAPM3 v1beta1 <-> v1beta2)")
 	if err := e.Simulator.SetupWithManager(ctx, mgr); err != nil {
 		return nil, err
@@ -247,7 +244,7 @@ func (e *Env) newManager(ctx context.Context, logs io.Writer, opts Options) (ctr
 	return mgr, nil
 }
 
-// Stop stops the controllers, then the API server and etcd.
+// Stop stops metalwire's controllers, then Cluster API's process, then the API server and etcd.
 func (e *Env) Stop() error {
 	var errs []error
 	if e.cancel != nil {
@@ -256,6 +253,10 @@ func (e *Env) Stop() error {
 			errs = append(errs, fmt.Errorf("controllers: %w", err))
 		}
 		e.cancel = nil
+	}
+	if e.clusterAPI != nil {
+		errs = append(errs, e.clusterAPI.stop())
+		e.clusterAPI = nil
 	}
 	if e.Control != nil {
 		if err := e.Control.Stop(); err != nil {
@@ -272,6 +273,9 @@ func (e *Env) Stop() error {
 
 // Run starts the environment and keeps it running until ctx ends (Ctrl-C), then stops it.
 func Run(ctx context.Context, opts Options) error {
+	if opts.Dir == "" {
+		opts.Dir = DefaultDir
+	}
 	e, err := Start(ctx, opts)
 	if err != nil {
 		return err
@@ -288,9 +292,20 @@ func Run(ctx context.Context, opts Options) error {
 		e.cancel()
 		e.cancel = nil
 		return errors.Join(fmt.Errorf("the controllers stopped: %w", err), e.Stop())
+	case <-e.clusterAPI.exited:
+		// Cluster API's process ended by itself: say so, then stop the rest.
+		return errors.Join(fmt.Errorf("%s (Cluster API's controllers) stopped (%s); see its lines in %s", ClusterAPIBinary, e.clusterAPI.state, logPath(opts)), e.Stop())
 	}
 	_, _ = fmt.Fprintln(out, "stopping")
 	return e.Stop()
+}
+
+// logPath names where the controllers' logs go, for messages that send a person there.
+func logPath(opts Options) string {
+	if opts.Log != nil {
+		return "the controllers' log"
+	}
+	return filepath.Join(opts.Dir, "manager.log")
 }
 
 func countCRDs(ctx context.Context, c client.Client) (int, error) {

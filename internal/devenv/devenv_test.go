@@ -20,6 +20,7 @@ import (
 	"github.com/metalwire/metalwire/internal/devenv"
 	"github.com/metalwire/metalwire/internal/scheme"
 	"github.com/metalwire/metalwire/internal/simulator"
+	"github.com/metalwire/metalwire/test/e2e/framework"
 )
 
 var (
@@ -109,6 +110,9 @@ func run(m *testing.M) (int, error) {
 		return 0, err
 	}
 	defer os.RemoveAll(dir)
+	if err := framework.BuildClusterAPI(dir); err != nil {
+		return 0, err
+	}
 	manifests := filepath.Join(dir, "manifests")
 	if err := os.MkdirAll(manifests, 0o750); err != nil {
 		return 0, err
@@ -177,6 +181,15 @@ func TestClusterAPIControllersRun(t *testing.T) {
 		g.Expect(machines.Items).To(HaveLen(1))
 		g.Expect(machines.Items[0].Spec.InfrastructureRef.Kind).To(Equal("Metal3Machine"))
 	}, 30*time.Second, 200*time.Millisecond).Should(Succeed())
+	// Cluster API's Machine controller (in metalwire-capi) follows the Metal3Machine to phase
+	// Provisioned: infrastructure ready, providerID set. With no workload cluster, no further.
+	g.Eventually(func(g Gomega) {
+		machines := &clusterv1.MachineList{}
+		g.Expect(env.Client.List(ctx, machines, client.InNamespace("default"))).To(Succeed())
+		g.Expect(machines.Items).To(HaveLen(1))
+		g.Expect(machines.Items[0].Status.Phase).To(Equal(string(clusterv1.MachinePhaseProvisioned)))
+		g.Expect(machines.Items[0].Spec.ProviderID).NotTo(BeEmpty())
+	}, time.Minute, 200*time.Millisecond).Should(Succeed())
 	// The Cluster controller reports a phase.
 	g.Eventually(func() string {
 		c := &clusterv1.Cluster{}

@@ -11,15 +11,15 @@ import (
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"sigs.k8s.io/cluster-api/controllers/clustercache"
-	coreadmission "sigs.k8s.io/cluster-api/core/webhooks/admission"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/metalwire/metalwire/internal/controlplane"
 )
 
 // clusterAPIWebhookPaths are the admission webhooks of Cluster API's core manager that dev mode
-// serves: defaulting and validation of the kinds whose controllers it runs. Without them a
+// serves (in metalwire-capi, beside Cluster API's controllers): defaulting and validation of the
+// kinds whose controllers it runs. Without them a
 // MachineDeployment written as for a real management cluster (no rollout strategy, no selector)
 // would not reconcile.
 var clusterAPIWebhookPaths = []string{
@@ -35,37 +35,37 @@ var clusterAPIWebhookPaths = []string{
 
 // clusterAPIWebhooks reads Cluster API's webhook configurations from its module and keeps those
 // dev mode serves; installing the others would make the API server refuse their kinds.
-func clusterAPIWebhooks() (controlplane.Options, error) {
+func clusterAPIWebhooks() (*envtest.WebhookInstallOptions, error) {
 	capi, err := controlplane.ModuleDir("sigs.k8s.io/cluster-api")
 	if err != nil {
-		return controlplane.Options{}, err
+		return nil, err
 	}
 	file := filepath.Join(capi, "core", "config", "webhook", "manifests.yaml")
 	docs, err := readManifests(file)
 	if err != nil {
-		return controlplane.Options{}, err
+		return nil, err
 	}
-	var opts controlplane.Options
+	opts := &envtest.WebhookInstallOptions{}
 	for _, d := range docs {
 		switch d.obj.GetKind() {
 		case "MutatingWebhookConfiguration":
 			cfg := &admissionv1.MutatingWebhookConfiguration{}
 			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(d.obj.Object, cfg); err != nil {
-				return opts, fmt.Errorf("%s: %w", file, err)
+				return nil, fmt.Errorf("%s: %w", file, err)
 			}
 			cfg.Webhooks = slices.DeleteFunc(cfg.Webhooks, func(w admissionv1.MutatingWebhook) bool { return !served(w.ClientConfig) })
 			opts.MutatingWebhooks = append(opts.MutatingWebhooks, cfg)
 		case "ValidatingWebhookConfiguration":
 			cfg := &admissionv1.ValidatingWebhookConfiguration{}
 			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(d.obj.Object, cfg); err != nil {
-				return opts, fmt.Errorf("%s: %w", file, err)
+				return nil, fmt.Errorf("%s: %w", file, err)
 			}
 			cfg.Webhooks = slices.DeleteFunc(cfg.Webhooks, func(w admissionv1.ValidatingWebhook) bool { return !served(w.ClientConfig) })
 			opts.ValidatingWebhooks = append(opts.ValidatingWebhooks, cfg)
 		}
 	}
 	if len(opts.MutatingWebhooks) == 0 || len(opts.ValidatingWebhooks) == 0 {
-		return opts, fmt.Errorf("%s: no webhook configurations found", file)
+		return nil, fmt.Errorf("%s: no webhook configurations found", file)
 	}
 	return opts, nil
 }
@@ -74,23 +74,8 @@ func served(c admissionv1.WebhookClientConfig) bool {
 	return c.Service != nil && c.Service.Path != nil && slices.Contains(clusterAPIWebhookPaths, *c.Service.Path)
 }
 
-// setupClusterAPIWebhooks registers the handlers of clusterAPIWebhookPaths on mgr's webhook server.
-func setupClusterAPIWebhooks(mgr ctrl.Manager, clusterCache clustercache.ClusterCache) error {
-	for name, setup := range map[string]interface{ SetupWebhookWithManager(ctrl.Manager) error }{
-		"Cluster":           &coreadmission.Cluster{Client: mgr.GetAPIReader(), ClusterCacheReader: clusterCache},
-		"Machine":           &coreadmission.Machine{},
-		"MachineSet":        &coreadmission.MachineSet{},
-		"MachineDeployment": &coreadmission.MachineDeployment{},
-	} {
-		if err := setup.SetupWebhookWithManager(mgr); err != nil {
-			return fmt.Errorf("cluster-api %s webhook: %w", name, err)
-		}
-	}
-	return nil
-}
-
-// waitForWebhooks returns once mgr's webhook server answers, so that objects applied next are
-// defaulted instead of refused.
+// waitForWebhooks returns once mgr's webhook server answers, so that objects applied next as
+// CAPM3's v1beta1 are converted instead of refused.
 func waitForWebhooks(ctx context.Context, mgr ctrl.Manager) error {
 	check := mgr.GetWebhookServer().StartedChecker()
 	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(context.Context) (bool, error) {

@@ -46,9 +46,9 @@ type Embedding struct {
 	// SwitchDrivers are the switch drivers the fabric controllers use; nil is the drivers the
 	// image ships (switchdriver.Default).
 	SwitchDrivers *switchdriver.Registry
-	// KeepManagedFields keeps managedFields in the cache: needed when controllers that read them
-	// (Cluster API's, with server-side apply) run in the same manager, as in dev mode.
-	KeepManagedFields bool
+	// MoreNamespaces are namespaces the cache watches besides --namespace, when that is set: for
+	// a test whose objects span two namespaces.
+	MoreNamespaces []string
 	// SkipNameValidation lets one process build several managers with the same controllers
 	// (tests, dev mode started twice).
 	SkipNameValidation bool
@@ -56,10 +56,8 @@ type Embedding struct {
 	// --webhook-cert-dir); "" is every address.
 	WebhookHost string
 	// ClusterCacheName names the ClusterCache that reaches workload clusters; unset is
-	// "metalwire-manager". NeedClusterCache makes one even when the infrastructure group does
-	// not run (dev mode's Cluster API controllers use it).
+	// "metalwire-manager".
 	ClusterCacheName string
-	NeedClusterCache bool
 	// SwitchRetryMin, SwitchRetryMax and VLANRetry shorten the fabric controllers' waits
 	// (controller.Options); zero keeps their defaults.
 	SwitchRetryMin, SwitchRetryMax, VLANRetry time.Duration
@@ -133,14 +131,15 @@ func New(ctx context.Context, o *Options, groups []controller.Group) (*Manager, 
 	}
 	recorder := &informerRecorder{scheme: s, seen: map[string]bool{}}
 	cacheOpts := cache.Options{
-		SyncPeriod: &o.SyncPeriod,
-		ByObject:   controller.CacheByObject(),
-	}
-	if !o.KeepManagedFields {
-		cacheOpts.DefaultTransform = controller.CacheTransform()
+		SyncPeriod:       &o.SyncPeriod,
+		ByObject:         controller.CacheByObject(),
+		DefaultTransform: controller.CacheTransform(),
 	}
 	if o.WatchNamespace != "" {
 		cacheOpts.DefaultNamespaces = map[string]cache.Config{o.WatchNamespace: {}}
+		for _, ns := range o.MoreNamespaces {
+			cacheOpts.DefaultNamespaces[ns] = cache.Config{}
+		}
 	}
 	opts := ctrl.Options{
 		Scheme:                  s,
@@ -204,7 +203,7 @@ func New(ctx context.Context, o *Options, groups []controller.Group) (*Manager, 
 		// A switch read and left in line is read again at the latest by the resync after next.
 		SwitchReadAgainAfter: o.SyncPeriod / 2,
 	}
-	if slices.Contains(groups, controller.Infrastructure) || o.NeedClusterCache {
+	if slices.Contains(groups, controller.Infrastructure) {
 		// Workload clusters (their Nodes) are reached through Cluster API's ClusterCache.
 		if m.ClusterCache, err = controller.NewClusterCache(ctx, mgr, cmp.Or(o.ClusterCacheName, "metalwire-manager"), o.Concurrency); err != nil {
 			return nil, err

@@ -53,6 +53,7 @@ func TestInstall(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 
+	g.Expect(framework.BuildClusterAPI(t.TempDir())).To(Succeed())
 	env, err := devenv.Start(ctx, devenv.Options{
 		Dir:              t.TempDir(),
 		Hosts:            4,

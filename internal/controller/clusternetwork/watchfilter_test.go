@@ -8,20 +8,13 @@ import (
 	. "github.com/onsi/gomega"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
-	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
-	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/config"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	netv1 "github.com/metalwire/metalwire/api/network/v1alpha1"
-	"github.com/metalwire/metalwire/internal/controller/clusternetwork"
-	"github.com/metalwire/metalwire/internal/controller/networkdevice"
+	"github.com/metalwire/metalwire/internal/manager"
 	"github.com/metalwire/metalwire/internal/switchdriver"
 	"github.com/metalwire/metalwire/internal/switchdriver/standin"
-	"github.com/metalwire/metalwire/internal/testenv"
 	"github.com/metalwire/metalwire/pkg/fabric"
 )
 
@@ -39,23 +32,8 @@ func TestWatchFilterConfiguresOnlyTheLabelledFabric(t *testing.T) {
 	reg := &switchdriver.Registry{}
 	reg.Register(drv)
 
-	runCtx, cancel := context.WithCancel(ctx)
-	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{
-		Scheme: env.Scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
-		Cache:      cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}},
-		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
-	})
-	g.Expect(err).NotTo(HaveOccurred())
-	g.Expect((&networkdevice.Reconciler{Client: mgr.GetClient(), Drivers: reg, Concurrency: 2, RetryMin: 200 * time.Millisecond, RetryMax: time.Second, WatchFilter: "team-a"}).
-		SetupWithManager(runCtx, mgr, 2)).To(Succeed())
-	g.Expect((&clusternetwork.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), VLANRetry: time.Second, WatchFilter: "team-a"}).
-		SetupWithManager(runCtx, mgr, 2)).To(Succeed())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		testenv.ReportManagerExit(t, mgr.Start(runCtx))
-	}()
-	t.Cleanup(func() { cancel(); <-done })
+	// The image's manager with the fabric controllers, as `metalwire manager --watch-filter=team-a`.
+	startFabricWith(t, ns, reg, func(o *manager.Options) { o.WatchFilter = "team-a" })
 
 	team := func(o client.Object, value string) client.Object {
 		o.SetLabels(map[string]string{clusterv1.WatchLabel: value})

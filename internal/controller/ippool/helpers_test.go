@@ -10,14 +10,11 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
-	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/config"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	ipamv1 "github.com/metalwire/metalwire/api/ipam/v1alpha1"
 	"github.com/metalwire/metalwire/internal/controller/ippool"
+	"github.com/metalwire/metalwire/internal/manager/managertest"
 )
 
 // newNamespace gives the test a namespace of its own.
@@ -25,39 +22,17 @@ func newNamespace(t *testing.T) string { return env.NewNamespace(t) }
 
 // manager is a running controller manager with the IPPool controller, watching one namespace.
 type manager struct {
-	cancel context.CancelFunc
-	done   chan struct{}
+	stop func()
 }
 
-func (m *manager) stop() {
-	m.cancel()
-	<-m.done
-}
-
-// startManager starts a manager (no leader election, no metrics) reconciling namespace ns.
+// startManager starts the image's manager (managertest) reconciling namespace ns with the IPPool
+// controller alone, its status written every 100 ms.
 func startManager(t *testing.T, ns string) *manager {
 	t.Helper()
-	g := NewWithT(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{
-		Scheme:                 env.Scheme,
-		Metrics:                metricsserver.Options{BindAddress: "0"},
-		HealthProbeBindAddress: "0",
-		Cache:                  cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}},
-		Controller:             config.Controller{SkipNameValidation: ptr.To(true)},
-	})
-	g.Expect(err).NotTo(HaveOccurred())
+	mgr := managertest.New(t, env, ns, nil)
 	r := &ippool.Reconciler{StatusInterval: 100 * time.Millisecond}
-	g.Expect(r.SetupWithManager(ctx, mgr, 4)).To(Succeed())
-	m := &manager{cancel: cancel, done: make(chan struct{})}
-	go func() {
-		defer close(m.done)
-		if err := mgr.Start(ctx); err != nil {
-			t.Errorf("manager: %v", err)
-		}
-	}()
-	t.Cleanup(m.stop)
-	return m
+	NewWithT(t).Expect(r.SetupWithManager(context.Background(), mgr, 4)).To(Succeed())
+	return &manager{stop: managertest.Run(t, mgr)}
 }
 
 func addr(s string) *ipamv1.IPAddressStr { return ptr.To(ipamv1.IPAddressStr(s)) }

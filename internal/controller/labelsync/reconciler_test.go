@@ -1,4 +1,4 @@
-package labelsync
+package labelsync_test
 
 import (
 	"context"
@@ -14,13 +14,13 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	bmov1 "github.com/metalwire/metalwire/api/baremetal/v1alpha1"
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
+	"github.com/metalwire/metalwire/internal/controller/labelsync"
 	workloadclient "github.com/metalwire/metalwire/internal/controller/workload"
+	"github.com/metalwire/metalwire/internal/manager/managertest"
 	"github.com/metalwire/metalwire/internal/testenv"
 )
 
@@ -49,14 +49,15 @@ func run(m *testing.M) int {
 	defer func() { _ = workload.Stop() }()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{Scheme: env.Scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0"})
+	// The image's manager (managertest), with this package's reconciler alone.
+	mgr, err := managertest.Build(ctx, env, "", nil)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	r := &Reconciler{
+	r := &labelsync.Reconciler{
 		Client:         mgr.GetClient(),
-		Recorder:       mgr.GetEventRecorder(ControllerName),
+		Recorder:       mgr.GetEventRecorder(labelsync.ControllerName),
 		WorkloadClient: workloadclient.FromKubeconfigSecret(mgr.GetAPIReader()),
 		Resync:         time.Second,
 	}
@@ -88,7 +89,7 @@ func createProvisioned(t *testing.T, ns, prefixes string, hostLabels, nodeLabels
 		Spec:       infrav1.Metal3ClusterSpec{ControlPlaneEndpoint: infrav1.APIEndpoint{Host: "192.168.111.249", Port: 6443}},
 	}
 	if prefixes != "" {
-		m3c.Annotations = map[string]string{PrefixAnnotation: prefixes}
+		m3c.Annotations = map[string]string{labelsync.PrefixAnnotation: prefixes}
 	}
 	g.Expect(env.Client.Create(ctx, m3c)).To(Succeed())
 	g.Expect(env.Client.Create(ctx, &corev1.Secret{

@@ -1,4 +1,4 @@
-package metal3cluster
+package metal3cluster_test
 
 import (
 	"context"
@@ -14,11 +14,11 @@ import (
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/cluster-api/util/conditions"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
+	"github.com/metalwire/metalwire/internal/controller/metal3cluster"
+	"github.com/metalwire/metalwire/internal/manager/managertest"
 	"github.com/metalwire/metalwire/internal/testenv"
 )
 
@@ -37,12 +37,13 @@ func run(m *testing.M) int {
 	defer func() { _ = env.Stop() }()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{Scheme: env.Scheme, Metrics: metricsserver.Options{BindAddress: "0"}})
+	// The image's manager (managertest), with this package's reconciler alone.
+	mgr, err := managertest.Build(ctx, env, "", nil)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	r := &Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder("metal3cluster")}
+	r := &metal3cluster.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder("metal3cluster")}
 	if err := r.SetupWithManager(ctx, mgr, 2); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -120,7 +121,7 @@ func TestWaitsForItsCluster(t *testing.T) {
 	g.Eventually(func(g Gomega) {
 		c := conditions.Get(get(g, m3c), infrav1.Metal3ClusterReadyCondition)
 		g.Expect(c).NotTo(BeNil())
-		g.Expect(c.Reason).To(Equal(WaitingForOwnerClusterReason))
+		g.Expect(c.Reason).To(Equal(metal3cluster.WaitingForOwnerClusterReason))
 		g.Expect(c.Message).To(ContainSubstring("spec.infrastructureRef"))
 	}, eventually, poll).Should(Succeed())
 }

@@ -3,7 +3,6 @@ package metal3data_test
 import (
 	"context"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -12,11 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
-	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/config"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	bmov1 "github.com/metalwire/metalwire/api/baremetal/v1alpha1"
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
@@ -26,7 +21,7 @@ import (
 	"github.com/metalwire/metalwire/internal/controller/metal3dataclaim"
 	"github.com/metalwire/metalwire/internal/controller/metal3datatemplate"
 	"github.com/metalwire/metalwire/internal/controller/waits"
-	"github.com/metalwire/metalwire/internal/testenv"
+	"github.com/metalwire/metalwire/internal/manager/managertest"
 )
 
 const (
@@ -46,17 +41,8 @@ func createNamespace(t *testing.T, name string) {
 type manager struct {
 	// client reads through the manager's cache, with its indexes, as the controllers do.
 	client client.Client
-	cancel context.CancelFunc
-	done   chan struct{}
-	once   sync.Once
-}
-
-// stop stops the manager and waits for it; calling it again does nothing.
-func (m *manager) stop() {
-	m.once.Do(func() {
-		m.cancel()
-		<-m.done
-	})
+	// stop stops the manager and waits for it; calling it again does nothing.
+	stop func()
 }
 
 type managerOptions struct {
@@ -65,20 +51,14 @@ type managerOptions struct {
 	quietWaits time.Duration
 }
 
-// startManager starts a manager reconciling namespace ns; it stops when the test ends (or
-// earlier, with stop).
+// startManager starts the image's manager (managertest) reconciling namespace ns with the three
+// data-templating controllers and the IPAM controller, set up as opts says; it stops when the
+// test ends (or earlier, with stop).
 func startManager(t *testing.T, ns string, opts managerOptions) *manager {
 	t.Helper()
 	g := NewWithT(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{
-		Scheme:                 env.Scheme,
-		Metrics:                metricsserver.Options{BindAddress: "0"},
-		HealthProbeBindAddress: "0",
-		Cache:                  cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}},
-		Controller:             config.Controller{SkipNameValidation: ptr.To(true)},
-	})
-	g.Expect(err).NotTo(HaveOccurred())
+	ctx := context.Background()
+	mgr := managertest.New(t, env, ns, nil)
 	g.Expect((&ippool.Reconciler{StatusInterval: 100 * time.Millisecond}).SetupWithManager(ctx, mgr, 4)).To(Succeed())
 	g.Expect((&metal3datatemplate.Reconciler{Client: mgr.GetClient()}).SetupWithManager(ctx, mgr, 4)).To(Succeed())
 	progress := &waits.Progress{} // shared, as the manager's controller setup shares it
@@ -87,13 +67,7 @@ func startManager(t *testing.T, ns string, opts managerOptions) *manager {
 		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), IPReuse: opts.ipReuse, Recorder: mgr.GetEventRecorder("metal3data"),
 		QuietWaits: opts.quietWaits, Progress: progress,
 	}).SetupWithManager(ctx, mgr, 4)).To(Succeed())
-	m := &manager{client: mgr.GetClient(), cancel: cancel, done: make(chan struct{})}
-	go func() {
-		defer close(m.done)
-		testenv.ReportManagerExit(t, mgr.Start(ctx))
-	}()
-	t.Cleanup(m.stop)
-	return m
+	return &manager{client: mgr.GetClient(), stop: managertest.Run(t, mgr)}
 }
 
 // pool creates an IPPool handing out start..end.

@@ -11,17 +11,13 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
-	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/config"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	bmov1 "github.com/metalwire/metalwire/api/baremetal/v1alpha1"
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
 	ipamv1 "github.com/metalwire/metalwire/api/ipam/v1alpha1"
 	"github.com/metalwire/metalwire/internal/controller"
-	"github.com/metalwire/metalwire/internal/testenv"
+	"github.com/metalwire/metalwire/internal/manager/managertest"
 )
 
 // TestTakeoverFromCAPM3: a cluster as a running CAPM3 leaves it — a Metal3DataTemplate with
@@ -342,31 +338,9 @@ func newMachine(t *testing.T, ns, name, hostName string) {
 	})).To(Succeed())
 }
 
-// startMetalwire runs the infrastructure and IPAM controllers as the manager sets them up, with
-// its Secret cache (only Secrets BMO's label selects), watching namespace ns.
+// startMetalwire runs the image's manager (managertest) with the infrastructure and IPAM
+// controllers, and its Secret cache (only Secrets BMO's label selects), watching namespace ns.
 func startMetalwire(t *testing.T, ns string) {
 	t.Helper()
-	g := NewWithT(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{
-		Scheme:                 env.Scheme,
-		Metrics:                metricsserver.Options{BindAddress: "0"},
-		HealthProbeBindAddress: "0",
-		Cache:                  cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}, ByObject: controller.CacheByObject()},
-		Controller:             config.Controller{SkipNameValidation: ptr.To(true)},
-	})
-	g.Expect(err).NotTo(HaveOccurred())
-	cc, err := controller.NewClusterCache(ctx, mgr, "takeover-test", 2)
-	g.Expect(err).NotTo(HaveOccurred())
-	_, err = controller.Setup(ctx, mgr, []controller.Group{controller.Infrastructure, controller.IPAM}, controller.Options{Concurrency: 2, ClusterCache: cc})
-	g.Expect(err).NotTo(HaveOccurred())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		testenv.ReportManagerExit(t, mgr.Start(ctx))
-	}()
-	t.Cleanup(func() {
-		cancel()
-		<-done
-	})
+	managertest.Start(t, env, ns, []controller.Group{controller.Infrastructure, controller.IPAM})
 }

@@ -1,4 +1,4 @@
-package metal3machinetemplate
+package metal3machinetemplate_test
 
 import (
 	"context"
@@ -12,11 +12,11 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
+	"github.com/metalwire/metalwire/internal/controller/metal3machinetemplate"
+	"github.com/metalwire/metalwire/internal/manager/managertest"
 	"github.com/metalwire/metalwire/internal/testenv"
 )
 
@@ -39,12 +39,13 @@ func run(m *testing.M) int {
 	defer func() { _ = env.Stop() }()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{Scheme: env.Scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0"})
+	// The image's manager (managertest), with this package's reconciler alone.
+	mgr, err := managertest.Build(ctx, env, "", nil)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	if err := (&Reconciler{Client: mgr.GetClient()}).SetupWithManager(ctx, mgr, 2); err != nil {
+	if err := (&metal3machinetemplate.Reconciler{Client: mgr.GetClient()}).SetupWithManager(ctx, mgr, 2); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}

@@ -3,7 +3,6 @@ package preprovisioning_test
 import (
 	"context"
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 
@@ -13,11 +12,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
-	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/config"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/yaml"
 
 	bmov1 "github.com/metalwire/metalwire/api/baremetal/v1alpha1"
@@ -25,6 +20,8 @@ import (
 	ipamv1 "github.com/metalwire/metalwire/api/ipam/v1alpha1"
 	"github.com/metalwire/metalwire/internal/controller/ippool"
 	"github.com/metalwire/metalwire/internal/controller/preprovisioning"
+	"github.com/metalwire/metalwire/internal/manager"
+	"github.com/metalwire/metalwire/internal/manager/managertest"
 )
 
 const (
@@ -43,36 +40,24 @@ func startManager(t *testing.T, namespaces ...string) (stop func()) {
 	return startManagerWith(t, "", namespaces...)
 }
 
-// startManagerWith is startManager with --watch-filter=watchFilter.
+// startManagerWith is startManager with --watch-filter=watchFilter. The manager is the image's
+// (managertest), its cache limited to the namespaces (every namespace if none).
 func startManagerWith(t *testing.T, watchFilter string, namespaces ...string) (stop func()) {
 	t.Helper()
 	g := NewWithT(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	nsConfig := map[string]cache.Config{}
-	for _, ns := range namespaces {
-		nsConfig[ns] = cache.Config{}
+	ctx := context.Background()
+	ns := ""
+	if len(namespaces) > 0 {
+		ns = namespaces[0]
 	}
-	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{
-		Scheme:                 env.Scheme,
-		Metrics:                metricsserver.Options{BindAddress: "0"},
-		HealthProbeBindAddress: "0",
-		Cache:                  cache.Options{DefaultNamespaces: nsConfig},
-		Controller:             config.Controller{SkipNameValidation: ptr.To(true)},
+	mgr := managertest.New(t, env, ns, nil, func(o *manager.Options) {
+		if len(namespaces) > 1 {
+			o.MoreNamespaces = namespaces[1:]
+		}
 	})
-	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect((&ippool.Reconciler{StatusInterval: 100 * time.Millisecond, WatchFilter: watchFilter}).SetupWithManager(ctx, mgr, 2)).To(Succeed())
 	g.Expect(preprovisioning.SetupWithManager(ctx, mgr, 2, watchFilter)).To(Succeed())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		if err := mgr.Start(ctx); err != nil {
-			t.Errorf("manager: %v", err)
-		}
-	}()
-	var once sync.Once
-	stop = func() { once.Do(func() { cancel(); <-done }) }
-	t.Cleanup(stop)
-	return stop
+	return managertest.Run(t, mgr)
 }
 
 func create(t *testing.T, objs ...client.Object) {

@@ -59,6 +59,9 @@ func run(m *testing.M, env **devenv.Env, opts devenv.Options) (int, error) {
 			_ = os.RemoveAll(dir)
 		}
 	}()
+	if err := BuildClusterAPI(dir); err != nil {
+		return 0, err
+	}
 	opts.Dir, opts.Delays = dir, Delays
 	if *env, err = devenv.Start(context.Background(), opts); err != nil {
 		return 0, err

@@ -1,4 +1,4 @@
-package devenv
+package main
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/cluster-api/core/reconcilers/machinedeployment"
 	"sigs.k8s.io/cluster-api/core/reconcilers/machinehealthcheck"
 	"sigs.k8s.io/cluster-api/core/reconcilers/machineset"
+	coreadmission "sigs.k8s.io/cluster-api/core/webhooks/admission"
 	"sigs.k8s.io/cluster-api/util/index"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
@@ -23,8 +24,8 @@ const (
 )
 
 // setupClusterAPI adds Cluster API's Cluster, Machine, MachineSet, MachineDeployment and
-// MachineHealthCheck controllers and their defaulting and validating webhooks to mgr, configured as Cluster API's
-// own manager configures them.
+// MachineHealthCheck controllers and the defaulting and validating webhooks of the first four to
+// mgr, configured as Cluster API's own manager configures them.
 //
 // There is no workload cluster in dev mode: no Cluster has a <name>-kubeconfig Secret, so the
 // ClusterCache never connects, and the Machine controller, which would look for the Machine's
@@ -32,13 +33,13 @@ const (
 // Provisioned (infrastructure ready, providerID set) and never become Running; everything
 // metalwire does happens before that point.
 //
-// clusterCache is the one ClusterCache of the manager, shared with metalwire's Metal3Machine
-// controller.
+// clusterCache is the manager's ClusterCache; metalwire's Metal3Machine controller, in dev
+// mode's own process, has its own.
 func setupClusterAPI(ctx context.Context, mgr ctrl.Manager, clusterCache clustercache.ClusterCache) error {
 	if err := index.AddDefaultIndexes(ctx, mgr); err != nil {
 		return fmt.Errorf("cluster-api indexes: %w", err)
 	}
-	opts := controller.Options{MaxConcurrentReconciles: 5}
+	opts := controller.Options{MaxConcurrentReconciles: concurrency}
 	if err := (&cluster.Reconciler{
 		Client:                      mgr.GetClient(),
 		APIReader:                   mgr.GetAPIReader(),
@@ -77,5 +78,22 @@ func setupClusterAPI(ctx context.Context, mgr ctrl.Manager, clusterCache cluster
 	}).SetupWithManager(ctx, mgr, opts); err != nil {
 		return fmt.Errorf("cluster-api MachineHealthCheck controller: %w", err)
 	}
-	return setupClusterAPIWebhooks(mgr, clusterCache)
+	return setupWebhooks(mgr, clusterCache)
+}
+
+// setupWebhooks registers Cluster API's defaulting and validating webhooks of the kinds whose
+// controllers run here on mgr's webhook server. Dev mode installs the webhook configurations
+// calling them (internal/devenv's clusterAPIWebhookPaths lists their paths).
+func setupWebhooks(mgr ctrl.Manager, clusterCache clustercache.ClusterCache) error {
+	for name, setup := range map[string]interface{ SetupWebhookWithManager(ctrl.Manager) error }{
+		"Cluster":           &coreadmission.Cluster{Client: mgr.GetAPIReader(), ClusterCacheReader: clusterCache},
+		"Machine":           &coreadmission.Machine{},
+		"MachineSet":        &coreadmission.MachineSet{},
+		"MachineDeployment": &coreadmission.MachineDeployment{},
+	} {
+		if err := setup.SetupWebhookWithManager(mgr); err != nil {
+			return fmt.Errorf("cluster-api %s webhook: %w", name, err)
+		}
+	}
+	return nil
 }
