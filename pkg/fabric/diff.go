@@ -1,6 +1,7 @@
 package fabric
 
 import (
+	"maps"
 	"slices"
 	"sort"
 )
@@ -86,7 +87,7 @@ func Desired(wants []PortWant) map[string]State {
 				ids[v] = true
 			}
 		}
-		for _, v := range sortedKeys(ids) {
+		for _, v := range slices.Sorted(maps.Keys(ids)) {
 			st.VLANs = append(st.VLANs, VLAN{ID: v})
 		}
 		out[name] = st
@@ -213,7 +214,7 @@ func Diff(want, have State, rec Record, idle int) Batch {
 		cur.Members = sortedNames(cur.Members)
 		b = append(b, Change{Op: OpRemoveLAG, LAG: cur})
 	}
-	for _, name := range sortedKeysOf(want.LAGs) {
+	for _, name := range slices.Sorted(maps.Keys(want.LAGs)) {
 		l := want.LAGs[name]
 		if cur, ok := have.LAGs[name]; ok && SameLAG(cur, l) {
 			continue
@@ -231,7 +232,7 @@ func Diff(want, have State, rec Record, idle int) Batch {
 		}
 		b = append(b, Change{Op: op, Port: p})
 	}
-	for _, name := range sortedKeysOf(want.ACLs) {
+	for _, name := range slices.Sorted(maps.Keys(want.ACLs)) {
 		a := want.ACLs[name]
 		if cur, ok := have.ACLs[name]; ok && SameACL(a, cur) {
 			continue
@@ -265,7 +266,7 @@ func Diff(want, have State, rec Record, idle int) Batch {
 
 // RecordOf is the record to keep after want was applied.
 func RecordOf(want State) Record {
-	rec := Record{Ports: sortedPortNames(want.Ports), LAGs: sortedKeysOf(want.LAGs), ACLs: sortedKeysOf(want.ACLs)}
+	rec := Record{Ports: sortedPortNames(want.Ports), LAGs: slices.Sorted(maps.Keys(want.LAGs)), ACLs: slices.Sorted(maps.Keys(want.ACLs))}
 	for _, v := range want.VLANs {
 		rec.VLANs = append(rec.VLANs, v.ID)
 	}
@@ -299,24 +300,6 @@ func sortedPortNames(m map[string]Port) []string {
 	}
 	sort.Strings(names)
 	return names
-}
-
-func sortedKeysOf[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
-func sortedKeys(m map[int]bool) []int {
-	out := make([]int, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Ints(out)
-	return out
 }
 
 func sortInts(s []int) { sort.Ints(s) }

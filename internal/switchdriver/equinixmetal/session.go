@@ -1,10 +1,10 @@
 package equinixmetal
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"sort"
@@ -80,7 +80,7 @@ func (s *session) Read(ctx context.Context, ports []string) (fabric.State, error
 		return fabric.State{}, err
 	}
 	st := fabric.State{Ports: map[string]fabric.Port{}}
-	for _, id := range sortedKeys(s.vxlans) {
+	for _, id := range slices.Sorted(maps.Keys(s.vxlans)) {
 		st.VLANs = append(st.VLANs, fabric.VLAN{ID: id})
 	}
 	byDevice := map[string][]string{}
@@ -91,7 +91,7 @@ func (s *session) Read(ctx context.Context, ports []string) (fabric.State, error
 		}
 		byDevice[dev] = append(byDevice[dev], port)
 	}
-	for _, id := range sortedKeys(byDevice) {
+	for _, id := range slices.Sorted(maps.Keys(byDevice)) {
 		d, err := s.settledDevice(ctx, id)
 		if err != nil {
 			return fabric.State{}, err
@@ -145,7 +145,7 @@ func (s *session) Apply(ctx context.Context, batch fabric.Batch) error {
 			return fmt.Errorf("switch %s: %s: %w", s.ep.Switch, c, fabric.ErrUnsupported)
 		}
 	}
-	for _, id := range sortedKeys(want) {
+	for _, id := range slices.Sorted(maps.Keys(want)) {
 		if err := s.applyDevice(ctx, id, want[id]); err != nil {
 			return err
 		}
@@ -382,13 +382,4 @@ func apiError(what string, resp *http.Response, err error, todo string) error {
 		return fmt.Errorf("%s: %s; %s", what, msg, todo)
 	}
 	return fmt.Errorf("%s: %s", what, msg)
-}
-
-func sortedKeys[K cmp.Ordered, V any](m map[K]V) []K {
-	out := make([]K, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }
