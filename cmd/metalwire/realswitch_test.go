@@ -16,7 +16,7 @@ import (
 
 	netv1 "github.com/metalwire/metalwire/api/network/v1alpha1"
 	"github.com/metalwire/metalwire/internal/scheme"
-	"github.com/metalwire/metalwire/internal/switchdriver/ovstest"
+	"github.com/metalwire/metalwire/internal/switchtest/ovstest"
 )
 
 // `metalwire dev --apply docs/examples/real-switch` drives the real Open vSwitch the manifests

@@ -14,9 +14,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	networkv1 "github.com/metalwire/metalwire/api/network/v1alpha1"
+	"github.com/metalwire/metalwire/internal/devenv/standin"
 	"github.com/metalwire/metalwire/internal/simulator"
 	"github.com/metalwire/metalwire/internal/switchdriver"
-	"github.com/metalwire/metalwire/internal/switchdriver/standin"
 	"github.com/metalwire/metalwire/pkg/fabric/view"
 )
 

@@ -30,10 +30,10 @@ import (
 
 	"github.com/metalwire/metalwire/internal/controller"
 	"github.com/metalwire/metalwire/internal/devenv"
+	"github.com/metalwire/metalwire/internal/devenv/standin"
 	"github.com/metalwire/metalwire/internal/manager"
 	"github.com/metalwire/metalwire/internal/simulator"
 	"github.com/metalwire/metalwire/internal/switchdriver"
-	"github.com/metalwire/metalwire/internal/switchdriver/standin"
 	"github.com/metalwire/metalwire/test/e2e/framework"
 )
 

@@ -11,7 +11,7 @@ import (
 	networkv1 "github.com/metalwire/metalwire/api/network/v1alpha1"
 )
 
-// The simulated switch: a STAND-IN (internal/switchdriver/standin), not a switch. Dev mode
+// The simulated switch: a STAND-IN (internal/devenv/standin), not a switch. Dev mode
 // registers the stand-in driver for SwitchNetworkOS in its own manager only, so the NetworkDevice
 // below is a valid manifest and the fabric controllers run unchanged; nothing real is configured.
 const (

@@ -3,8 +3,8 @@ package switchdriver_test
 import (
 	"testing"
 
+	"github.com/metalwire/metalwire/internal/devenv/standin"
 	"github.com/metalwire/metalwire/internal/switchdriver"
-	"github.com/metalwire/metalwire/internal/switchdriver/standin"
 )
 
 func TestRegistryNamesTheDriversItHas(t *testing.T) {

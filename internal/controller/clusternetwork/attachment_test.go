@@ -14,7 +14,7 @@ import (
 
 	bmov1 "github.com/metalwire/metalwire/api/baremetal/v1alpha1"
 	netv1 "github.com/metalwire/metalwire/api/network/v1alpha1"
-	"github.com/metalwire/metalwire/internal/switchdriver/ovstest"
+	"github.com/metalwire/metalwire/internal/switchtest/ovstest"
 )
 
 // baremetal-operator's HostNetworkAttachment, applied with no Ironic: a claimed host's

@@ -13,7 +13,7 @@ import (
 	netv1 "github.com/metalwire/metalwire/api/network/v1alpha1"
 	"github.com/metalwire/metalwire/internal/controller/clusternetwork"
 	"github.com/metalwire/metalwire/internal/controller/networkdevice"
-	"github.com/metalwire/metalwire/internal/switchdriver/standin"
+	"github.com/metalwire/metalwire/internal/devenv/standin"
 )
 
 // A burst of hosts joining at once is written together: each NIC's status once, the

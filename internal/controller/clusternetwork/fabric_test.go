@@ -12,7 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	netv1 "github.com/metalwire/metalwire/api/network/v1alpha1"
-	"github.com/metalwire/metalwire/internal/switchdriver/standin"
+	"github.com/metalwire/metalwire/internal/devenv/standin"
 	"github.com/metalwire/metalwire/pkg/fabric"
 )
 

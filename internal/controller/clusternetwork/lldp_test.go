@@ -12,7 +12,7 @@ import (
 
 	bmov1 "github.com/metalwire/metalwire/api/baremetal/v1alpha1"
 	netv1 "github.com/metalwire/metalwire/api/network/v1alpha1"
-	"github.com/metalwire/metalwire/internal/switchdriver/ovstest"
+	"github.com/metalwire/metalwire/internal/switchtest/ovstest"
 )
 
 // Two hosts whose inspection saw the switch over LLDP (its management MAC and their ports) get

@@ -12,7 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	netv1 "github.com/metalwire/metalwire/api/network/v1alpha1"
-	"github.com/metalwire/metalwire/internal/switchdriver/vendortest"
+	"github.com/metalwire/metalwire/internal/switchtest/vendortest"
 	"github.com/metalwire/metalwire/pkg/fabric"
 )
 

@@ -14,7 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	netv1 "github.com/metalwire/metalwire/api/network/v1alpha1"
-	"github.com/metalwire/metalwire/internal/switchdriver/vendortest"
+	"github.com/metalwire/metalwire/internal/switchtest/vendortest"
 	"github.com/metalwire/metalwire/pkg/fabric"
 )
 

@@ -11,8 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	netv1 "github.com/metalwire/metalwire/api/network/v1alpha1"
-	"github.com/metalwire/metalwire/internal/switchdriver/gnmitest"
-	"github.com/metalwire/metalwire/internal/switchdriver/vendortest"
+	"github.com/metalwire/metalwire/internal/switchtest/gnmitest"
+	"github.com/metalwire/metalwire/internal/switchtest/vendortest"
 )
 
 // vendorSwitches are the vendor OSes with three ports of theirs; join is a line the switch sees

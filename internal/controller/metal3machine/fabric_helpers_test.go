@@ -16,8 +16,8 @@ import (
 	netv1 "github.com/metalwire/metalwire/api/network/v1alpha1"
 	"github.com/metalwire/metalwire/internal/controller/clusternetwork"
 	"github.com/metalwire/metalwire/internal/controller/networkdevice"
+	"github.com/metalwire/metalwire/internal/devenv/standin"
 	"github.com/metalwire/metalwire/internal/switchdriver"
-	"github.com/metalwire/metalwire/internal/switchdriver/standin"
 	"github.com/metalwire/metalwire/pkg/fabric"
 )
 

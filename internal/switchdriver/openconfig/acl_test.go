@@ -11,8 +11,8 @@ import (
 	"github.com/openconfig/gnmi/proto/gnmi"
 	"google.golang.org/grpc/metadata"
 
-	"github.com/metalwire/metalwire/internal/switchdriver/gnmitest"
 	"github.com/metalwire/metalwire/internal/switchdriver/openconfig"
+	"github.com/metalwire/metalwire/internal/switchtest/gnmitest"
 	"github.com/metalwire/metalwire/pkg/fabric"
 )
 

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/metalwire/metalwire/internal/switchdriver/gnmitest"
+	"github.com/metalwire/metalwire/internal/switchtest/gnmitest"
 	"github.com/metalwire/metalwire/pkg/fabric"
 )
 

@@ -10,9 +10,9 @@ import (
 
 	"github.com/openconfig/ygot/ygot"
 
-	"github.com/metalwire/metalwire/internal/switchdriver/gnmitest"
-	"github.com/metalwire/metalwire/internal/switchdriver/gnmitest/oc"
 	"github.com/metalwire/metalwire/internal/switchdriver/openconfig"
+	"github.com/metalwire/metalwire/internal/switchtest/gnmitest"
+	"github.com/metalwire/metalwire/internal/switchtest/gnmitest/oc"
 	"github.com/metalwire/metalwire/pkg/fabric"
 )
 

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/metalwire/metalwire/internal/switchdriver/gnmitest"
 	"github.com/metalwire/metalwire/internal/switchdriver/openconfig"
+	"github.com/metalwire/metalwire/internal/switchtest/gnmitest"
 	"github.com/metalwire/metalwire/pkg/fabric"
 )
 

@@ -9,7 +9,7 @@ import (
 
 	of "antrea.io/libOpenflow/openflow15"
 
-	"github.com/metalwire/metalwire/internal/switchdriver/ovstest"
+	"github.com/metalwire/metalwire/internal/switchtest/ovstest"
 	"github.com/metalwire/metalwire/pkg/fabric"
 )
 

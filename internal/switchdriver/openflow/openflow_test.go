@@ -14,7 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/metalwire/metalwire/internal/switchdriver/openflow"
-	"github.com/metalwire/metalwire/internal/switchdriver/ovstest"
+	"github.com/metalwire/metalwire/internal/switchtest/ovstest"
 	"github.com/metalwire/metalwire/pkg/fabric"
 )
 

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/metalwire/metalwire/internal/switchdriver/openvswitch"
-	"github.com/metalwire/metalwire/internal/switchdriver/ovstest"
+	"github.com/metalwire/metalwire/internal/switchtest/ovstest"
 	"github.com/metalwire/metalwire/pkg/fabric"
 )
 

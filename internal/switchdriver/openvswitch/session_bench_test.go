@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/metalwire/metalwire/internal/switchdriver/openvswitch"
-	"github.com/metalwire/metalwire/internal/switchdriver/ovstest"
+	"github.com/metalwire/metalwire/internal/switchtest/ovstest"
 	"github.com/metalwire/metalwire/pkg/fabric"
 )
 

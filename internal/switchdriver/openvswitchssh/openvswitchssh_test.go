@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/metalwire/metalwire/internal/switchdriver/openvswitchssh"
-	"github.com/metalwire/metalwire/internal/switchdriver/ovstest"
 	"github.com/metalwire/metalwire/internal/switchdriver/sshcli"
+	"github.com/metalwire/metalwire/internal/switchtest/ovstest"
 	"github.com/metalwire/metalwire/pkg/fabric"
 )
 

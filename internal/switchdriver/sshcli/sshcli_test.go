@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/metalwire/metalwire/internal/switchdriver/ovstest"
 	"github.com/metalwire/metalwire/internal/switchdriver/sshcli"
+	"github.com/metalwire/metalwire/internal/switchtest/ovstest"
 	"github.com/metalwire/metalwire/pkg/fabric"
 )
 

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/metalwire/metalwire/internal/switchdriver/sshcli"
-	"github.com/metalwire/metalwire/internal/switchdriver/vendortest"
+	"github.com/metalwire/metalwire/internal/switchtest/vendortest"
 	"github.com/metalwire/metalwire/pkg/fabric"
 )
 

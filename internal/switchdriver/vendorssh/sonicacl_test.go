@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/metalwire/metalwire/internal/switchdriver/sshcli"
-	"github.com/metalwire/metalwire/internal/switchdriver/vendortest"
+	"github.com/metalwire/metalwire/internal/switchtest/vendortest"
 	"github.com/metalwire/metalwire/pkg/fabric"
 )
 

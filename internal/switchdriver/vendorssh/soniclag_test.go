@@ -12,7 +12,7 @@ import (
 
 	"github.com/metalwire/metalwire/internal/switchdriver/sshcli"
 	"github.com/metalwire/metalwire/internal/switchdriver/vendorssh"
-	"github.com/metalwire/metalwire/internal/switchdriver/vendortest"
+	"github.com/metalwire/metalwire/internal/switchtest/vendortest"
 	"github.com/metalwire/metalwire/pkg/fabric"
 )
 

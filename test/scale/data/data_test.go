@@ -108,8 +108,8 @@ type runResult struct {
 	bytes         measure.Writes // watch events' bytes by resource, first claim to last served
 	cpu           time.Duration  // the manager's
 	server        time.Duration  // the API server's and etcd's, over the cores
-	peakRSS       int64 // VmHWM: everything resident, the binary's pages too
-	peakAnon      int64 // anonymous memory only: heap, stacks, the runtime's
+	peakRSS       int64          // VmHWM: everything resident, the binary's pages too
+	peakAnon      int64          // anonymous memory only: heap, stacks, the runtime's
 	load          string
 }
 

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	netv1 "github.com/metalwire/metalwire/api/network/v1alpha1"
-	"github.com/metalwire/metalwire/internal/switchdriver/ovstest"
+	"github.com/metalwire/metalwire/internal/switchtest/ovstest"
 	"github.com/metalwire/metalwire/pkg/fabric"
 )
 

@@ -1,6 +1,6 @@
 // Package fabricssh is the SSH fabric benchmark: N hosts (FABRIC_SSH_BENCH_HOSTS, default 1,000)
 // with two NICs each, on FABRIC_SSH_BENCH_SWITCHES (default 20) emulated EOS switches
-// (internal/switchdriver/vendortest) that answer a login after FABRIC_SSH_BENCH_LOGIN_MS (1,000)
+// (internal/switchtest/vendortest) that answer a login after FABRIC_SSH_BENCH_LOGIN_MS (1,000)
 // and each command after FABRIC_SSH_BENCH_COMMAND_MS (20), join a ClusterNetwork at once through
 // the image's manager (manager.New, FABRIC_SSH_BENCH_CONCURRENCY switches at once, default 4 as
 // --fabric-concurrency) on a real kube-apiserver. The clock starts once the manager's own first

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/metalwire/metalwire/internal/switchdriver/standin"
+	"github.com/metalwire/metalwire/internal/devenv/standin"
 	"github.com/metalwire/metalwire/pkg/fabric"
 )
 

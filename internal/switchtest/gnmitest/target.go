@@ -25,7 +25,7 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
-	"github.com/metalwire/metalwire/internal/switchdriver/gnmitest/oc"
+	"github.com/metalwire/metalwire/internal/switchtest/gnmitest/oc"
 )
 
 // Target is a running gNMI target.
