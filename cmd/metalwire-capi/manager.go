@@ -13,7 +13,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
-	"github.com/metalwire/metalwire/internal/controller"
+	"github.com/metalwire/metalwire/internal/controller/cachepolicy"
 	"github.com/metalwire/metalwire/internal/scheme"
 )
 
@@ -43,7 +43,7 @@ func newManager(ctx context.Context, cfg *rest.Config, f flags) (ctrl.Manager, e
 	if err != nil {
 		return nil, fmt.Errorf("creating the manager: %w", err)
 	}
-	clusterCache, err := controller.NewClusterCache(ctx, mgr, "metalwire-capi", concurrency)
+	clusterCache, err := cachepolicy.NewClusterCache(ctx, mgr, "metalwire-capi", concurrency)
 	if err != nil {
 		return nil, err
 	}

@@ -77,7 +77,7 @@ type Options struct {
 	// SwitchDrivers maps networkOS to switch drivers; nil uses switchdriver.Default, where the
 	// driver packages register themselves.
 	SwitchDrivers *switchdriver.Registry
-	// ClusterCache reaches workload clusters (NewClusterCache); the infrastructure group needs it.
+	// ClusterCache reaches workload clusters (cachepolicy.NewClusterCache); the infrastructure group needs it.
 	ClusterCache clustercache.ClusterCache
 	// SwitchRetryMin and SwitchRetryMax bound the wait before a failed switch is tried again,
 	// and VLANRetry is how often a ClusterNetwork whose VLAN range ran out looks again; zero is
@@ -156,7 +156,7 @@ func setupIPPool(ctx context.Context, mgr ctrl.Manager, opts Options) error {
 
 // errNoClusterCache: the infrastructure group's controllers reach workload clusters through one
 // shared ClusterCache.
-var errNoClusterCache = errors.New("no ClusterCache: make one with NewClusterCache and pass it in Options.ClusterCache")
+var errNoClusterCache = errors.New("no ClusterCache: make one with cachepolicy.NewClusterCache and pass it in Options.ClusterCache")
 
 func setupMetal3Cluster(ctx context.Context, mgr ctrl.Manager, opts Options) error {
 	r := &metal3cluster.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder("metal3cluster"), WatchFilter: opts.WatchFilter}

@@ -29,6 +29,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	"github.com/metalwire/metalwire/internal/controller"
+	"github.com/metalwire/metalwire/internal/controller/cachepolicy"
 	"github.com/metalwire/metalwire/internal/scheme"
 	"github.com/metalwire/metalwire/internal/switchdriver"
 	"github.com/metalwire/metalwire/internal/webhooks"
@@ -132,8 +133,8 @@ func New(ctx context.Context, o *Options, groups []controller.Group) (*Manager, 
 	recorder := &informerRecorder{scheme: s, seen: map[string]bool{}}
 	cacheOpts := cache.Options{
 		SyncPeriod:       &o.SyncPeriod,
-		ByObject:         controller.CacheByObject(),
-		DefaultTransform: controller.CacheTransform(),
+		ByObject:         cachepolicy.ByObject(),
+		DefaultTransform: cachepolicy.Transform(),
 	}
 	if o.WatchNamespace != "" {
 		cacheOpts.DefaultNamespaces = map[string]cache.Config{o.WatchNamespace: {}}
@@ -205,7 +206,7 @@ func New(ctx context.Context, o *Options, groups []controller.Group) (*Manager, 
 	}
 	if slices.Contains(groups, controller.Infrastructure) {
 		// Workload clusters (their Nodes) are reached through Cluster API's ClusterCache.
-		if m.ClusterCache, err = controller.NewClusterCache(ctx, mgr, cmp.Or(o.ClusterCacheName, "metalwire-manager"), o.Concurrency); err != nil {
+		if m.ClusterCache, err = cachepolicy.NewClusterCache(ctx, mgr, cmp.Or(o.ClusterCacheName, "metalwire-manager"), o.Concurrency); err != nil {
 			return nil, err
 		}
 		copts.ClusterCache = m.ClusterCache

@@ -9,17 +9,15 @@ import (
 
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/utils/ptr"
-	"sigs.k8s.io/cluster-api/controllers/clustercache"
-	"sigs.k8s.io/cluster-api/core/setup"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
-	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
+	"github.com/metalwire/metalwire/internal/controller/cachepolicy"
 	"github.com/metalwire/metalwire/internal/controller/metal3cluster"
 	"github.com/metalwire/metalwire/internal/testenv"
 )
@@ -62,7 +60,10 @@ func run(m *testing.M) int {
 		Scheme:                 env.Scheme,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
-		Cache:                  cache.Options{ByObject: map[client.Object]cache.ByObject{&infrav1.Metal3Machine{}: {Label: notFastTrack}}},
+		Cache: cache.Options{
+			ByObject:         map[client.Object]cache.ByObject{&infrav1.Metal3Machine{}: {Label: notFastTrack}},
+			DefaultTransform: cachepolicy.Transform(), // the image's cache keeps objects so
+		},
 	})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -70,12 +71,7 @@ func run(m *testing.M) int {
 	}
 	// The workload clusters of these tests come and go within seconds: retry connecting every
 	// second rather than Cluster API's 30.
-	// (controller.NewClusterCache configures it so; that package imports this one.)
-	clusterCache, err := clustercache.SetupWithManager(ctx, mgr, clustercache.Options{
-		SecretClient: mgr.GetAPIReader(),
-		Cache:        setup.ClusterCacheCacheOptions(),
-		Client:       setup.ClusterCacheClientOptions("metal3machine-test", 20, 30),
-	}, controller.Options{MaxConcurrentReconciles: 2})
+	clusterCache, err := cachepolicy.NewClusterCache(ctx, mgr, "metal3machine-test", 2)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -131,18 +127,17 @@ func startFastTrackManager(ctx context.Context) (chan error, error) {
 		Scheme:                 env.Scheme,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
-		Cache:                  cache.Options{ByObject: map[client.Object]cache.ByObject{&infrav1.Metal3Machine{}: {Label: sel}}},
+		Cache: cache.Options{
+			ByObject:         map[client.Object]cache.ByObject{&infrav1.Metal3Machine{}: {Label: sel}},
+			DefaultTransform: cachepolicy.Transform(),
+		},
 		// The first manager runs controllers of the same names in this process.
 		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
 	})
 	if err != nil {
 		return nil, err
 	}
-	clusterCache, err := clustercache.SetupWithManager(ctx, mgr, clustercache.Options{
-		SecretClient: mgr.GetAPIReader(),
-		Cache:        setup.ClusterCacheCacheOptions(),
-		Client:       setup.ClusterCacheClientOptions("metal3machine-fast-track-test", 20, 30),
-	}, controller.Options{MaxConcurrentReconciles: 2})
+	clusterCache, err := cachepolicy.NewClusterCache(ctx, mgr, "metal3machine-fast-track-test", 2)
 	if err != nil {
 		return nil, err
 	}

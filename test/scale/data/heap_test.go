@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
 	"github.com/metalwire/metalwire/internal/controller"
+	"github.com/metalwire/metalwire/internal/controller/cachepolicy"
 	"github.com/metalwire/metalwire/internal/testenv"
 	"github.com/metalwire/metalwire/test/scale/measure"
 )
@@ -40,7 +41,7 @@ func printManagerHeap(ctx context.Context, t *testing.T, e *testenv.Env, ns, pro
 
 // printCacheByKind prints, for every kind whose informer the benchmark's controller groups
 // make, how many objects the namespace holds and the heap they take once decoded and transformed
-// (controller.CacheTransform) as the manager's cache keeps them (measure.Retained over a list of them):
+// (cachepolicy.Transform) as the manager's cache keeps them (measure.Retained over a list of them):
 // the informer caches' share of the manager's memory, kind by kind.
 func printCacheByKind(ctx context.Context, t *testing.T, e *testenv.Env, ns string, n int) {
 	t.Helper()
@@ -48,8 +49,8 @@ func printCacheByKind(ctx context.Context, t *testing.T, e *testenv.Env, ns stri
 	if err != nil {
 		t.Fatal(err)
 	}
-	byObject := controller.CacheByObject()
-	transform := controller.CacheTransform()
+	byObject := cachepolicy.ByObject()
+	transform := cachepolicy.Transform()
 	fmt.Printf("  the caches' objects by kind (decoded and transformed as the manager's cache keeps them):\n")
 	fmt.Printf("    %-40s %8s %12s %14s\n", "kind", "objects", "KiB/object", "KiB/machine")
 	var total int64

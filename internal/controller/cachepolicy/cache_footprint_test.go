@@ -1,4 +1,4 @@
-package controller
+package cachepolicy
 
 import (
 	"bytes"
@@ -79,7 +79,7 @@ const footprintCopies = 2000
 
 // footprint is what one object of a manifest weighs: its JSON, decoded whole (unstructured),
 // decoded into metalwire's scheme's type (newObj), and as the manager's cache keeps it (the type,
-// then CacheTransform).
+// then Transform).
 type footprint struct {
 	json, whole, typed, trimmed, cached int64
 }
@@ -137,8 +137,8 @@ func measureFootprint(t *testing.T, path string, newObj func() runtime.Object, p
 		}) / footprintCopies
 	}
 	fp := footprint{json: int64(len(data))}
-	fp.cached = each(transformed(CacheTransform()))
-	fp.trimmed = each(transformed(cacheTransform(false)))
+	fp.cached = each(transformed(Transform()))
+	fp.trimmed = each(transformed(transform(false)))
 	fp.typed = each(func(data []byte) any { return decode(data) })
 	fp.whole = each(func(data []byte) any {
 		u := &unstructured.Unstructured{}
@@ -147,9 +147,9 @@ func measureFootprint(t *testing.T, path string, newObj func() runtime.Object, p
 		}
 		return u
 	})
-	t.Logf("%s: %d bytes of JSON; decoded whole (unstructured) %d bytes; as metalwire's type %d bytes; trimmed (CacheTransform without interning) %d bytes; as the manager's cache keeps it (type + CacheTransform) %d bytes",
+	t.Logf("%s: %d bytes of JSON; decoded whole (unstructured) %d bytes; as metalwire's type %d bytes; trimmed (Transform without interning) %d bytes; as the manager's cache keeps it (type + Transform) %d bytes",
 		path, fp.json, fp.whole, fp.typed, fp.trimmed, fp.cached)
-	return fp, transformed(CacheTransform())(data).(runtime.Object)
+	return fp, transformed(Transform())(data).(runtime.Object)
 }
 
 // checkBound fails when a cached object grew past its bound.

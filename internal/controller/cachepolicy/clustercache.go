@@ -1,4 +1,4 @@
-package controller
+package cachepolicy
 
 import (
 	"context"
@@ -17,7 +17,7 @@ import (
 // controllers (dev mode) makes one and hands it to both: a manager holds one ClusterCache.
 //
 // The kubeconfig Secrets are read from the API server directly (the manager's cache holds only
-// the Secrets metalwire writes; see CacheByObject), once per connection.
+// the Secrets metalwire writes; see ByObject), once per connection.
 func NewClusterCache(ctx context.Context, mgr ctrl.Manager, userAgent string, concurrency int) (clustercache.ClusterCache, error) {
 	cc, err := clustercache.SetupWithManager(ctx, mgr, clustercache.Options{
 		SecretClient: mgr.GetAPIReader(),

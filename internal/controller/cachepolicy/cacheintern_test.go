@@ -1,4 +1,4 @@
-package controller
+package cachepolicy
 
 import (
 	"os"
@@ -32,7 +32,7 @@ func cachedMachine(t *testing.T) *clusterv1.Machine {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := CacheTransform()(obj)
+	out, err := Transform()(obj)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +88,7 @@ func keyOf(m map[string]string, k string) string {
 func TestCacheTransformAgainWritesNothing(t *testing.T) {
 	m := cachedMachine(t)
 	labels, ns, reason := reflect.ValueOf(m.Labels).UnsafePointer(), m.Namespace, m.Status.Conditions[0].Reason
-	transform := CacheTransform()
+	transform := Transform()
 	var wg sync.WaitGroup
 	for range 2 {
 		wg.Go(func() {

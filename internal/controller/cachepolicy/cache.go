@@ -1,4 +1,4 @@
-package controller
+package cachepolicy
 
 import (
 	corev1 "k8s.io/api/core/v1"
@@ -13,13 +13,13 @@ import (
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
 )
 
-// CacheByObject narrows what the manager's cache holds. Secrets: only those labelled
+// ByObject narrows what the manager's cache holds. Secrets: only those labelled
 // environment.metal3.io=baremetal, the label BMO's own cache selects and that metalwire puts on
 // every Secret it writes (rendered metaData, networkData, pre-provisioning network data). The
 // Secrets metalwire is pointed at (a workload cluster's kubeconfig) are read from the API
 // server directly (the manager's APIReader), one at a time, so the manager never lists or
 // watches every Secret of the cluster.
-func CacheByObject() map[client.Object]cache.ByObject {
+func ByObject() map[client.Object]cache.ByObject {
 	return map[client.Object]cache.ByObject{
 		&corev1.Secret{}: {Label: labels.SelectorFromSet(labels.Set{infrav1.BMOEnvironmentLabel: infrav1.BMOEnvironmentLabelValue})},
 	}
@@ -30,12 +30,12 @@ func CacheByObject() map[client.Object]cache.ByObject {
 // object, and no controller reads it.
 const lastAppliedAnnotation = corev1.LastAppliedConfigAnnotation
 
-// CacheTransform is what the manager's cache does to every object before keeping it: it drops
+// Transform is what the manager's cache does to every object before keeping it: it drops
 // what no controller reads, so the cache holds a fraction of the bytes (the cache-footprint
 // tests measure what it keeps, kind by kind):
 //
 //   - every kind: managedFields and kubectl's last-applied-configuration annotation;
-//   - Secrets (only the labelled ones are cached, CacheByObject): every data key but networkData.
+//   - Secrets (only the labelled ones are cached, ByObject): every data key but networkData.
 //     A Metal3Data's Secrets are only checked to exist (and their digest annotation read); the
 //     networkData of a Metal3Data's and of a pre-provisioned host's Secret is read back (the
 //     host/switch agreement check, the pre-provisioning template's status). The rest (metaData,
@@ -55,11 +55,11 @@ const lastAppliedAnnotation = corev1.LastAppliedConfigAnnotation
 // trimmed here (an IPClaim's); everything else is written with patches computed against the
 // cached copy, which leave a field absent from both sides alone. Like every cache transform it
 // only writes when there is something to drop: the informer may pass an object it holds again.
-func CacheTransform() toolscache.TransformFunc { return cacheTransform(true) }
+func Transform() toolscache.TransformFunc { return transform(true) }
 
-// cacheTransform is CacheTransform, with the repeated strings interned or (to measure what
+// transform is Transform, with the repeated strings interned or (to measure what
 // interning saves) not.
-func cacheTransform(internStrings bool) toolscache.TransformFunc {
+func transform(internStrings bool) toolscache.TransformFunc {
 	return func(in any) (any, error) {
 		obj, ok := in.(metav1.Object)
 		if !ok {
