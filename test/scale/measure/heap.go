@@ -24,6 +24,12 @@ func WatchPeakHeap(ctx context.Context) func() uint64 {
 			peak.Store(inUse)
 		}
 	}
+	sampleUntilDone(ctx, sample)
+	return func() uint64 { sample(); return peak.Load() }
+}
+
+// sampleUntilDone calls sample now and every 100 ms until ctx ends.
+func sampleUntilDone(ctx context.Context, sample func()) {
 	sample()
 	go func() {
 		tick := time.NewTicker(100 * time.Millisecond)
@@ -37,5 +43,4 @@ func WatchPeakHeap(ctx context.Context) func() uint64 {
 			}
 		}
 	}()
-	return func() uint64 { sample(); return peak.Load() }
 }

@@ -316,18 +316,6 @@ func WatchPeakAnon(ctx context.Context, pid int) func() int64 {
 			peak.Store(v << 10)
 		}
 	}
-	sample()
-	go func() {
-		tick := time.NewTicker(100 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-tick.C:
-				sample()
-			}
-		}
-	}()
+	sampleUntilDone(ctx, sample)
 	return func() int64 { sample(); return peak.Load() }
 }
