@@ -8,6 +8,7 @@ import (
 
 	"github.com/ovn-org/libovsdb/ovsdb"
 
+	"github.com/metalwire/metalwire/internal/switchdriver/openflow"
 	"github.com/metalwire/metalwire/pkg/fabric"
 )
 
@@ -72,12 +73,8 @@ func (s *Session) adminChanges(ctx context.Context, batch fabric.Batch, v *lagVi
 // OpenFlow connection, then waits until ovs-vswitchd reports each port's new state, so a Read
 // right after shows it.
 func (s *Session) applyOpenFlow(ctx context.Context, acls []fabric.Change, downs map[string]bool) error {
-	c, err := s.conn(ctx)
-	if err != nil {
-		return err
-	}
 	if len(acls) > 0 {
-		if err := s.applyACLs(ctx, c, acls); err != nil {
+		if err := s.applyACLs(ctx, acls); err != nil {
 			return err
 		}
 	}
@@ -87,11 +84,14 @@ func (s *Session) applyOpenFlow(ctx context.Context, acls []fabric.Change, downs
 	}
 	slices.Sort(names)
 	for _, n := range names {
-		before := c.Changes()
-		if err := c.SetPortAdmin(ctx, n, downs[n]); err != nil {
+		if err := s.ofRead(ctx, func(c *openflow.Conn) error {
+			before := c.Changes()
+			err := c.SetPortAdmin(ctx, n, downs[n])
+			s.portMods += c.Changes() - before
+			return err
+		}); err != nil {
 			return fmt.Errorf("switch %s: %w", s.switchName, err)
 		}
-		s.portMods += c.Changes() - before
 	}
 	return s.waitAdminStates(ctx, downs)
 }

@@ -35,6 +35,10 @@ type Session struct {
 	openFlow   string
 	noOpenFlow error
 	of         *openflow.Conn
+	// ofConns keeps the OpenFlow connection for the next session (nil: Close closes it);
+	// ofUnproven says of was kept from an earlier session and has not answered in this one.
+	ofConns    *conns[ofConn]
+	ofUnproven bool
 	// bundles and portMods count the OpenFlow bundles and port-mods the switch applied.
 	bundles, portMods int
 	// flows are metalwire's flows as Read last found them, until a bundle changes them: Apply
@@ -61,7 +65,11 @@ func (s *Session) Changes() int { return s.changes + s.bundles + s.portMods }
 // connections and nothing failed on it, else closed.
 func (s *Session) Close() error {
 	if s.of != nil {
-		_ = s.of.Close()
+		if s.ofConns != nil && s.of.Usable() {
+			s.ofConns.put(s.openFlow, ofConn{s.of})
+		} else {
+			_ = s.of.Close()
+		}
 		s.of = nil
 	}
 	if s.client == nil {
