@@ -153,7 +153,8 @@ func (r *Reconciler) writeFinalizers(ctx context.Context, before, cn *netv1.Clus
 // holdProgress says how much longer the reconciled status may stay unwritten: zero to write it
 // now. Only the hosts' progress may wait (available, selected, states and the Ready summary of
 // them), at most ProgressQuiet since the last write; the first change after a quiet spell, a
-// host newly in error, the finalizer, VLAN ids and the other conditions are written at once. In a burst of a thousand
+// host newly in error, Ready turning True (every selected host ready: what a user waits for),
+// the finalizer, VLAN ids and the other conditions are written at once. In a burst of a thousand
 // hosts joining, every NIC the switches configure changes the status, and each write has the
 // API server decode, validate and store the whole object (a thousand hosts' states).
 func (r *Reconciler) holdProgress(key string, before, after *netv1.ClusterNetwork) time.Duration {
@@ -166,7 +167,7 @@ func (r *Reconciler) holdProgress(key string, before, after *netv1.ClusterNetwor
 		sameCondition(before, after, netv1.ConditionNICsValid) &&
 		sameCondition(before, after, netv1.ConditionLinkAggregationValid) &&
 		sameCondition(before, after, netv1.ConditionPortPoliciesValid) &&
-		!newErrors(before, after)
+		!newErrors(before, after) && !becameReady(before, after)
 	quiet := r.ProgressQuiet
 	if quiet == 0 {
 		quiet = DefaultProgressQuiet
@@ -187,6 +188,13 @@ func newErrors(before, after *netv1.ClusterNetwork) bool {
 		}
 	}
 	return false
+}
+
+// becameReady says whether Ready turned True: the last host of a burst is configured. Held for
+// the quiet period, that write would keep everyone waiting on the condition up to a second
+// after every switch port is set.
+func becameReady(before, after *netv1.ClusterNetwork) bool {
+	return conditions.IsTrue(after, netv1.ConditionReady) && !conditions.IsTrue(before, netv1.ConditionReady)
 }
 
 func sameCondition(a, b *netv1.ClusterNetwork, typ string) bool {

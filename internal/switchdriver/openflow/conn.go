@@ -68,6 +68,11 @@ func Dial(ctx context.Context, remote string) (*Conn, error) {
 // Close closes the connection.
 func (c *Conn) Close() error { return c.conn.Close() }
 
+// Usable says whether no call has failed on the connection: one that did left the stream out of
+// step and is good only for closing. (A connection the switch closed while no call ran reads
+// as usable until the next call fails.)
+func (c *Conn) Usable() bool { return c.broken == nil }
+
 // parseRemote reads an Open vSwitch active remote.
 func parseRemote(remote string) (network, addr string, err error) {
 	kind, rest, _ := strings.Cut(remote, ":")

@@ -21,8 +21,30 @@ const bundleFlags = of.BF_ATOMIC | of.BF_ORDERED
 // priority (highest first) then field by field. Compared with Normalize of the
 // flows applied, the result is exact. Read metalwire's flows with fabric.CookiePrefix and
 // fabric.CookiePrefixMask, one host's network's with its cookie and ^uint64(0).
+//
+// The port-desc request (for the names) and the flow-desc request go out together and the
+// switch answers them in order: one wait for the switch, not two.
 func (c *Conn) Flows(ctx context.Context, cookie, mask uint64) ([]fabric.Flow, error) {
-	ports, err := c.Ports(ctx)
+	body := of.NewFlowStatsRequest()
+	body.TableId = of.OFPTT_ALL
+	body.Cookie, body.CookieMask = cookie, mask
+	req := of.NewMpRequest(of.MultipartType_FlowDesc)
+	req.Body = append(req.Body, body)
+	what := fmt.Sprintf("flow-desc request cookie=%#x/%#x", cookie, mask)
+	portsReq := portDescRequest()
+	portsXid, err := c.sendRequest(ctx, portsReq)
+	if err != nil {
+		return nil, err
+	}
+	flowsXid, err := c.sendRequest(ctx, request{what: what, msg: req})
+	if err != nil {
+		return nil, err
+	}
+	portReplies, err := c.await(ctx, portsXid, portsReq.what, nil)
+	if err != nil {
+		return nil, err
+	}
+	ports, err := c.portsOf(portReplies)
 	if err != nil {
 		return nil, err
 	}
@@ -30,13 +52,7 @@ func (c *Conn) Flows(ctx context.Context, cookie, mask uint64) ([]fabric.Flow, e
 	for name, p := range ports {
 		names[p.Number] = name
 	}
-	body := of.NewFlowStatsRequest()
-	body.TableId = of.OFPTT_ALL
-	body.Cookie, body.CookieMask = cookie, mask
-	req := of.NewMpRequest(of.MultipartType_FlowDesc)
-	req.Body = append(req.Body, body)
-	what := fmt.Sprintf("flow-desc request cookie=%#x/%#x", cookie, mask)
-	replies, err := c.roundTrip(ctx, request{what: what, msg: req})
+	replies, err := c.await(ctx, flowsXid, what, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -135,13 +151,19 @@ func addFlowMod(f fabric.Flow, ports map[string]PortInfo) (*of.FlowMod, error) {
 }
 
 // bundle sends msgs as one atomic, ordered bundle: open, add each, a barrier (every add
-// checked), then commit; if any add is refused, the bundle is discarded and nothing changes.
+// checked), then commit; if the open or any add is refused, the bundle is discarded and nothing
+// changes. The open, the adds and the barrier go out together (the switch handles them in
+// order, and refuses an add to a bundle it did not open): one wait for the switch before the
+// commit, not two.
 func (c *Conn) bundle(ctx context.Context, msgs []request) error {
 	id := c.xid() // unique on this connection, which is all a bundle id must be
-	if _, err := c.roundTrip(ctx, request{what: "bundle open", msg: of.NewBundleCtrl(id, of.BCT_OPEN_REQUEST, bundleFlags)}); err != nil {
-		return err
+	openXid := c.xid()
+	out, err := marshal(of.NewBundleCtrl(id, of.BCT_OPEN_REQUEST, bundleFlags), openXid)
+	if err != nil {
+		return fmt.Errorf("openflow: bundle open: %w", err)
 	}
-	pending := make(map[uint32]string, len(msgs))
+	pending := make(map[uint32]string, len(msgs)+1)
+	pending[openXid] = "bundle open"
 	for _, m := range msgs {
 		add := of.NewBndleAdd(id, bundleFlags)
 		add.Message = m.msg
@@ -153,10 +175,11 @@ func (c *Conn) bundle(ctx context.Context, msgs []request) error {
 		// The switch requires the inner message's xid to be the bundle-add's; the inner
 		// message follows the bundle id, padding and flags.
 		binary.BigEndian.PutUint32(b[headerLen+8+4:], xid)
-		if err := c.write(ctx, b); err != nil {
-			return fmt.Errorf("openflow: %s to %s: %w", m.what, c.remote, c.closedErr(err))
-		}
+		out = append(out, b...)
 		pending[xid] = m.what
+	}
+	if err := c.write(ctx, out); err != nil {
+		return fmt.Errorf("openflow: bundle of %d flow-mods to %s: %w", len(msgs), c.remote, c.closedErr(err))
 	}
 	if err := c.barrier(ctx, pending); err != nil {
 		discard := request{what: "bundle discard", msg: of.NewBundleCtrl(id, of.BCT_DISCARD_REQUEST, bundleFlags)}

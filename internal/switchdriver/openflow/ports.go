@@ -24,12 +24,22 @@ type PortInfo struct {
 
 // Ports reads the bridge's ports (a PortDesc multipart request), by name.
 func (c *Conn) Ports(ctx context.Context) (map[string]PortInfo, error) {
-	req := of.NewMpRequest(of.MultipartType_PortDesc)
-	req.Body = append(req.Body, of.NewPortMultipartRequest(of.P_ANY))
-	replies, err := c.roundTrip(ctx, request{what: "port-desc request", msg: req})
+	replies, err := c.roundTrip(ctx, portDescRequest())
 	if err != nil {
 		return nil, err
 	}
+	return c.portsOf(replies)
+}
+
+// portDescRequest asks for every port of the bridge.
+func portDescRequest() request {
+	req := of.NewMpRequest(of.MultipartType_PortDesc)
+	req.Body = append(req.Body, of.NewPortMultipartRequest(of.P_ANY))
+	return request{what: "port-desc request", msg: req}
+}
+
+// portsOf reads the replies to a port-desc request.
+func (c *Conn) portsOf(replies [][]byte) (map[string]PortInfo, error) {
 	ports := map[string]PortInfo{}
 	for _, raw := range replies {
 		msg, err := parse(raw)

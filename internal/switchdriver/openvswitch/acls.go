@@ -38,7 +38,14 @@ func OpenFlowRemote(ep fabric.Endpoint, ovsdbRemote string) (string, error) {
 		ep.Switch, ovsdbRemote, ep.Bridge, ep.Bridge)
 }
 
-// conn is the session's OpenFlow connection, dialled on first use.
+// ofConn is an OpenFlow connection as conns keeps it between sessions.
+type ofConn struct{ *openflow.Conn }
+
+func (c ofConn) alive() bool { return c.Usable() }
+func (c ofConn) Close()      { _ = c.Conn.Close() }
+
+// conn is the session's OpenFlow connection: the one kept from the last session to the bridge
+// (ofConns), else dialled, on first use.
 func (s *Session) conn(ctx context.Context) (*openflow.Conn, error) {
 	if s.of != nil {
 		return s.of, nil
@@ -46,12 +53,44 @@ func (s *Session) conn(ctx context.Context) (*openflow.Conn, error) {
 	if s.openFlow == "" {
 		return nil, s.noOpenFlow
 	}
+	if s.ofConns != nil {
+		if c, ok := s.ofConns.take(s.openFlow); ok {
+			s.of, s.ofUnproven = c.Conn, true
+			return s.of, nil
+		}
+	}
 	c, err := openflow.Dial(ctx, s.openFlow)
 	if err != nil {
 		return nil, fmt.Errorf("switch %s: %w", s.switchName, err)
 	}
 	s.of = c
 	return c, nil
+}
+
+// ofRead runs read over the session's OpenFlow connection: a call that may run twice, a read or
+// a port-mod (which sets a state, read first). A kept connection the switch closed while it was
+// idle (ovs-vswitchd restarted, or dropped a connection that did not answer its probe) fails its
+// first call: then a new one is dialled and read runs again. Every session's first OpenFlow
+// call is such a call, so a bundle is never sent over a connection that has not answered in
+// this session.
+func (s *Session) ofRead(ctx context.Context, read func(*openflow.Conn) error) error {
+	c, err := s.conn(ctx)
+	if err != nil {
+		return err
+	}
+	err = read(c)
+	if err != nil && s.ofUnproven && ctx.Err() == nil {
+		_ = s.of.Close()
+		s.of, s.ofUnproven = nil, false
+		if c, err = s.conn(ctx); err != nil {
+			return err
+		}
+		err = read(c)
+	}
+	if err == nil {
+		s.ofUnproven = false
+	}
+	return err
 }
 
 // aclNamesAsked are the names of lists among names (ports of those names excepted).
@@ -69,12 +108,11 @@ func aclNamesAsked(names []string, ports map[string]portRow) []string {
 // its cookie and flows (as openflow.Flows reads them back: what fabric.SameACL compares with the
 // flows of the wanted list).
 func (s *Session) readACLs(ctx context.Context, names []string) (map[string]fabric.ACL, error) {
-	c, err := s.conn(ctx)
-	if err != nil {
-		return nil, err
-	}
-	flows, err := c.Flows(ctx, fabric.CookiePrefix, fabric.CookiePrefixMask)
-	if err != nil {
+	var flows []fabric.Flow
+	if err := s.ofRead(ctx, func(c *openflow.Conn) (err error) {
+		flows, err = c.Flows(ctx, fabric.CookiePrefix, fabric.CookiePrefixMask)
+		return err
+	}); err != nil {
 		return nil, fmt.Errorf("switch %s: %w", s.switchName, err)
 	}
 	s.flows = flows
@@ -123,13 +161,20 @@ func aclChanges(batch fabric.Batch) []fabric.Change {
 // applyACLs makes the lists of changes what they ask in one atomic bundle: a removed list's
 // cookie deleted, an ensured list whose flows differ replaced whole (its cookie deleted and its
 // flows added). Lists already as asked send nothing.
-func (s *Session) applyACLs(ctx context.Context, c *openflow.Conn, changes []fabric.Change) error {
+func (s *Session) applyACLs(ctx context.Context, changes []fabric.Change) error {
 	current := s.flows
-	var err error
 	if current == nil {
-		if current, err = c.Flows(ctx, fabric.CookiePrefix, fabric.CookiePrefixMask); err != nil {
+		if err := s.ofRead(ctx, func(c *openflow.Conn) (err error) {
+			current, err = c.Flows(ctx, fabric.CookiePrefix, fabric.CookiePrefixMask)
+			return err
+		}); err != nil {
 			return fmt.Errorf("switch %s: %w", s.switchName, err)
 		}
+	}
+	// The connection has answered in this session (this read, or Read's).
+	c, err := s.conn(ctx)
+	if err != nil {
+		return err
 	}
 	s.flows = nil // what follows changes them, or a failure leaves them unknown
 	have := map[uint64][]fabric.Flow{}

@@ -11,50 +11,61 @@ import (
 // session.
 const DefaultKeepIdle = 2 * time.Minute
 
-// conns keeps at most one idle OVSDB connection per remote between sessions. It is transport,
-// not switch state: a kept connection holds a socket and the schema the server sent when it
-// was opened (which only changes when ovsdb-server restarts, and that closes the socket), and
-// no rows. Sessions read with select, never a monitor, so every session still reads the switch
-// as it is at that moment.
+// conns keeps at most one idle connection per remote between sessions: OVSDB connections
+// (ovsdbConn) and OpenFlow ones (ofConn). It is transport, not switch state: a kept OVSDB
+// connection holds a socket and the schema the server sent when it was opened (which only
+// changes when ovsdb-server restarts, and that closes the socket), and no rows; a kept OpenFlow
+// connection a socket whose hello was exchanged. Sessions read with select and flow-desc
+// requests, never a monitor, so every session still reads the switch as it is at that moment.
 //
-// Opening a connection costs the dial (a TLS handshake on ssl:) and get_schema (the
+// Opening an OVSDB connection costs the dial (a TLS handshake on ssl:) and get_schema (the
 // Open_vSwitch schema is 27 kB of JSON, checked against the driver's model; openConn): most of
-// a short session's CPU. The controller opens a session per switch per reconcile.
-type conns struct {
+// a short session's CPU. Opening an OpenFlow connection costs ovs-vswitchd a connection set up
+// and torn down, about 1.5 ms of its CPU with 50 LACP bonds on the bridge (docs/fabric.md). The
+// controller opens a session per switch per reconcile.
+type conns[C keptConn] struct {
 	keep time.Duration
 	mu   sync.Mutex
-	idle map[string]*idleConn
+	idle map[string]*idleConn[C]
 }
 
-type idleConn struct {
-	client *ovsdbConn
+// keptConn is a connection conns can keep: alive says whether it may still be used (false once
+// the other end closed it, as far as the connection can tell without a call).
+type keptConn interface {
+	alive() bool
+	Close()
+}
+
+type idleConn[C keptConn] struct {
+	client C
 	timer  *time.Timer
 }
 
-func newConns(keep time.Duration) *conns {
-	return &conns{keep: keep, idle: map[string]*idleConn{}}
+func newConns[C keptConn](keep time.Duration) *conns[C] {
+	return &conns[C]{keep: keep, idle: map[string]*idleConn[C]{}}
 }
 
 // take hands out the idle connection to key, if one is still connected; the caller owns it.
-func (p *conns) take(key string) *ovsdbConn {
+func (p *conns[C]) take(key string) (C, bool) {
+	var none C
 	p.mu.Lock()
 	ic, ok := p.idle[key]
 	delete(p.idle, key)
 	p.mu.Unlock()
 	if !ok {
-		return nil
+		return none, false
 	}
 	ic.timer.Stop()
 	if !ic.client.alive() {
 		ic.client.Close()
-		return nil
+		return none, false
 	}
-	return ic.client
+	return ic.client, true
 }
 
 // put keeps c as key's idle connection for the keep time, then closes it. A connection that is
 // no longer connected, or one more than the one already kept, is closed now.
-func (p *conns) put(key string, c *ovsdbConn) {
+func (p *conns[C]) put(key string, c C) {
 	if !c.alive() {
 		c.Close()
 		return
@@ -65,7 +76,7 @@ func (p *conns) put(key string, c *ovsdbConn) {
 		c.Close()
 		return
 	}
-	ic := &idleConn{client: c}
+	ic := &idleConn[C]{client: c}
 	ic.timer = time.AfterFunc(p.keep, func() {
 		p.mu.Lock()
 		if p.idle[key] == ic {
@@ -78,10 +89,10 @@ func (p *conns) put(key string, c *ovsdbConn) {
 }
 
 // closeAll closes every idle connection.
-func (p *conns) closeAll() {
+func (p *conns[C]) closeAll() {
 	p.mu.Lock()
 	idle := p.idle
-	p.idle = map[string]*idleConn{}
+	p.idle = map[string]*idleConn[C]{}
 	p.mu.Unlock()
 	for _, ic := range idle {
 		ic.timer.Stop()

@@ -93,3 +93,76 @@ func waitClients(t *testing.T, s *ovstest.Switch, want int) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// The bridge's OpenFlow connection is kept between sessions too: a session reading and writing
+// lists opens none when one is kept, and one the switch dropped while idle is replaced without
+// the session failing, its list written all the same.
+func TestKeptOpenFlowConnection(t *testing.T) {
+	s := ovstest.StartSwitch(t, ovstest.Options{VSwitchd: true, UnnamedNamespace: true, DummyPorts: true})
+	br := s.AddBridge(t, "br0")
+	s.AddDummyPorts(t, br, 1, "p1", "p2")
+	s.WaitMgmt(t, br)
+	s.WaitOFPorts(t, "p1", "p2")
+	ep := fabric.Endpoint{Switch: "leaf1", Address: s.TCPRemote, Bridge: br, OpenFlowRemote: s.MgmtRemote(br)}
+	drv := openvswitch.New()
+	t.Cleanup(drv.CloseIdle)
+	ctx := context.Background()
+	list := func(host, port string) fabric.ACL {
+		return fabric.ACL{Name: fabric.ACLName(host, "n"), Cookie: fabric.ACLCookie(host, "n"), Port: port,
+			Rules: []fabric.ACLRule{{Direction: fabric.DirectionIngress, Protocol: "ssh", Action: fabric.ActionDeny}}}
+	}
+	// pass reads the list back, then ensures it (nothing is sent when it is there already), and
+	// says how many changes the session sent.
+	pass := func(what string, a fabric.ACL) int {
+		t.Helper()
+		sess, err := drv.Connect(ctx, ep)
+		if err != nil {
+			t.Fatalf("%s: connect: %v", what, err)
+		}
+		defer func() { _ = sess.Close() }()
+		have, err := sess.Read(ctx, []string{a.Port, a.Name})
+		if err != nil {
+			t.Fatalf("%s: read: %v", what, err)
+		}
+		if _, ok := have.ACLs[a.Name]; ok {
+			return 0
+		}
+		if err := sess.Apply(ctx, fabric.Batch{{Op: fabric.OpEnsureACL, ACL: a}}); err != nil {
+			t.Fatalf("%s: apply: %v", what, err)
+		}
+		return sess.(*openvswitch.Session).Changes()
+	}
+	flowsOf := func(a fabric.ACL) int { return len(s.DumpFlows(t, br, a.Cookie, ^uint64(0))) }
+	waitOFClients := func(want int) {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for n := s.OpenFlowClients(t); n != want; n = s.OpenFlowClients(t) {
+			if time.Now().After(deadline) {
+				t.Fatalf("ovs-vswitchd has %d OpenFlow connections, want %d", n, want)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+
+	h1, h2 := list("h1", "p1"), list("h2", "p2")
+	if n := pass("first list", h1); n != 1 || flowsOf(h1) == 0 {
+		t.Fatalf("first list: %d changes and %d flows on the switch; want one bundle and its flows", n, flowsOf(h1))
+	}
+	waitOFClients(1)
+	if n := pass("the same list again", h1); n != 0 {
+		t.Fatalf("a second pass sent %d changes, want none", n)
+	}
+	if n := s.OpenFlowClients(t); n != 1 {
+		t.Fatalf("after two sessions ovs-vswitchd has %d OpenFlow connections, want the one kept", n)
+	}
+
+	s.DropOpenFlowClients(t, br)
+	waitOFClients(0)
+	if n := pass("a list after the switch dropped the kept connection", h2); n != 1 || flowsOf(h2) == 0 {
+		t.Fatalf("after the drop: %d changes and %d flows on the switch; want one bundle and its flows", n, flowsOf(h2))
+	}
+	waitOFClients(1)
+
+	drv.CloseIdle()
+	waitOFClients(0)
+}

@@ -28,20 +28,33 @@ const DefaultDialTimeout = 5 * time.Second
 type Driver struct {
 	// DialTimeout bounds connecting and reading the schema; 0 means DefaultDialTimeout.
 	DialTimeout time.Duration
-	// conns keeps idle connections; nil: every session dials its own and closes it.
-	conns *conns
+	// conns keeps idle OVSDB connections, ofConns idle OpenFlow connections; nil: every session
+	// dials its own and closes it.
+	conns   *conns[*ovsdbConn]
+	ofConns *conns[ofConn]
 }
 
 var _ fabric.Driver = Driver{}
 
 // New returns a Driver that keeps a switch's connection open for DefaultKeepIdle after a
 // session ends, for the next session to the same remote with the same credentials.
-func New() Driver { return Driver{conns: newConns(DefaultKeepIdle)} }
+func New() Driver {
+	return Driver{conns: newConns[*ovsdbConn](DefaultKeepIdle), ofConns: newConns[ofConn](DefaultOpenFlowKeepIdle)}
+}
+
+// DefaultOpenFlowKeepIdle is how long New's driver keeps a bridge's OpenFlow connection open
+// after its last session: long enough to carry a burst's passes (a second or so apart), and
+// short, because a kept connection reads nothing between calls and so answers no probe of the
+// switch's while idle (one the switch dropped meanwhile is replaced: Session.ofRead).
+const DefaultOpenFlowKeepIdle = 20 * time.Second
 
 // CloseIdle closes the connections kept between sessions.
 func (d Driver) CloseIdle() {
 	if d.conns != nil {
 		d.conns.closeAll()
+	}
+	if d.ofConns != nil {
+		d.ofConns.closeAll()
 	}
 }
 
@@ -71,9 +84,12 @@ func (d Driver) Connect(ctx context.Context, ep fabric.Endpoint) (fabric.Session
 	key := connKey(remote, ep.Credentials.CertPEM, ep.Credentials.KeyPEM, ep.Credentials.CAPEM)
 	sess := &Session{switchName: ep.Switch, bridge: ep.Bridge}
 	sess.openFlow, sess.noOpenFlow = OpenFlowRemote(ep, remote)
+	if d.ofConns != nil && sess.openFlow != "" {
+		sess.ofConns = d.ofConns
+	}
 	if d.conns != nil {
 		sess.release = func(c *ovsdbConn) { d.conns.put(key, c) }
-		if c := d.conns.take(key); c != nil {
+		if c, ok := d.conns.take(key); ok {
 			sess.client = c
 			sess.redial = func(ctx context.Context) (*ovsdbConn, error) { return d.dial(ctx, ep, remote) }
 			return sess, nil

@@ -341,14 +341,15 @@ func (s *Session) commitLAGs(ctx context.Context, ops []ovsdb.Operation) error {
 	if len(ops) == 0 {
 		return nil
 	}
-	results, err := s.client.Transact(ctx, ops...)
+	sent := s.withCfgBump(ops)
+	results, err := s.client.Transact(ctx, sent...)
 	if err != nil {
 		s.broken = true
 		return fmt.Errorf("switch %s: OVSDB transaction of %d bond operations: %w", s.switchName, len(ops), err)
 	}
-	if _, err := ovsdb.CheckOperationResults(results, ops); err != nil {
+	if _, err := ovsdb.CheckOperationResults(results, sent); err != nil {
 		return fmt.Errorf("switch %s: OVSDB refused the transaction (nothing was changed): %w", s.switchName, err)
 	}
 	s.changes++
-	return nil
+	return s.noteCfg(results)
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ovn-org/libovsdb/ovsdb"
 
+	"github.com/metalwire/metalwire/internal/switchdriver/openflow"
 	"github.com/metalwire/metalwire/pkg/fabric"
 )
 
@@ -72,12 +73,8 @@ func (s *Session) adminChanges(ctx context.Context, batch fabric.Batch, v *lagVi
 // OpenFlow connection, then waits until ovs-vswitchd reports each port's new state, so a Read
 // right after shows it.
 func (s *Session) applyOpenFlow(ctx context.Context, acls []fabric.Change, downs map[string]bool) error {
-	c, err := s.conn(ctx)
-	if err != nil {
-		return err
-	}
 	if len(acls) > 0 {
-		if err := s.applyACLs(ctx, c, acls); err != nil {
+		if err := s.applyACLs(ctx, acls); err != nil {
 			return err
 		}
 	}
@@ -87,11 +84,14 @@ func (s *Session) applyOpenFlow(ctx context.Context, acls []fabric.Change, downs
 	}
 	slices.Sort(names)
 	for _, n := range names {
-		before := c.Changes()
-		if err := c.SetPortAdmin(ctx, n, downs[n]); err != nil {
+		if err := s.ofRead(ctx, func(c *openflow.Conn) error {
+			before := c.Changes()
+			err := c.SetPortAdmin(ctx, n, downs[n])
+			s.portMods += c.Changes() - before
+			return err
+		}); err != nil {
 			return fmt.Errorf("switch %s: %w", s.switchName, err)
 		}
-		s.portMods += c.Changes() - before
 	}
 	return s.waitAdminStates(ctx, downs)
 }
@@ -118,48 +118,83 @@ func (s *Session) waitAdminStates(ctx context.Context, downs map[string]bool) er
 	return nil
 }
 
-// syncVswitchd raises next_cfg and waits until ovs-vswitchd's cur_cfg reaches it: every
-// transaction before has then been applied to the bridge (as ovs-vsctl waits without --no-wait).
-func (s *Session) syncVswitchd(ctx context.Context) error {
-	// The table's one row. libovsdb leaves out an empty where of a mutate, which the server
-	// refuses, so the condition is one every row meets.
-	all := []ovsdb.Condition{ovsdb.NewCondition("_uuid", ovsdb.ConditionNotEqual, ovsdb.UUID{GoUUID: "00000000-0000-0000-0000-000000000000"})}
-	ops := []ovsdb.Operation{
-		{Op: ovsdb.OperationMutate, Table: tableOpenvSwitch, Where: all,
-			Mutations: []ovsdb.Mutation{*ovsdb.NewMutation("next_cfg", ovsdb.MutateOperationAdd, 1)}},
-		{Op: ovsdb.OperationSelect, Table: tableOpenvSwitch, Where: all, Columns: []string{"next_cfg"}},
+// A transaction that changes ports a list's flows or a port-mod will then name asks
+// ovs-vswitchd to tell when it has applied it: it raises next_cfg in the same transaction (as
+// ovs-vsctl does), and waitVswitchd waits until cur_cfg reaches that. Raising it in a
+// transaction of its own had ovs-vswitchd reconfigure every bridge twice per batch (its CPU
+// and ovsdb-server's are the switch's), and polling cur_cfg added a round trip every 20 ms.
+
+// everyRow is a condition every row of a table meets: libovsdb leaves out an empty where of a
+// mutate, which the server refuses, so the Open_vSwitch table's one row is named this way.
+var everyRow = []ovsdb.Condition{ovsdb.NewCondition("_uuid", ovsdb.ConditionNotEqual, ovsdb.UUID{GoUUID: "00000000-0000-0000-0000-000000000000"})}
+
+// withCfgBump appends to ops, when the session is to wait for ovs-vswitchd (cfgWanted), the
+// raise of next_cfg and a read of next_cfg and cur_cfg after it; noteCfg reads the answer.
+func (s *Session) withCfgBump(ops []ovsdb.Operation) []ovsdb.Operation {
+	if !s.cfgWanted {
+		return ops
 	}
-	results, err := s.transact(ctx, ops)
-	if err != nil {
-		return err
+	return append(slices.Clone(ops),
+		ovsdb.Operation{Op: ovsdb.OperationMutate, Table: tableOpenvSwitch, Where: everyRow,
+			Mutations: []ovsdb.Mutation{*ovsdb.NewMutation("next_cfg", ovsdb.MutateOperationAdd, 1)}},
+		ovsdb.Operation{Op: ovsdb.OperationSelect, Table: tableOpenvSwitch, Where: everyRow, Columns: []string{"next_cfg", "cur_cfg"}})
+}
+
+// noteCfg keeps the next_cfg and cur_cfg a transaction built by withCfgBump read back (its last
+// result), for waitVswitchd.
+func (s *Session) noteCfg(results []ovsdb.OperationResult) error {
+	if !s.cfgWanted || len(results) == 0 {
+		return nil
 	}
 	var rows []openvSwitchRow
-	if err := s.decode(tableOpenvSwitch, results[1].Rows, &rows); err != nil {
+	if err := s.decode(tableOpenvSwitch, results[len(results)-1].Rows, &rows); err != nil {
 		return err
 	}
 	if len(rows) != 1 {
 		return fmt.Errorf("switch %s: the Open_vSwitch table has %d rows, want 1", s.switchName, len(rows))
 	}
-	next := rows[0].NextCfg
+	s.cfg = &rows[0]
+	return nil
+}
+
+// waitVswitchd waits until ovs-vswitchd's cur_cfg reaches the next_cfg the session's change
+// raised it to: every transaction before has then been applied to the bridge (ports re-made,
+// a bond's members moved), so the flows and port-mods that follow name ports as it has them.
+// Each round is one transaction that the server holds until cur_cfg moves (a wait with until
+// "!=") and then reads it: no polling.
+func (s *Session) waitVswitchd(ctx context.Context) error {
+	if s.cfg == nil {
+		return nil
+	}
+	next, cur := s.cfg.NextCfg, s.cfg.CurCfg
+	s.cfg = nil
 	deadline := time.Now().Add(vswitchdTimeout)
-	for {
-		if err := s.selectRows(ctx, tableOpenvSwitch, []string{"cur_cfg"}, &rows); err != nil {
-			return err
-		}
-		cur := 0
-		if len(rows) == 1 {
-			cur = rows[0].CurCfg
-		}
-		if cur >= next {
-			return nil
-		}
-		if time.Now().After(deadline) {
+	for cur < next {
+		left := time.Until(deadline)
+		if left <= 0 {
 			return fmt.Errorf("switch %s: ovs-vswitchd did not apply the configuration within %s (cur_cfg %d, next_cfg %d): is ovs-vswitchd running?", s.switchName, vswitchdTimeout, cur, next)
 		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(20 * time.Millisecond):
+		ops := []ovsdb.Operation{
+			{Op: ovsdb.OperationWait, Table: tableOpenvSwitch, Where: everyRow, Columns: []string{"cur_cfg"},
+				Until: "!=", Rows: []ovsdb.Row{{"cur_cfg": cur}}, Timeout: ptr(int(left / time.Millisecond))},
+			{Op: ovsdb.OperationSelect, Table: tableOpenvSwitch, Where: everyRow, Columns: []string{"cur_cfg"}},
 		}
+		results, err := s.client.Transact(ctx, ops...)
+		if err != nil {
+			s.broken = true
+			return fmt.Errorf("switch %s: waiting for ovs-vswitchd to apply the configuration: %w", s.switchName, err)
+		}
+		if _, err := ovsdb.CheckOperationResults(results, ops); err != nil {
+			return fmt.Errorf("switch %s: ovs-vswitchd did not apply the configuration within %s (cur_cfg %d, next_cfg %d): is ovs-vswitchd running? (%w)", s.switchName, vswitchdTimeout, cur, next, err)
+		}
+		var rows []openvSwitchRow
+		if err := s.decode(tableOpenvSwitch, results[1].Rows, &rows); err != nil {
+			return err
+		}
+		if len(rows) != 1 {
+			return fmt.Errorf("switch %s: the Open_vSwitch table has %d rows, want 1", s.switchName, len(rows))
+		}
+		cur = rows[0].CurCfg
 	}
+	return nil
 }

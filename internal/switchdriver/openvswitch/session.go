@@ -35,6 +35,10 @@ type Session struct {
 	openFlow   string
 	noOpenFlow error
 	of         *openflow.Conn
+	// ofConns keeps the OpenFlow connection for the next session (nil: Close closes it);
+	// ofUnproven says of was kept from an earlier session and has not answered in this one.
+	ofConns    *conns[ofConn]
+	ofUnproven bool
 	// bundles and portMods count the OpenFlow bundles and port-mods the switch applied.
 	bundles, portMods int
 	// flows are metalwire's flows as Read last found them, until a bundle changes them: Apply
@@ -44,6 +48,10 @@ type Session struct {
 	// Apply: that Apply plans its bonds, MTUs and port states from them instead of reading the
 	// tables again (decoding them is most of what a pass costs the manager).
 	read *lagView
+	// cfgWanted says Apply's transaction raises next_cfg (withCfgBump); cfg is what it read
+	// back, for waitVswitchd.
+	cfgWanted bool
+	cfg       *openvSwitchRow
 }
 
 var _ fabric.Session = &Session{}
@@ -57,7 +65,11 @@ func (s *Session) Changes() int { return s.changes + s.bundles + s.portMods }
 // connections and nothing failed on it, else closed.
 func (s *Session) Close() error {
 	if s.of != nil {
-		_ = s.of.Close()
+		if s.ofConns != nil && s.of.Usable() {
+			s.ofConns.put(s.openFlow, ofConn{s.of})
+		} else {
+			_ = s.of.Close()
+		}
 		s.of = nil
 	}
 	if s.client == nil {
@@ -152,6 +164,10 @@ func (s *Session) Apply(ctx context.Context, batch fabric.Batch) error {
 	if (len(acls) > 0 || len(downs) > 0) && s.openFlow == "" {
 		return s.noOpenFlow
 	}
+	// A change the flows or port-mods name ports after must be applied by ovs-vswitchd first:
+	// the transaction asks it to say when (withCfgBump).
+	s.cfgWanted, s.cfg = len(acls) > 0 || len(downs) > 0, nil
+	defer func() { s.cfgWanted, s.cfg = false, nil }()
 	before := s.changes
 	if err := s.applyOVSDB(ctx, batch, v); err != nil {
 		return err
@@ -162,7 +178,7 @@ func (s *Session) Apply(ctx context.Context, batch fabric.Batch) error {
 	if s.changes > before {
 		// The flows name ports, and port-mods address them, as ovs-vswitchd has them: wait until
 		// it has applied the transaction (a bond's members moved, a port re-made).
-		if err := s.syncVswitchd(ctx); err != nil {
+		if err := s.waitVswitchd(ctx); err != nil {
 			return err
 		}
 	}
@@ -252,12 +268,13 @@ func (s *Session) applyOVSDB(ctx context.Context, batch fabric.Batch, v *lagView
 	if guard != nil {
 		ops = append([]ovsdb.Operation{*guard}, ops...)
 	}
-	results, err := s.client.Transact(ctx, ops...)
+	sent := s.withCfgBump(ops)
+	results, err := s.client.Transact(ctx, sent...)
 	if err != nil {
 		s.broken = true
 		return fmt.Errorf("switch %s: OVSDB transaction of %d port updates: %w", s.switchName, len(ops), err)
 	}
-	if _, err := ovsdb.CheckOperationResults(results, ops); err != nil {
+	if _, err := ovsdb.CheckOperationResults(results, sent); err != nil {
 		if guard != nil && len(results) > 0 && results[0].Error != "" {
 			if notOn := s.notOnBridge(ctx, order); notOn != nil {
 				return notOn
@@ -275,7 +292,7 @@ func (s *Session) applyOVSDB(ctx context.Context, batch fabric.Batch, v *lagView
 		}
 	}
 	s.changes++
-	return nil
+	return s.noteCfg(results)
 }
 
 // portColumns are the Port columns the driver reads: the row's id, its name and VLAN setting.

@@ -186,6 +186,7 @@ func TestFabricScale(t *testing.T) {
 
 	cpuBefore := measure.ProcessCPU(os.Getpid())
 	split := measure.CPUSplit(0)
+	switchesUsed := switchCPU()
 	busy := measure.MachineBusy()
 	peak := measure.WatchPeakHeap(ctx)
 	profiled := measure.ProfileAPIServer(ctx, t, env.Config, os.Getenv("FABRIC_BENCH_APISERVER_PROFILE"), 15)
@@ -206,6 +207,7 @@ func TestFabricScale(t *testing.T) {
 	stopProfile()
 	cpu := measure.ProcessCPU(os.Getpid()) - cpuBefore
 	used := split()
+	switchesCPU := switchesUsed()
 	profiled()
 	machineBusy := busy()
 	peakHeap := peak()
@@ -268,7 +270,7 @@ func TestFabricScale(t *testing.T) {
 		float64(hosts)/elapsed.Seconds(), cpu.Seconds(), float64(peakHeap)/(1<<20), float64(measure.PeakRSS(os.Getpid()))/(1<<20))
 	fmt.Printf("floor: the %d selections and NIC statuses alone, no controller running, %d writers: %.2fs, API server and etcd CPU %.2fs; all ready in %.2fx the floor, server CPU %.2fx the floor's\n",
 		hosts, writers, floor.Seconds(), floorUsed.Server().Seconds(), elapsed.Seconds()/floor.Seconds(), used.Server().Seconds()/floorUsed.Server().Seconds())
-	fmt.Printf("CPU over the run: %s (benchmark: the manager and the selection's writers); machine %.0f%% busy\n", used, machineBusy)
+	fmt.Printf("CPU over the run: %s (benchmark: the manager and the selection's writers); the %d switches: %s; machine %.0f%% busy\n", used, switches, cpuByName(switchesCPU), machineBusy)
 	fmt.Printf("manager API writes: %d, %.2f per host (%s)\n", managerWrites.total(), float64(managerWrites.total())/float64(hosts), managerWrites)
 	fmt.Printf("objects the status writes rewrite in whole, at the end: %s\n", objectSizes(t, cn, nd))
 	if withACL {

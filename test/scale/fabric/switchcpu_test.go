@@ -1,0 +1,65 @@
+package fabric
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/metalwire/metalwire/test/scale/measure"
+)
+
+// switchCPU starts measuring the CPU time the switches use (this process's ovsdb-server and
+// ovs-vswitchd children): they share the machine's cores with the API server and the manager,
+// and with access lists each switch also runs an ovs-vswitchd that part 1's run has not. The
+// returned function gives what each program used since, by name.
+func switchCPU() func() map[string]time.Duration {
+	pids := map[int]string{}
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			continue
+		}
+		open, end := bytes.IndexByte(data, '('), bytes.LastIndexByte(data, ')')
+		if open < 0 || end < open {
+			continue
+		}
+		fields := strings.Fields(string(data[end+1:]))
+		name := string(data[open+1 : end])
+		if (name == "ovsdb-server" || name == "ovs-vswitchd") && len(fields) > 1 && fields[1] == strconv.Itoa(os.Getpid()) {
+			pids[pid] = name
+		}
+	}
+	before := map[int]time.Duration{}
+	for pid := range pids {
+		before[pid] = measure.ProcessCPU(pid)
+	}
+	return func() map[string]time.Duration {
+		used := map[string]time.Duration{}
+		for pid, name := range pids {
+			used[name] += measure.ProcessCPU(pid) - before[pid]
+		}
+		return used
+	}
+}
+
+// cpuByName prints what switchCPU measured, ovsdb-server first.
+func cpuByName(used map[string]time.Duration) string {
+	var parts []string
+	for _, name := range []string{"ovsdb-server", "ovs-vswitchd"} {
+		if d, ok := used[name]; ok {
+			parts = append(parts, fmt.Sprintf("%s %.2fs", name, d.Seconds()))
+		}
+	}
+	if len(parts) == 0 {
+		return "none measured"
+	}
+	return strings.Join(parts, ", ")
+}
