@@ -2,6 +2,8 @@ package cacheread_test
 
 import (
 	"context"
+	"fmt"
+	"runtime"
 	"slices"
 	"testing"
 	"time"
@@ -91,4 +93,51 @@ func TestByFieldFindsWhatListFinds(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestByFieldCostsNotTheObjects: reading a pool's claims through ByField allocates a few words a
+// claim (the index's list of them), where List, even without a deep copy, copies every claim's
+// struct; the figures are logged for docs/scale-allocation.md.
+func TestByFieldCostsNotTheObjects(t *testing.T) {
+	g := NewWithT(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ns := env.NewNamespace(t)
+	const n = 300
+	for i := range n {
+		c := &ipamv1.IPClaim{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("claim-%d", i),
+			Labels: map[string]string{"cluster.x-k8s.io/cluster-name": "c"}},
+			Spec: ipamv1.IPClaimSpec{Pool: corev1.ObjectReference{Name: "pool"}}}
+		g.Expect(env.Client.Create(ctx, c)).To(Succeed())
+	}
+	c, err := cache.New(env.Config, cache.Options{Scheme: env.Scheme})
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(c.IndexField(ctx, &ipamv1.IPClaim{}, poolField, func(o client.Object) []string {
+		return []string{o.(*ipamv1.IPClaim).Spec.Pool.Name}
+	})).To(Succeed())
+	go func() { _ = c.Start(ctx) }()
+	g.Expect(c.WaitForCacheSync(ctx)).To(BeTrue())
+	count := func() (seen int) {
+		g.Expect(cacheread.ByField(ctx, c, &ipamv1.IPClaim{}, &ipamv1.IPClaimList{}, ns, poolField, "pool", func(client.Object) { seen++ })).To(Succeed())
+		return seen
+	}
+	g.Eventually(count, 10*time.Second).Should(Equal(n))
+
+	const reads = 50
+	perClaim := func(read func()) float64 {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		for range reads {
+			read()
+		}
+		runtime.ReadMemStats(&after)
+		return float64(after.TotalAlloc-before.TotalAlloc) / reads / n
+	}
+	byField := perClaim(func() { count() })
+	listed := perClaim(func() {
+		g.Expect(c.List(ctx, &ipamv1.IPClaimList{}, client.InNamespace(ns), client.MatchingFields{poolField: "pool"}, client.UnsafeDisableDeepCopy)).To(Succeed())
+	})
+	t.Logf("bytes allocated a claim a read: ByField %.0f, List without a deep copy %.0f", byField, listed)
+	g.Expect(byField).To(BeNumerically("<", 64), "a few words a claim, not a copy of it")
 }
