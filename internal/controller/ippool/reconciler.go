@@ -322,7 +322,8 @@ func (r *Reconciler) claimCached(ctx context.Context, a *ipamv1.IPAddress) bool 
 
 // claimsOf finds the IPClaims and Cluster API IPAddressClaims naming the pool, the cache's own
 // objects (cacheread.ByField, not even List's copy of each struct: a pool's claims are read on
-// every reconcile of the pool). Callers must not change them: they copy the few they change
+// every reconcile of the pool; under --namespace, whose cache hides its indexes, ByField lists
+// through List and hands over the list's copies). Callers must not change them: they copy the few they change
 // (claim.deepCopy). Under --watch-filter only the claims with the filter's label are kept: the
 // others are another manager's, even on our pool.
 func (r *Reconciler) claimsOf(ctx context.Context, namespace, pool string) ([]claim, error) {
