@@ -14,10 +14,12 @@ import (
 	"k8s.io/utils/ptr"
 	capiipamv1 "sigs.k8s.io/cluster-api/api/ipam/v1beta2"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	ipamv1 "github.com/metalwire/metalwire/api/ipam/v1alpha1"
+	"github.com/metalwire/metalwire/internal/controller/cacheread"
 	"github.com/metalwire/metalwire/internal/controller/skeleton"
 	"github.com/metalwire/metalwire/internal/controller/watchfilter"
 	"github.com/metalwire/metalwire/internal/metrics"
@@ -55,6 +57,9 @@ const (
 // IPClaim and Cluster API IPAddressClaim status.
 type Reconciler struct {
 	Client client.Client
+	// Cache is the manager's cache, which Client reads: the pool's claims are read from its
+	// informers' indexes (SetupWithManager sets it).
+	Cache cache.Cache
 	// APIReader reads from the API server, not the cache: used where a stale cache could
 	// decide wrongly (who holds an address that already exists; is a pool really empty).
 	APIReader client.Reader
@@ -315,30 +320,29 @@ func (r *Reconciler) claimCached(ctx context.Context, a *ipamv1.IPAddress) bool 
 	return ownedBy(a.OwnerReferences, kind, a.Spec.Claim.Name, obj.GetUID())
 }
 
-// claimsOf lists the IPClaims and Cluster API IPAddressClaims naming the pool, from the cache and
-// without copies: callers copy the few they change. Under --watch-filter only the claims with
-// the filter's label are listed: the others are another manager's, even on our pool.
+// claimsOf finds the IPClaims and Cluster API IPAddressClaims naming the pool, the cache's own
+// objects (cacheread.ByField, not even List's copy of each struct: a pool's claims are read on
+// every reconcile of the pool; under --namespace, whose cache hides its indexes, ByField lists
+// through List and hands over the list's copies). Callers must not change them: they copy the few they change
+// (claim.deepCopy). Under --watch-filter only the claims with the filter's label are kept: the
+// others are another manager's, even on our pool.
 func (r *Reconciler) claimsOf(ctx context.Context, namespace, pool string) ([]claim, error) {
-	ipClaims := &ipamv1.IPClaimList{}
-	if err := r.Client.List(ctx, ipClaims, client.InNamespace(namespace),
-		client.MatchingFields{claimPoolField: pool}, client.UnsafeDisableDeepCopy); err != nil {
+	var out []claim
+	err := cacheread.ByField(ctx, r.Cache, &ipamv1.IPClaim{}, &ipamv1.IPClaimList{}, namespace, claimPoolField, pool, func(o client.Object) {
+		if watchfilter.Matches(o, r.WatchFilter) {
+			out = append(out, ipClaim{o.(*ipamv1.IPClaim)})
+		}
+	})
+	if err != nil {
 		return nil, err
 	}
-	capiClaims := &capiipamv1.IPAddressClaimList{}
-	if err := r.Client.List(ctx, capiClaims, client.InNamespace(namespace),
-		client.MatchingFields{capiClaimPoolField: pool}, client.UnsafeDisableDeepCopy); err != nil {
+	err = cacheread.ByField(ctx, r.Cache, &capiipamv1.IPAddressClaim{}, &capiipamv1.IPAddressClaimList{}, namespace, capiClaimPoolField, pool, func(o client.Object) {
+		if watchfilter.Matches(o, r.WatchFilter) {
+			out = append(out, capiClaim{o.(*capiipamv1.IPAddressClaim)})
+		}
+	})
+	if err != nil {
 		return nil, err
-	}
-	out := make([]claim, 0, len(ipClaims.Items)+len(capiClaims.Items))
-	for i := range ipClaims.Items {
-		if watchfilter.Matches(&ipClaims.Items[i], r.WatchFilter) {
-			out = append(out, ipClaim{&ipClaims.Items[i]})
-		}
-	}
-	for i := range capiClaims.Items {
-		if watchfilter.Matches(&capiClaims.Items[i], r.WatchFilter) {
-			out = append(out, capiClaim{&capiClaims.Items[i]})
-		}
 	}
 	return out, nil
 }

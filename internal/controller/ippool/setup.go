@@ -34,6 +34,9 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, con
 	if r.Client == nil {
 		r.Client = mgr.GetClient()
 	}
+	if r.Cache == nil {
+		r.Cache = mgr.GetCache()
+	}
 	if r.APIReader == nil {
 		r.APIReader = mgr.GetAPIReader()
 	}

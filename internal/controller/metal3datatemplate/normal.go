@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -39,9 +39,11 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *skeleton.Scope[*inf
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	before := tmpl.Status.DeepCopy()
+	// allocate replaces the list, never changes it in place (copyTemplate shares it with the
+	// cache): the list as read is kept as it is, to compare with.
+	before := tmpl.Status.Indexes
 	defer func() {
-		if !equality.Semantic.DeepEqual(before.Indexes, tmpl.Status.Indexes) {
+		if !slices.Equal(before, tmpl.Status.Indexes) {
 			now := metav1.Now()
 			tmpl.Status.LastUpdated = &now
 		}

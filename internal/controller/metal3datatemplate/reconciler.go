@@ -68,6 +68,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		Finalizer:   infrav1.DataTemplateFinalizer,
 		Normal:      r.reconcileNormal,
 		Delete:      r.reconcileDelete,
+		// Read from the cache's own list and written by writeTemplate: the status lists an
+		// index per claim, which a deep copy and the patch helper's diff cost on every reconcile.
+		Write:   r.writeTemplate,
+		Copy:    copyTemplate,
+		NewList: func() client.ObjectList { return &infrav1.Metal3DataTemplateList{} },
 	})
 }
 
