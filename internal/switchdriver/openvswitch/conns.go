@@ -21,7 +21,7 @@ const DefaultKeepIdle = 2 * time.Minute
 // Opening an OVSDB connection costs the dial (a TLS handshake on ssl:) and get_schema (the
 // Open_vSwitch schema is 27 kB of JSON, checked against the driver's model; openConn): most of
 // a short session's CPU. Opening an OpenFlow connection costs ovs-vswitchd a connection set up
-// and torn down, about 1.5 ms of its CPU with 50 LACP bonds on the bridge (docs/fabric.md). The
+// and torn down, about 1.5 ms of its CPU with 50 LACP bonds on the bridge (docs/fabric-scale.md). The
 // controller opens a session per switch per reconcile.
 type conns[C keptConn] struct {
 	keep time.Duration
