@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"runtime"
 	"sort"
 	"strings"
@@ -45,6 +46,11 @@ func HeapProfile(ctx context.Context, addr, path string) (*profile.Profile, erro
 	}
 	if resp.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("reading the manager's heap profile: %s", resp.Status)
+	}
+	// The folder a person names (BENCH_DATA_HEAP_PROFILE=dir) need not exist yet: a run of an
+	// hour should not end without its profiles for that.
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, err
 	}
 	if err := os.WriteFile(path, body, 0o600); err != nil {
 		return nil, err
