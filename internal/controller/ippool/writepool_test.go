@@ -15,11 +15,11 @@ import (
 
 // TestWritePoolLeavesTheCachedPoolAlone: a reconcile's pool shares its allocations map with the
 // cache's pool (copyPool), and writePool's status patch decodes the API server's answer into that
-// pool. That is safe only while the client decodes the answer into a new map rather than into the
-// one the pool holds (encoding/json would fill the existing map): the cache's object would then
-// change under every other reader (a data race on the map), and here, where the cache lags the
-// server by one allocation, list an allocation the cache never saw. This test fails if the client
-// ever starts doing so.
+// pool. That is safe only because controller-runtime's client zeroes the target before decoding
+// (apiutil's targetZeroingDecoder), so the answer goes into a new map: encoding/json alone would
+// fill the map the pool holds, the cache's, which would change under every other reader (a data
+// race on the map) and, here, where the cache lags the server by one allocation, list an
+// allocation the cache never saw. This test fails if the client ever decodes in place.
 func TestWritePoolLeavesTheCachedPoolAlone(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
