@@ -78,12 +78,18 @@ func (p *conns[C]) put(key string, c C) {
 	}
 	ic := &idleConn[C]{client: c}
 	ic.timer = time.AfterFunc(p.keep, func() {
+		// The connection is the expiry's to close only while it is still kept: take (or
+		// closeAll) may have had it out of idle between the timer firing and this lock, and
+		// then it is a session's (or closed already).
 		p.mu.Lock()
-		if p.idle[key] == ic {
+		mine := p.idle[key] == ic
+		if mine {
 			delete(p.idle, key)
 		}
 		p.mu.Unlock()
-		c.Close()
+		if mine {
+			c.Close()
+		}
 	})
 	p.idle[key] = ic
 }
