@@ -101,10 +101,32 @@ func serve(ctx context.Context, f flags, ready func()) error {
 	if err != nil {
 		return err
 	}
+	stop := ctx
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	done := make(chan error, 1)
 	go func() { done <- mgr.Start(ctx) }()
-	if err := waitServing(ctx, mgr); err != nil {
-		return errors.Join(err, <-done)
+	serving := make(chan error, 1)
+	go func() { serving <- waitServing(ctx, mgr) }()
+	select {
+	case err := <-done:
+		// The manager ended before it served (a port taken, a certificate missing): say so now,
+		// not after waitServing's minute of polling a server that will not answer.
+		// cancel (deferred) ends waitServing, whose answer goes to serving's buffer unread.
+		if err == nil && stop.Err() == nil {
+			err = errors.New("the manager stopped before it served")
+		}
+		return err
+	case err := <-serving:
+		if err != nil {
+			// The manager runs on: stop it, or waiting for its end would wait for ever.
+			cancel()
+			merr := <-done
+			if stop.Err() != nil {
+				return merr // asked to stop before it served
+			}
+			return errors.Join(err, merr)
+		}
 	}
 	ready()
 	return <-done
