@@ -21,8 +21,10 @@ import (
 
 // Shared finds the object named key among those list holds in key's namespace, as the cache
 // holds it (client.UnsafeDisableDeepCopy: not a copy), and calls read with it; found is false
-// when there is none. read must not change the object or anything it points to, nor keep it
-// after it returns: it is the cache's own, shared with every reader. Copy what is kept.
+// when there is none. read must not change the object or anything it points to: it is the
+// cache's own, shared with every reader. What it only reads it may keep for the rest of a
+// reconcile (the informer replaces an object that changes, it never changes it in place: the
+// skeleton's Kind.Copy keeps a pool's allocations so); copy what is changed.
 //
 // It lists the namespace's objects of the kind, so it suits kinds with few objects in a
 // namespace (templates, pools); a kind with one per machine is read with client.Get.
