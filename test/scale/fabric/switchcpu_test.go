@@ -1,10 +1,7 @@
 package fabric
 
 import (
-	"bytes"
 	"fmt"
-	"os"
-	"strconv"
 	"strings"
 	"time"
 
@@ -16,27 +13,7 @@ import (
 // and with access lists each switch also runs an ovs-vswitchd that part 1's run has not. The
 // returned function gives what each program used since, by name.
 func switchCPU() func() map[string]time.Duration {
-	pids := map[int]string{}
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-		if err != nil {
-			continue
-		}
-		open, end := bytes.IndexByte(data, '('), bytes.LastIndexByte(data, ')')
-		if open < 0 || end < open {
-			continue
-		}
-		fields := strings.Fields(string(data[end+1:]))
-		name := string(data[open+1 : end])
-		if (name == "ovsdb-server" || name == "ovs-vswitchd") && len(fields) > 1 && fields[1] == strconv.Itoa(os.Getpid()) {
-			pids[pid] = name
-		}
-	}
+	pids := measure.Children("ovsdb-server", "ovs-vswitchd")
 	before := map[int]time.Duration{}
 	for pid := range pids {
 		before[pid] = measure.ProcessCPU(pid)

@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -89,25 +90,9 @@ func (u CPUUse) Server() time.Duration { return u["kube-apiserver"] + u["etcd"] 
 // how much each has used since.
 func CPUSplit(manager int) func() CPUUse {
 	pids := map[string]int{"kube-apiserver": 0, "etcd": 0, "manager": manager, "benchmark": os.Getpid()}
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-		if err != nil {
-			continue
-		}
-		open, end := bytes.IndexByte(data, '('), bytes.LastIndexByte(data, ')')
-		if open < 0 || end < open {
-			continue
-		}
-		fields := strings.Fields(string(data[end+1:]))
-		if name := string(data[open+1 : end]); len(fields) > 1 && fields[1] == strconv.Itoa(os.Getpid()) {
-			if _, ok := pids[name]; ok && pid != manager {
-				pids[name] = pid
-			}
+	for pid, name := range Children("kube-apiserver", "etcd", "manager", "benchmark") {
+		if pid != manager {
+			pids[name] = pid
 		}
 	}
 	before := CPUUse{}
@@ -123,6 +108,35 @@ func CPUSplit(manager int) func() CPUUse {
 		}
 		return used
 	}
+}
+
+// Children are this process's child processes named one of names (their command name in
+// /proc/PID/stat), by pid.
+func Children(names ...string) map[int]string {
+	out := map[int]string{}
+	self := strconv.Itoa(os.Getpid())
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			continue
+		}
+		// The command name is in parentheses and may hold spaces; the parent's pid is the
+		// second field after it.
+		open, end := bytes.IndexByte(data, '('), bytes.LastIndexByte(data, ')')
+		if open < 0 || end < open {
+			continue
+		}
+		fields := strings.Fields(string(data[end+1:]))
+		if name := string(data[open+1 : end]); len(fields) > 1 && fields[1] == self && slices.Contains(names, name) {
+			out[pid] = name
+		}
+	}
+	return out
 }
 
 // ProcessCPU is the CPU time (user + system) the process has used: a controller's own cost,
