@@ -49,7 +49,7 @@ func HeapProfile(ctx context.Context, addr, path string) (*profile.Profile, erro
 	}
 	// The folder a person names (BENCH_DATA_HEAP_PROFILE=dir) need not exist yet: a run of an
 	// hour should not end without its profiles for that.
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
 		return nil, err
 	}
 	if err := os.WriteFile(path, body, 0o600); err != nil {
