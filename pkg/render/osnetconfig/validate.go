@@ -36,20 +36,29 @@ var (
 // for everything the schema uses: inline (?i), lookaheads, unanchored search).
 func schema() (*jsonschema.Schema, error) {
 	compileOnce.Do(func() {
-		doc, err := decode(schemaYAML)
-		if err != nil {
-			compileErr = fmt.Errorf("reading the embedded os-net-config schema: %w", err)
-			return
-		}
-		c := jsonschema.NewCompiler()
-		c.DefaultDraft(jsonschema.Draft7)
-		c.UseRegexpEngine(compileRegexp)
-		if compileErr = c.AddResource(schemaURL, doc); compileErr != nil {
+		var c *jsonschema.Compiler
+		if c, compileErr = newCompiler(); compileErr != nil {
 			return
 		}
 		compiled, compileErr = c.Compile(schemaURL)
 	})
 	return compiled, compileErr
+}
+
+// newCompiler is a compiler holding the embedded schema, to compile it or one of its
+// definitions.
+func newCompiler() (*jsonschema.Compiler, error) {
+	doc, err := decode(schemaYAML)
+	if err != nil {
+		return nil, fmt.Errorf("reading the embedded os-net-config schema: %w", err)
+	}
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft7)
+	c.UseRegexpEngine(compileRegexp)
+	if err := c.AddResource(schemaURL, doc); err != nil {
+		return nil, err
+	}
+	return c, nil
 }
 
 type pythonRegexp struct{ re *regexp2.Regexp }

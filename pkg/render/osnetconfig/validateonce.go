@@ -58,15 +58,8 @@ var (
 // compileRules compiles each address definition once, and checks that each stand-in passes it.
 func compileRules() (map[string]*jsonschema.Schema, error) {
 	rulesOnce.Do(func() {
-		doc, err := decode(schemaYAML)
-		if err != nil {
-			rulesErr = err
-			return
-		}
-		c := jsonschema.NewCompiler()
-		c.DefaultDraft(jsonschema.Draft7)
-		c.UseRegexpEngine(compileRegexp)
-		if rulesErr = c.AddResource(schemaURL, doc); rulesErr != nil {
+		var c *jsonschema.Compiler
+		if c, rulesErr = newCompiler(); rulesErr != nil {
 			return
 		}
 		out := map[string]*jsonschema.Schema{}
