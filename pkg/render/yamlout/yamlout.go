@@ -4,7 +4,9 @@
 // parser to learn which numbers are integers, and encodes the result with yaml.v2; the parse is
 // most of the cost (a rendered machine's documents cost more to re-read than to build). Here the
 // value is handed to the same yaml.v2 encoder as the JSON-shaped tree that parse would have
-// produced: the same keys in the same order, the same quoting, the same numbers.
+// produced: the same keys in the same order, the same quoting, the same numbers. One difference
+// is deliberate: a NEL (U+0085) inside a string, which that re-read takes for a line break and
+// folds into a space, is written as given (TestMarshalKeepsNEL).
 package yamlout
 
 import (
@@ -19,7 +21,8 @@ import (
 	yaml "go.yaml.in/yaml/v2"
 )
 
-// Marshal writes v as YAML, byte for byte as sigs.k8s.io/yaml.Marshal(v) does.
+// Marshal writes v as YAML, byte for byte as sigs.k8s.io/yaml.Marshal(v) does, but for a string
+// holding a NEL, which it keeps (see the package's doc).
 func Marshal(v any) ([]byte, error) {
 	tree, err := Value(v)
 	if err != nil {
