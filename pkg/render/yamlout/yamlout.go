@@ -95,31 +95,9 @@ func Value(v any) (any, error) {
 		}
 		return out, nil
 	case []any:
-		if t == nil {
-			return nil, nil
-		}
-		out := make([]any, len(t))
-		for i, e := range t {
-			c, err := Value(e)
-			if err != nil {
-				return nil, err
-			}
-			out[i] = c
-		}
-		return out, nil
+		return values(t)
 	case []map[string]any:
-		if t == nil {
-			return nil, nil
-		}
-		out := make([]any, len(t))
-		for i, e := range t {
-			c, err := Value(e)
-			if err != nil {
-				return nil, err
-			}
-			out[i] = c
-		}
-		return out, nil
+		return values(t)
 	case []string:
 		if t == nil {
 			return nil, nil
@@ -137,6 +115,23 @@ func Value(v any) (any, error) {
 		return out, nil
 	}
 	return viaJSON(v)
+}
+
+// values converts each element of a list with Value; a nil list is a null, as encoding/json
+// writes it.
+func values[E any](list []E) (any, error) {
+	if list == nil {
+		return nil, nil
+	}
+	out := make([]any, len(list))
+	for i, e := range list {
+		c, err := Value(e)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = c
+	}
+	return out, nil
 }
 
 // errControl is sigs.k8s.io/yaml's refusal of a document with a character YAML does not allow
