@@ -106,6 +106,7 @@ type runResult struct {
 	writes        measure.Writes // from the first claim to the last claim served
 	quiet         measure.Writes // in the quietFor after that
 	bytes         measure.Writes // watch events' bytes by resource, first claim to last served
+	conversions   measure.Writes // conversion webhook calls, first claim to last served
 	cpu           time.Duration  // the manager's
 	server        time.Duration  // the API server's and etcd's, over the cores
 	peakRSS       int64          // VmHWM: everything resident, the binary's pages too
@@ -178,8 +179,9 @@ func run(t *testing.T, e *testenv.Env, n int, limits string, flags []string) run
 	r := runResult{
 		limits: limits, created: created, took: took,
 		writes: atServed.Minus(before).Only(dataResources...), quiet: atEnd.Minus(atServed).Only(dataResources...),
-		bytes: metricsAtServed.WatchBytes().Minus(metricsBefore.WatchBytes()).Only(dataResources...),
-		cpu:   measure.ProcessCPU(mgr.Process.Pid) - cpuBefore, server: used.Server() / time.Duration(numCPU()), peakRSS: measure.PeakRSS(mgr.Process.Pid), peakAnon: peakAnon(), load: measure.LoadAverage(),
+		bytes:       metricsAtServed.WatchBytes().Minus(metricsBefore.WatchBytes()).Only(dataResources...),
+		conversions: metricsAtServed.Conversions().Minus(metricsBefore.Conversions()),
+		cpu:         measure.ProcessCPU(mgr.Process.Pid) - cpuBefore, server: used.Server() / time.Duration(numCPU()), peakRSS: measure.PeakRSS(mgr.Process.Pid), peakAnon: peakAnon(), load: measure.LoadAverage(),
 	}
 	if heapDir != "" {
 		printManagerHeap(ctx, t, e, f.ns, profilerAddr, heapDir, n, limits)
@@ -297,25 +299,33 @@ func printSize(n int, fl floorResult, runs []runResult) {
 // watchers: per machine it stays the same at every size, unless a status that lists every
 // machine is rewritten while machines join.
 func printBytes(n int, fl floorResult, runs []runResult) {
-	floorBytes := fl.bytes.Only(dataResources...)
-	all := []measure.Writes{floorBytes}
-	fmt.Printf("\n  %-36s %10s", "watch events, KiB per machine", "floor")
+	kib := func(v int64) float64 { return float64(v) / 1024 / float64(n) }
+	printPerMachine("watch events, KiB per machine", fl.bytes.Only(dataResources...), runs, func(r runResult) measure.Writes { return r.bytes }, kib)
+	// The API server's watch cache of CAPM3's v1beta1 converts each write of a CAPM3 kind
+	// (measure.OnFreshServer); a run should make no more of them than its floor.
+	printPerMachine("conversion webhook calls per machine", fl.conversions, runs, func(r runResult) measure.Writes { return r.conversions },
+		func(v int64) float64 { return perMachine(v, n) })
+}
+
+// printPerMachine prints one table of counts by key, the floor's and each run's, through per.
+func printPerMachine(title string, floor measure.Writes, runs []runResult, of func(runResult) measure.Writes, per func(int64) float64) {
+	all := []measure.Writes{floor}
+	fmt.Printf("\n  %-36s %10s", title, "floor")
 	for _, r := range runs {
 		fmt.Printf(" %10s", r.limits)
-		all = append(all, r.bytes)
+		all = append(all, of(r))
 	}
 	fmt.Println()
-	kib := func(v int64) float64 { return float64(v) / 1024 / float64(n) }
 	for _, k := range unionKeys(all...) {
 		fmt.Printf("  %-36s", k)
 		for _, b := range all {
-			fmt.Printf(" %10.2f", kib(b[k]))
+			fmt.Printf(" %10.2f", per(b[k]))
 		}
 		fmt.Println()
 	}
 	fmt.Printf("  %-36s", "total")
 	for _, b := range all {
-		fmt.Printf(" %10.2f", kib(b.Total()))
+		fmt.Printf(" %10.2f", per(b.Total()))
 	}
 	fmt.Println()
 }

@@ -3,6 +3,7 @@ package data
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -28,7 +29,9 @@ type floorResult struct {
 	server time.Duration // the API server's and etcd's CPU over the machine's cores
 	writes measure.Writes
 	bytes  measure.Writes // watch events' bytes by resource
-	load   string
+	// conversions are the conversion webhook's calls (measure.OnFreshServer).
+	conversions measure.Writes
+	load        string
 }
 
 // floor makes, for n machines, exactly the writes data templating requires and nothing else:
@@ -55,6 +58,8 @@ func floor(t *testing.T, e *testenv.Env, n int) floorResult {
 	done := make(chan error, 1)
 	busy := measure.MachineBusy()
 	split := measure.CPUSplit(0)
+	profiled := measure.ProfileAPIServer(ctx, t, e.Config, os.Getenv("BENCH_DATA_FLOOR_APISERVER_PROFILE"), envInts(t, "BENCH_DATA_APISERVER_PROFILE_SECONDS", []int{60})[0])
+	defer profiled()
 	start := time.Now()
 	go func() {
 		done <- parallelErr(n, floorWorkers, func(int) error {
@@ -76,7 +81,8 @@ func floor(t *testing.T, e *testenv.Env, n int) floorResult {
 		t.Fatal(err)
 	}
 	fmt.Printf("  (floor, %d machines: machine CPU %.0f%% busy, load %s; CPU used: %s)\n", n, busy(), measure.LoadAverage(), used)
-	return floorResult{took: took, server: used.Server() / time.Duration(numCPU()), writes: after.Writes().Minus(before.Writes()), bytes: after.WatchBytes().Minus(before.WatchBytes()), load: measure.LoadAverage()}
+	return floorResult{took: took, server: used.Server() / time.Duration(numCPU()), writes: after.Writes().Minus(before.Writes()), bytes: after.WatchBytes().Minus(before.WatchBytes()),
+		conversions: after.Conversions().Minus(before.Conversions()), load: measure.LoadAverage()}
 }
 
 // renderByHand makes the eleven writes that follow a claim's creation, as the controllers'

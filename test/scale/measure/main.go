@@ -71,9 +71,16 @@ func buildManager(dir string) (string, error) {
 // it: a fresh API server answers its first few hundred writes slowly (connections, caches and heap
 // still growing), and one already holding other runs' objects is slower, so every measured run
 // gets its own warmed-up server.
+//
+// The server answers CAPM3's v1beta1 as a deployed one does: its conversion webhook runs (in this
+// process, for the floor and the manager's runs alike). The API server keeps a watch cache for
+// each version a CRD serves, and the one of v1beta1 converts every write of a CAPM3 kind
+// through the webhook (kubernetes/kubernetes#129979). Without the webhook that cache fails,
+// and lists every object from etcd again each time its retry comes round: a cost that grows
+// with the objects times the run's length, which no deployment has.
 func OnFreshServer(t *testing.T, warm func(e *testenv.Env) error, f func(e *testenv.Env)) {
 	t.Helper()
-	e, err := testenv.Start()
+	e, err := testenv.StartWith(testenv.Options{ServeConversion: true})
 	if err != nil {
 		t.Fatal(err)
 	}

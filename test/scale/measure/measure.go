@@ -265,6 +265,21 @@ func (m Metrics) WatchBytes() Writes {
 	return out
 }
 
+// Conversions are the conversion webhook's answers so far, by resource and direction ("from ->
+// to"), successful or not (apiserver_crd_conversion_webhook_duration_seconds).
+func (m Metrics) Conversions() Writes {
+	out := Writes{}
+	for _, s := range m["apiserver_crd_conversion_webhook_duration_seconds"].GetMetric() {
+		labels := labelsOf(s)
+		key := strings.SplitN(labels["crd_name"], ".", 2)[0] + " " + labels["from_version"] + " -> " + labels["to_version"]
+		if labels["succeeded"] != "true" {
+			key += " (failed)"
+		}
+		out[key] += int64(s.GetHistogram().GetSampleCount())
+	}
+	return out
+}
+
 func labelsOf(s *dto.Metric) map[string]string {
 	out := make(map[string]string, len(s.GetLabel()))
 	for _, l := range s.GetLabel() {
