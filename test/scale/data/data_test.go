@@ -124,8 +124,8 @@ func run(t *testing.T, e *testenv.Env, n int, limits string, flags []string) run
 	}
 	m3ms := f.machines(t, n)
 	served := watchServed(ctx, t, e, f.ns)
-	heapDir, profilerAddr := os.Getenv(heapProfileEnv), ""
-	if heapDir != "" {
+	heapDir, cpuProfile, profilerAddr := os.Getenv(heapProfileEnv), os.Getenv("BENCH_DATA_MANAGER_PROFILE"), ""
+	if heapDir != "" || cpuProfile != "" {
 		var err error
 		if profilerAddr, err = measure.FreeAddress(); err != nil {
 			t.Fatal(err)
@@ -144,8 +144,11 @@ func run(t *testing.T, e *testenv.Env, n int, limits string, flags []string) run
 	peakAnon := measure.WatchPeakAnon(ctx, mgr.Process.Pid)
 	busy := measure.MachineBusy()
 	split := measure.CPUSplit(mgr.Process.Pid)
-	profiled := measure.ProfileAPIServer(ctx, t, e.Config, os.Getenv("BENCH_DATA_APISERVER_PROFILE"), envInts(t, "BENCH_DATA_APISERVER_PROFILE_SECONDS", []int{60})[0])
+	seconds := envInts(t, "BENCH_DATA_APISERVER_PROFILE_SECONDS", []int{60})[0]
+	profiled := measure.ProfileAPIServer(ctx, t, e.Config, os.Getenv("BENCH_DATA_APISERVER_PROFILE"), seconds)
 	defer profiled()
+	managerProfiled := measure.ProfileManager(ctx, t, profilerAddr, cpuProfile, seconds)
+	defer managerProfiled()
 	start := time.Now()
 	parallel(t, n, func(i int) error {
 		_, err := f.claim(ctx, m3ms[i])

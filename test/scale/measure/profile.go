@@ -2,6 +2,9 @@ package measure
 
 import (
 	"context"
+	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"strconv"
 	"testing"
@@ -39,4 +42,42 @@ func ProfileAPIServer(ctx context.Context, t *testing.T, cfg *rest.Config, path 
 		}
 	}()
 	return func() { <-done }
+}
+
+// ProfileManager writes a CPU profile of the manager serving pprof at addr (its
+// --profiler-address) over seconds to path, in the background, as ProfileAPIServer does for the
+// API server. An empty path profiles nothing. The returned function waits for the profile.
+func ProfileManager(ctx context.Context, t *testing.T, addr, path string, seconds int) func() {
+	if path == "" {
+		return func() {}
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := fetchTo(ctx, fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", addr, seconds), path); err != nil {
+			t.Errorf("profiling the manager: %v", err)
+		}
+	}()
+	return func() { <-done }
+}
+
+// fetchTo writes what a GET of url answers to path.
+func fetchTo(ctx context.Context, url, path string) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("%s: %s", url, resp.Status)
+	}
+	return os.WriteFile(path, body, 0o600)
 }
