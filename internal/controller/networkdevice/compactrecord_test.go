@@ -64,7 +64,7 @@ func TestTheRecordLeavesDefaultsOutAndReadsTheSame(t *testing.T) {
 	g.Expect(written(access)).To(Equal(`{"name":"p8","vlan":1000}`))
 	g.Expect(access.PortMode()).To(Equal(netv1.PortModeAccess))
 	p := byName[slow]
-	g.Expect(written(p)).To(Equal(`{"name":"` + slow + `","vlan":1000,"lag":{"members":["p1","p2"]}}`), "its list is in the switch's record")
+	g.Expect(written(p)).To(Equal(`{"name":"`+slow+`","vlan":1000,"lag":{"members":["p1","p2"]}}`), "its list is in the switch's record")
 	g.Expect([]any{p.PortMode(), p.LAG.LAGMode(), p.LAG.Rate()}).To(Equal([]any{netv1.PortModeAccess, netv1.LAGLACP, netv1.LACPSlow}))
 	// Anything else: written.
 	p = byName[fast]
