@@ -119,7 +119,7 @@ func listsOnPorts(want fabric.State, st *netv1.SwitchStatus) {
 	for _, name := range slices.Sorted(maps.Keys(want.ACLs)) {
 		acl := want.ACLs[name]
 		i := slices.IndexFunc(st.Ports, func(p netv1.ConfiguredPort) bool { return p.Name == acl.Port })
-		ca := netv1.ConfiguredACL{Name: name, VLAN: int32(acl.VLAN), Rules: int32(len(acl.Rules))} //nolint:gosec // small numbers
+		ca := netv1.ConfiguredACL{Name: name, VLAN: int32(acl.VLAN), Rules: int32(len(acl.Rules))}
 		if acl.DefaultDeny {
 			ca.Default = netv1.ACLDeny
 		}
