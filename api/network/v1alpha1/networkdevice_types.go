@@ -338,7 +338,9 @@ type ConfiguredPort struct {
 	// Down is true when the controller shut the port (portStatus down).
 	// +optional
 	Down bool `json:"down,omitempty"`
-	// ACLs are the access lists the controller bound to the port.
+	// ACLs is how managers before the per-switch record (status.switches[].acls) recorded the
+	// access lists bound to the port. It is no longer written; a record that still has it is
+	// read (its lists are found and removed as before) and rewritten without it on the next pass.
 	// +optional
 	ACLs []ConfiguredACL `json:"acls,omitempty"`
 }
@@ -346,7 +348,8 @@ type ConfiguredPort struct {
 // PortMode is the port's mode, access when the record leaves it out.
 func (p *ConfiguredPort) PortMode() PortMode { return cmp.Or(p.Mode, PortModeAccess) }
 
-// ConfiguredACL is an access list the fabric controller bound to a port.
+// ConfiguredACL is an access list the fabric controller bound to a port, as managers before the
+// per-switch record (ConfiguredACLs) recorded it in status.switches[].ports[].acls.
 type ConfiguredACL struct {
 	// Name of the list on the switch.
 	Name string `json:"name"`
@@ -362,6 +365,28 @@ type ConfiguredACL struct {
 
 // DefaultAction is the list's default, allow when the record leaves it out.
 func (a *ConfiguredACL) DefaultAction() ACLAction { return cmp.Or(a.Default, ACLAllow) }
+
+// ConfiguredACLs is access lists the fabric controller bound on a switch that hold the same:
+// as many rules (before the default), the same default and the same VLAN. Every list is a
+// host's on one network (its name is made from both, fabric.ACLName), bound to that host's
+// port or bond on the switch (the NIC's status.nics[].acls names a card's lists), so a list
+// is recorded once, by name, under what it holds: a thousand lists of one network's rules are
+// one entry here.
+type ConfiguredACLs struct {
+	// Rules is how many rules each of the lists has, before its default.
+	Rules int32 `json:"rules"`
+	// Default is allow or deny; unset: allow.
+	// +optional
+	Default ACLAction `json:"default,omitempty"`
+	// VLAN is the trunk VLAN the lists filter (0: their port's untagged traffic).
+	// +optional
+	VLAN int32 `json:"vlan,omitempty"`
+	// Names of the lists, sorted.
+	Names []string `json:"names"`
+}
+
+// DefaultAction is the lists' default, allow when the record leaves it out.
+func (a *ConfiguredACLs) DefaultAction() ACLAction { return cmp.Or(a.Default, ACLAllow) }
 
 // ConfiguredLAG is a bond the fabric controller made.
 type ConfiguredLAG struct {
@@ -406,6 +431,10 @@ type SwitchStatus struct {
 	// VLANs the controller created on this switch.
 	// +optional
 	VLANs []int32 `json:"vlans,omitempty"`
+	// ACLs are the access lists the controller bound on this switch, grouped by what they hold
+	// (rules, default, VLAN), each by name.
+	// +optional
+	ACLs []ConfiguredACLs `json:"acls,omitempty"`
 	// ConfiguredWith is the switch's entry of spec.switches when the controller last configured
 	// it. It is kept so that once the switch is removed from spec.switches the controller can
 	// still reach it, reset the ports it configured there and remove its VLANs; the record goes
@@ -426,6 +455,23 @@ type SwitchStatus struct {
 	// line, in the order it would be sent. Nothing was sent.
 	// +optional
 	PlannedChanges []string `json:"plannedChanges,omitempty"`
+}
+
+// BoundACLs is every access list the record says is bound on the switch, by name: the
+// per-switch record's (acls) and, in a record written before it, the ports' (ports[].acls).
+func (s *SwitchStatus) BoundACLs() map[string]ConfiguredACL {
+	out := map[string]ConfiguredACL{}
+	for _, set := range s.ACLs {
+		for _, n := range set.Names {
+			out[n] = ConfiguredACL{Name: n, VLAN: set.VLAN, Rules: set.Rules, Default: set.Default}
+		}
+	}
+	for _, p := range s.Ports {
+		for _, a := range p.ACLs {
+			out[a.Name] = a
+		}
+	}
+	return out
 }
 
 // NetworkDeviceStatus is the state of each switch.

@@ -247,13 +247,16 @@ type switchPorts map[string]switchRecord
 type switchRecord struct {
 	status *netv1.SwitchStatus
 	ports  map[string]*netv1.ConfiguredPort
+	// acls are the access lists bound on the switch, by name (status.switches[].acls, or a
+	// record written before it: ports[].acls).
+	acls map[string]netv1.ConfiguredACL
 }
 
 func configuredPortsOf(nd *netv1.NetworkDevice) switchPorts {
 	out := make(switchPorts, len(nd.Status.Switches))
 	for i := range nd.Status.Switches {
 		sw := &nd.Status.Switches[i]
-		rec := switchRecord{status: sw, ports: make(map[string]*netv1.ConfiguredPort, len(sw.Ports))}
+		rec := switchRecord{status: sw, ports: make(map[string]*netv1.ConfiguredPort, len(sw.Ports)), acls: sw.BoundACLs()}
 		for j := range sw.Ports {
 			rec.ports[sw.Ports[j].Name] = &sw.Ports[j]
 		}
@@ -292,7 +295,7 @@ func hostState(nic *netv1.NIC, st netv1.NICStatus, ports switchPorts) netv1.Host
 			if !cardOK || !trunks(card.ports[sn.UplinkPort], a) {
 				waiting = append(waiting, sn.Switch+"/"+sn.UplinkPort)
 			}
-			if !cardOK || !carries(card.ports[sn.HostPort], a) {
+			if !cardOK || !card.carries(sn.HostPort, a) {
 				waiting = append(waiting, sn.Switch+"/"+sn.HostPort)
 			}
 			continue
@@ -300,10 +303,10 @@ func hostState(nic *netv1.NIC, st netv1.NICStatus, ports switchPorts) netv1.Host
 		switch {
 		case a.LAG != nil:
 			// A bonded card's VLANs are the bond's; it is ready when its bond has it as a member.
-			if !ok || !carries(rec.ports[a.LAG.Name], a) || !slices.Contains(rec.ports[a.LAG.Name].LAG.Members, sp.Port.String()) {
+			if !ok || !rec.carries(a.LAG.Name, a) || !slices.Contains(rec.ports[a.LAG.Name].LAG.Members, sp.Port.String()) {
 				waiting = append(waiting, sp.Name+"/"+a.LAG.Name+"("+sp.Port.String()+")")
 			}
-		case !ok || !carries(rec.ports[sp.Port.String()], a):
+		case !ok || !rec.carries(sp.Port.String(), a):
 			waiting = append(waiting, sp.Name+"/"+sp.Port.String())
 		}
 	}
@@ -313,16 +316,18 @@ func hostState(nic *netv1.NIC, st netv1.NICStatus, ports switchPorts) netv1.Host
 	return out
 }
 
-// carries says whether a recorded port (nil: none) is configured as the card's assignment asks:
-// its VLANs, its state and its access lists.
-func carries(p *netv1.ConfiguredPort, a *netv1.NICAssignment) bool {
+// carries says whether the switch's record has port configured as the card's assignment asks:
+// its VLANs, its state and its access lists. A list is named for its host and network and bound
+// to that host's port, so the record has it by name for the whole switch; the rules it counts
+// and its default tell a list the ClusterNetwork has changed since from the one applied.
+func (rec switchRecord) carries(port string, a *netv1.NICAssignment) bool {
+	p := rec.ports[port]
 	if p == nil || (a.LAG != nil) != (p.LAG != nil) || p.Down != (a.PortStatus == netv1.PortDown) {
 		return false
 	}
 	for _, acl := range a.ACLs {
-		if !slices.ContainsFunc(p.ACLs, func(c netv1.ConfiguredACL) bool {
-			return c.Name == acl.Name && int(c.Rules) == len(acl.Rules) && c.DefaultAction() == cmp.Or(acl.Default, netv1.ACLAllow)
-		}) {
+		c, ok := rec.acls[acl.Name]
+		if !ok || int(c.Rules) != len(acl.Rules) || c.DefaultAction() != cmp.Or(acl.Default, netv1.ACLAllow) {
 			return false
 		}
 	}

@@ -46,7 +46,8 @@ func TestTheRecordLeavesDefaultsOutAndReadsTheSame(t *testing.T) {
 		host("h4", []string{"p7"}, netv1.NICAssignment{Network: "data", VLANID: 1001, PortMode: netv1.PortModeTrunk}),
 		host("h5", []string{"p8"}, netv1.NICAssignment{Network: "control", VLANID: 1000, PortMode: netv1.PortModeAccess}),
 	}
-	record := networkdevice.ConfiguredPorts(fabric.Desired(networkdevice.PortWants(nd, nics))["sw1"])
+	want := fabric.Desired(networkdevice.PortWants(nd, nics))["sw1"]
+	record := networkdevice.ConfiguredPorts(want)
 	byName := map[string]netv1.ConfiguredPort{}
 	for _, p := range record {
 		byName[p.Name] = p
@@ -63,12 +64,18 @@ func TestTheRecordLeavesDefaultsOutAndReadsTheSame(t *testing.T) {
 	g.Expect(written(access)).To(Equal(`{"name":"p8","vlan":1000}`))
 	g.Expect(access.PortMode()).To(Equal(netv1.PortModeAccess))
 	p := byName[slow]
-	g.Expect(written(p)).To(Equal(`{"name":"` + slow + `","vlan":1000,"lag":{"members":["p1","p2"]},"acls":[{"name":"` + fabric.ACLName("h1", "control") + `","rules":1}]}`))
-	g.Expect([]any{p.PortMode(), p.LAG.LAGMode(), p.LAG.Rate(), p.ACLs[0].DefaultAction()}).To(Equal([]any{netv1.PortModeAccess, netv1.LAGLACP, netv1.LACPSlow, netv1.ACLAllow}))
+	g.Expect(written(p)).To(Equal(`{"name":"`+slow+`","vlan":1000,"lag":{"members":["p1","p2"]}}`), "its list is in the switch's record")
+	g.Expect([]any{p.PortMode(), p.LAG.LAGMode(), p.LAG.Rate()}).To(Equal([]any{netv1.PortModeAccess, netv1.LAGLACP, netv1.LACPSlow}))
 	// Anything else: written.
 	p = byName[fast]
-	g.Expect([]any{p.LAG.Mode, p.LAG.LACPRate, p.ACLs[0].Default}).To(Equal([]any{netv1.LAGMode(""), netv1.LACPFast, netv1.ACLDeny}))
-	g.Expect([]any{p.LAG.LAGMode(), p.LAG.Rate(), p.ACLs[0].DefaultAction()}).To(Equal([]any{netv1.LAGLACP, netv1.LACPFast, netv1.ACLDeny}))
+	g.Expect([]any{p.LAG.Mode, p.LAG.LACPRate}).To(Equal([]any{netv1.LAGMode(""), netv1.LACPFast}))
+	g.Expect([]any{p.LAG.LAGMode(), p.LAG.Rate()}).To(Equal([]any{netv1.LAGLACP, netv1.LACPFast}))
+	// The lists: an allow default left out, a deny written.
+	lists := networkdevice.ConfiguredACLs(want)
+	b, err := json.Marshal(lists)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(string(b)).To(Equal(`[{"rules":1,"names":["` + fabric.ACLName("h1", "control") + `"]},{"rules":1,"default":"deny","names":["` + fabric.ACLName("h2", "control") + `"]}]`))
+	g.Expect([]any{lists[0].DefaultAction(), lists[1].DefaultAction()}).To(Equal([]any{netv1.ACLAllow, netv1.ACLDeny}))
 	p = byName[static]
 	g.Expect([]any{p.LAG.Mode, p.LAG.LAGMode(), p.LAG.Rate()}).To(Equal([]any{netv1.LAGStatic, netv1.LAGStatic, netv1.LACPRate("")}))
 	g.Expect([]any{trunk.Mode, trunk.PortMode(), trunk.Trunk}).To(Equal([]any{netv1.PortModeTrunk, netv1.PortModeTrunk, []int32{1001}}))

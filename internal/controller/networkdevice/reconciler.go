@@ -338,7 +338,7 @@ func (r *Reconciler) syncSwitch(ctx context.Context, nd *netv1.NetworkDevice, sw
 		}
 		return out, nil, &switchReports{sw: sw.Name, err: err}
 	}
-	out := netv1.SwitchStatus{Name: sw.Name, Reachable: true, Version: pass.version, Ports: ConfiguredPorts(want), VLANs: vlanIDs(want)}
+	out := netv1.SwitchStatus{Name: sw.Name, Reachable: true, Version: pass.version, Ports: ConfiguredPorts(want), VLANs: vlanIDs(want), ACLs: ConfiguredACLs(want)}
 	if dryRun {
 		out = *prev.DeepCopy()
 		out.Name, out.Reachable, out.LastError, out.Version = sw.Name, true, "", pass.version

@@ -1,6 +1,8 @@
 package networkdevice
 
 import (
+	"cmp"
+	"maps"
 	"slices"
 	"strings"
 
@@ -26,11 +28,8 @@ func lagWant(nd *netv1.NetworkDevice, sw string, l *netv1.CardLAG) *fabric.LAGWa
 }
 
 func recordOf(s netv1.SwitchStatus) fabric.Record {
-	rec := fabric.Record{}
+	rec := fabric.Record{ACLs: slices.Sorted(maps.Keys(s.BoundACLs()))}
 	for _, p := range s.Ports {
-		for _, acl := range p.ACLs {
-			rec.ACLs = append(rec.ACLs, acl.Name)
-		}
 		if p.LAG != nil {
 			rec.LAGs = append(rec.LAGs, p.Name)
 			continue
@@ -66,18 +65,33 @@ func ConfiguredPorts(want fabric.State) []netv1.ConfiguredPort {
 		out = append(out, cp)
 	}
 	slices.SortFunc(out, func(a, b netv1.ConfiguredPort) int { return strings.Compare(a.Name, b.Name) })
-	for _, name := range rec.ACLs {
+	return out
+}
+
+// ConfiguredACLs is the record (status.switches[].acls) of the access lists of a switch brought
+// to want: each list once, by name, under what it holds. Every host's list of a network holds
+// the same, so a thousand lists are a thousand names under one entry, where a port's entry
+// with its list's name, rules and default took three times the bytes. In a stable order, so
+// that a pass that changes nothing writes the same record.
+func ConfiguredACLs(want fabric.State) []netv1.ConfiguredACLs {
+	var out []netv1.ConfiguredACLs
+	for _, name := range slices.Sorted(maps.Keys(want.ACLs)) {
 		acl := want.ACLs[name]
-		i := slices.IndexFunc(out, func(p netv1.ConfiguredPort) bool { return p.Name == acl.Port })
-		if i < 0 {
-			continue // a list's port is always wanted with it (fabric.Desired)
-		}
-		ca := netv1.ConfiguredACL{Name: name, VLAN: vlan32(acl.VLAN), Rules: int32(len(acl.Rules))} //nolint:gosec // at most 32 rules (admission)
+		set := netv1.ConfiguredACLs{Rules: int32(len(acl.Rules)), VLAN: vlan32(acl.VLAN)} //nolint:gosec // at most 32 rules (admission)
 		if acl.DefaultDeny {
-			ca.Default = netv1.ACLDeny
+			set.Default = netv1.ACLDeny
 		}
-		out[i].ACLs = append(out[i].ACLs, ca)
+		i := slices.IndexFunc(out, func(s netv1.ConfiguredACLs) bool {
+			return s.Rules == set.Rules && s.Default == set.Default && s.VLAN == set.VLAN
+		})
+		if i < 0 {
+			out, i = append(out, set), len(out)
+		}
+		out[i].Names = append(out[i].Names, name)
 	}
+	slices.SortFunc(out, func(a, b netv1.ConfiguredACLs) int {
+		return cmp.Or(cmp.Compare(a.VLAN, b.VLAN), cmp.Compare(a.Rules, b.Rules), strings.Compare(string(a.Default), string(b.Default)))
+	})
 	return out
 }
 

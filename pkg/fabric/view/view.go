@@ -56,6 +56,7 @@ type View struct {
 func Build(devices []netv1.NetworkDevice, nics []netv1.NIC, clusters []netv1.ClusterNetwork) View {
 	var v View
 	ports := map[string]netv1.ConfiguredPort{}
+	lists := map[string]map[string]netv1.ConfiguredACL{} // by device/switch, then name
 	drifted := map[string]netv1.DriftedPort{}
 	failing := map[string]string{}
 	for _, d := range devices {
@@ -66,6 +67,7 @@ func Build(devices []netv1.NetworkDevice, nics []netv1.NIC, clusters []netv1.Clu
 					continue
 				}
 				s.Reachable, s.LastError = st.Reachable, st.LastError
+				lists[d.Name+"/"+sw.Name] = st.BoundACLs()
 				for _, p := range st.Ports {
 					ports[key(d.Name, sw.Name, p.Name)] = p
 					if p.LAG != nil {
@@ -99,8 +101,11 @@ func Build(devices []netv1.NetworkDevice, nics []netv1.NIC, clusters []netv1.Clu
 			sw := card.NetworkDevice.Switch
 			l := Link{Host: nic.Spec.Node, Card: cmp.Or(card.Name, card.MAC, fmt.Sprintf("nic%d", i)), Device: nic.Spec.NetworkDeviceRef,
 				Switch: sw.Name, Port: sw.Port.String(), ClusterNetwork: nic.Status.ClusterNetwork, VLANs: "idle", State: "idle"}
-			if i < len(nic.Status.NICs) && nic.Status.NICs[i] != nil {
-				a := nic.Status.NICs[i]
+			var a *netv1.NICAssignment
+			if i < len(nic.Status.NICs) {
+				a = nic.Status.NICs[i]
+			}
+			if a != nil {
 				if len(a.Networks) > 0 {
 					for _, n := range a.Networks {
 						l.Networks = append(l.Networks, fmt.Sprintf("%s=vlan %d", n.Name, n.VLANID))
@@ -111,7 +116,7 @@ func Build(devices []netv1.NetworkDevice, nics []netv1.NIC, clusters []netv1.Clu
 			}
 			k := key(l.Device, l.Switch, l.Port)
 			if p, ok := ports[k]; ok {
-				l.Mode, l.VLANs, l.State = string(p.PortMode()), portCarries(p), "ok"
+				l.Mode, l.VLANs, l.State = string(p.PortMode()), portCarries(p, boundTo(p, a, lists[l.Device+"/"+l.Switch])), "ok"
 				if p.MTU != 0 {
 					l.VLANs += fmt.Sprintf(" mtu %d", p.MTU)
 				}
@@ -141,14 +146,31 @@ func Build(devices []netv1.NetworkDevice, nics []netv1.NIC, clusters []netv1.Clu
 
 func key(device, sw, port string) string { return device + "/" + sw + "/" + port }
 
+// boundTo is the access lists the record says are bound to port p for card a (nil: a card the
+// cluster does not use): the card's lists that the switch's record has (each list is its host's,
+// bound to its port, and recorded once for the switch), or the port's own in a record written
+// before that (ports[].acls).
+func boundTo(p netv1.ConfiguredPort, a *netv1.NICAssignment, bound map[string]netv1.ConfiguredACL) []netv1.ConfiguredACL {
+	if len(p.ACLs) > 0 || a == nil {
+		return p.ACLs
+	}
+	var out []netv1.ConfiguredACL
+	for _, c := range a.ACLs {
+		if b, ok := bound[c.Name]; ok {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
 // portCarries is what a port carries and how: its VLANs, then whether it is shut and the access
 // lists bound to it.
-func portCarries(p netv1.ConfiguredPort) string {
+func portCarries(p netv1.ConfiguredPort, lists []netv1.ConfiguredACL) string {
 	s := portVLANs(p)
 	if p.Down {
 		s += ", shut"
 	}
-	for _, a := range p.ACLs {
+	for _, a := range lists {
 		s += fmt.Sprintf(", acl %s (%d rules, then %s)", a.Name, a.Rules, a.DefaultAction())
 	}
 	return s

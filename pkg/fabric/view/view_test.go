@@ -138,7 +138,8 @@ func TestBondMembersShowTheirBond(t *testing.T) {
 	}
 }
 
-// A shut port and a port's access lists show beside its VLANs.
+// A shut port and a port's access lists show beside its VLANs; here from a record written
+// before the lists were recorded per switch, on their port (ports[].acls).
 func TestShutPortsAndListsShow(t *testing.T) {
 	devices := []netv1.NetworkDevice{{
 		ObjectMeta: metav1.ObjectMeta{Name: "rack1"},
@@ -158,21 +159,23 @@ func TestShutPortsAndListsShow(t *testing.T) {
 
 // The record as the controller writes it leaves every default out; the view reads the defaults
 // back: a port without mode is an access port, a bond without mode is LACP, a list without
-// default ends in allow.
+// default ends in allow. The lists are the switch's (status.switches[].acls), each shown on the
+// port of the card whose NIC status names it.
 func TestCompactRecordReadsAsItsDefaults(t *testing.T) {
 	devices := []netv1.NetworkDevice{{
 		ObjectMeta: metav1.ObjectMeta{Name: "rack1"},
 		Spec:       netv1.NetworkDeviceSpec{Switches: []netv1.Switch{{Name: "leaf1", NetworkOS: netv1.NetworkOSOpenvSwitch}}},
 		Status: netv1.NetworkDeviceStatus{Switches: []netv1.SwitchStatus{{Name: "leaf1", Reachable: true, Ports: []netv1.ConfiguredPort{
-			{Name: "p1", VLAN: 1001, ACLs: []netv1.ConfiguredACL{{Name: "acl0123456789", Rules: 1}}},
+			{Name: "p1", VLAN: 1001},
 			{Name: "lag0123456789", VLAN: 1000, LAG: &netv1.ConfiguredLAG{Members: []string{"p2", "p3"}}},
-		}}}},
+		}, ACLs: []netv1.ConfiguredACLs{{Rules: 1, Names: []string{"acl0123456789", "acl9876543210"}}}}}},
 	}}
 	card := func(name, port string) netv1.HostNIC {
 		return netv1.HostNIC{Name: name, NetworkDevice: netv1.NICNetworkDevice{Switch: netv1.SwitchPortRef{Name: "leaf1", Port: intstr.FromString(port)}}}
 	}
 	nics := []netv1.NIC{
-		{Spec: netv1.NICSpec{Node: "h1", NetworkDeviceRef: "rack1", NICs: []netv1.HostNIC{card("eno1", "p1")}}},
+		{Spec: netv1.NICSpec{Node: "h1", NetworkDeviceRef: "rack1", NICs: []netv1.HostNIC{card("eno1", "p1")}},
+			Status: netv1.NICStatus{NICs: []*netv1.NICAssignment{{Network: "control", VLANID: 1001, ACLs: []netv1.CardACL{{Name: "acl0123456789"}}}}}},
 		{Spec: netv1.NICSpec{Node: "h2", NetworkDeviceRef: "rack1", NICs: []netv1.HostNIC{card("eno1", "p2"), card("eno2", "p3")}}},
 	}
 	want := map[string]string{

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"testing"
@@ -29,8 +30,10 @@ import (
 // list each (the LAG+ACL run's record), and what a variant saves. It writes the status
 // FABRIC_PROBE_WRITES times (default 20), each write changing one port as a pass that adds a
 // host does, and prints the patch's bytes, the stored status's bytes and the server's CPU per
-// write. FABRIC_PROBE_VARIANTS=1 adds two runs: the bonds without their lists, and the CRD with
-// status.switches[].ports and drifted turned into atomic lists at run time (put back after).
+// write. FABRIC_PROBE_VARIANTS=1 adds three runs: the bonds without their lists, the lists
+// recorded as managers before status.switches[].acls did (on their ports, ports[].acls), and the
+// CRD with status.switches[].ports and drifted turned into atomic lists at run time (put back
+// after).
 // FABRIC_PROBE_APISERVER_PROFILE=file writes a CPU profile of the API server over the writes
 // (5 s). Run it alone:
 //
@@ -89,11 +92,12 @@ func TestNetworkDeviceStatusWriteCost(t *testing.T) {
 		run("bonds without lists", func(sws []netv1.Switch, hosts int) []netv1.SwitchStatus {
 			out := bondRecord(sws, hosts)
 			for i := range out {
-				for j := range out[i].Ports {
-					out[i].Ports[j].ACLs = nil
-				}
+				out[i].ACLs = nil
 			}
 			return out
+		})
+		run("lists on their ports (before)", func(sws []netv1.Switch, hosts int) []netv1.SwitchStatus {
+			return bondRecordOf(sws, hosts, listsOnPorts)
 		})
 		restore := setStatusListsAtomic(ctx, t)
 		defer restore()
@@ -101,10 +105,30 @@ func TestNetworkDeviceStatusWriteCost(t *testing.T) {
 	}
 }
 
-// bondRecord is the record the controller writes (networkdevice.ConfiguredPorts) for hosts
-// bonds spread over switches as the LAG+ACL benchmark makes them: each host's two cards on one
-// switch, one LACP bond in access VLAN 1000 with a list of benchACL's rules.
+// bondRecord is the record the controller writes (networkdevice.ConfiguredPorts and
+// ConfiguredACLs) for hosts bonds spread over switches as the LAG+ACL benchmark makes them: each
+// host's two cards on one switch, one LACP bond in access VLAN 1000 with a list of benchACL's
+// rules.
 func bondRecord(sws []netv1.Switch, hosts int) []netv1.SwitchStatus {
+	return bondRecordOf(sws, hosts, func(want fabric.State, st *netv1.SwitchStatus) { st.ACLs = networkdevice.ConfiguredACLs(want) })
+}
+
+// listsOnPorts records a switch's lists as managers before status.switches[].acls did: each on
+// its port, with its VLAN, rule count and default.
+func listsOnPorts(want fabric.State, st *netv1.SwitchStatus) {
+	for _, name := range slices.Sorted(maps.Keys(want.ACLs)) {
+		acl := want.ACLs[name]
+		i := slices.IndexFunc(st.Ports, func(p netv1.ConfiguredPort) bool { return p.Name == acl.Port })
+		ca := netv1.ConfiguredACL{Name: name, VLAN: int32(acl.VLAN), Rules: int32(len(acl.Rules))}
+		if acl.DefaultDeny {
+			ca.Default = netv1.ACLDeny
+		}
+		st.Ports[i].ACLs = append(st.Ports[i].ACLs, ca)
+	}
+}
+
+// bondRecordOf is bondRecord with its lists recorded by lists.
+func bondRecordOf(sws []netv1.Switch, hosts int, lists func(fabric.State, *netv1.SwitchStatus)) []netv1.SwitchStatus {
 	nd := &netv1.NetworkDevice{Spec: netv1.NetworkDeviceSpec{Switches: sws}}
 	nics := make([]netv1.NIC, hosts)
 	next := make([]int, len(sws))
@@ -125,6 +149,7 @@ func bondRecord(sws []netv1.Switch, hosts int) []netv1.SwitchStatus {
 	for i := range sws {
 		want := desired[sws[i].Name]
 		out[i] = netv1.SwitchStatus{Name: sws[i].Name, Reachable: true, Version: "3.1.0", Ports: networkdevice.ConfiguredPorts(want), ConfiguredWith: sws[i].DeepCopy()}
+		lists(want, &out[i])
 		for _, v := range want.VLANs {
 			out[i].VLANs = append(out[i].VLANs, int32(v.ID))
 		}
