@@ -160,7 +160,7 @@ bench-fabric-ssh: $(KUBE_APISERVER) $(ETCD) ## SSH fabric at scale: FABRIC_SSH_B
 	METALWIRE_SCALE=1 go test ./test/scale/fabricssh -run 'TestFabricSSHScale$$' -count=1 -timeout 60m -v
 
 .PHONY: bench-fabric
-bench-fabric: $(KUBE_APISERVER) $(ETCD) test-deps ## Fabric at scale: FABRIC_BENCH_HOSTS (1000) hosts x 2 NICs on FABRIC_BENCH_SWITCHES (20) ovsdb-servers join a ClusterNetwork at once (FABRIC_BENCH_LAG=1: each host's two cards one LACP bond; FABRIC_BENCH_ACL=1: a two-rule access list on each network, as OpenFlow flows, with an ovs-vswitchd per switch; both: issue 25's run); prints time to ready, transactions per switch (with ACL: transactions and OpenFlow bundles, and the flows at the end), manager CPU and memory.
+bench-fabric: $(KUBE_APISERVER) $(ETCD) test-deps ## Fabric at scale: FABRIC_BENCH_HOSTS (1000) hosts x 2 NICs on FABRIC_BENCH_SWITCHES (20) ovsdb-servers join a ClusterNetwork at once (FABRIC_BENCH_LAG=1: each host's two cards one LACP bond; FABRIC_BENCH_ACL=1: a two-rule access list on each network, as OpenFlow flows, with an ovs-vswitchd per switch; both: issue 25's run; FABRIC_BENCH_VSWITCHD=1: an ovs-vswitchd per switch without lists too, part 1 on the same switches); prints time to ready, transactions per switch (with ACL: transactions and OpenFlow bundles, and the flows at the end), manager CPU and memory.
 	METALWIRE_SCALE=1 go test ./test/scale/fabric -run 'TestFabricScale$$' -count=1 -timeout 30m -v
 
 CHAOS_N     ?= 1000
