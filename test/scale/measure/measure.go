@@ -300,15 +300,18 @@ func (w Writes) Minus(before Writes) Writes {
 }
 
 // Only keeps the writes to the given resources (by resource name, any subresource or verb).
-func (w Writes) Only(resources ...string) Writes {
+func (w Writes) Only(resources ...string) Writes { return w.filter(true, resources) }
+
+// Except keeps the writes to every other resource than the given ones.
+func (w Writes) Except(resources ...string) Writes { return w.filter(false, resources) }
+
+func (w Writes) filter(keep bool, resources []string) Writes {
 	out := Writes{}
 	for k, v := range w {
 		res, _, _ := strings.Cut(k, " ")
 		res, _, _ = strings.Cut(res, "/")
-		for _, r := range resources {
-			if res == r {
-				out[k] = v
-			}
+		if slices.Contains(resources, res) == keep {
+			out[k] = v
 		}
 	}
 	return out
