@@ -109,7 +109,10 @@ type runResult struct {
 	conversions   measure.Writes // conversion webhook calls, first claim to last served
 	// others are the writes to any other resource in the same time: none is the data path's, so
 	// any here (the machine controller's start-up pass still running, say) is charged to it.
-	others   measure.Writes
+	others measure.Writes
+	// reads are the GETs and LISTs the API server answered in the same time (the manager's
+	// past its cache, and the benchmark's own).
+	reads    measure.Writes
 	cpu      time.Duration // the manager's
 	server   time.Duration // the API server's and etcd's, over the cores
 	peakRSS  int64         // VmHWM: everything resident, the binary's pages too
@@ -188,6 +191,7 @@ func run(t *testing.T, e *testenv.Env, n int, limits string, flags []string) run
 		bytes:       metricsAtServed.WatchBytes().Minus(metricsBefore.WatchBytes()).Only(dataResources...),
 		conversions: metricsAtServed.Conversions().Minus(metricsBefore.Conversions()),
 		others:      atServed.Minus(before).Except(append(dataResources, "leases")...),
+		reads:       metricsAtServed.Reads().Minus(metricsBefore.Reads()),
 		cpu:         measure.ProcessCPU(mgr.Process.Pid) - cpuBefore, server: used.Server() / time.Duration(numCPU()), peakRSS: measure.PeakRSS(mgr.Process.Pid), peakAnon: peakAnon(), load: measure.LoadAverage(),
 	}
 	if heapDir != "" {
@@ -316,6 +320,8 @@ func printBytes(n int, fl floorResult, runs []runResult) {
 	// The API server's watch cache of CAPM3's v1beta1 converts each write of a CAPM3 kind
 	// (measure.OnFreshServer); a run should make no more of them than its floor.
 	printPerMachine("conversion webhook calls per machine", fl.conversions, runs, func(r runResult) measure.Writes { return r.conversions },
+		func(v int64) float64 { return perMachine(v, n) })
+	printPerMachine("reads past the cache per machine", measure.Writes{}, runs, func(r runResult) measure.Writes { return r.reads },
 		func(v int64) float64 { return perMachine(v, n) })
 }
 
