@@ -11,6 +11,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -37,6 +38,12 @@ type Reconciler struct {
 	Client client.Client
 	// APIReader reads the ConfigMap: the manager caches no ConfigMaps.
 	APIReader client.Reader
+
+	// noView holds the namespaces last found with no annotated pool and no view of ours. Most
+	// namespaces are such, and every IPAddress written there is an event of this controller: for
+	// them an event costs no read of the ConfigMap from the API server (at a thousand machines it
+	// was two reads a machine, each answered 404) until a pool there is annotated.
+	noView sync.Map // namespace -> struct{}
 }
 
 // +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;create;update;delete
@@ -56,6 +63,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 			keys[p.Name] = k
 		}
 	}
+	if len(keys) == 0 {
+		if _, known := r.noView.Load(req.Namespace); known {
+			return ctrl.Result{}, nil
+		}
+	} else {
+		r.noView.Delete(req.Namespace)
+	}
 	cm := &corev1.ConfigMap{}
 	err := r.APIReader.Get(ctx, req.NamespacedName, cm)
 	if err != nil && !apierrors.IsNotFound(err) {
@@ -64,8 +78,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	exists := err == nil
 	if len(keys) == 0 {
 		if exists && cm.Labels[ViewLabel] == "true" {
-			return ctrl.Result{}, client.IgnoreNotFound(r.Client.Delete(ctx, cm))
+			if err := client.IgnoreNotFound(r.Client.Delete(ctx, cm)); err != nil {
+				return ctrl.Result{}, err
+			}
 		}
+		r.noView.Store(req.Namespace, struct{}{})
 		return ctrl.Result{}, nil
 	}
 	addrs := &ipamv1.IPAddressList{}
