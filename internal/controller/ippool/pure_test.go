@@ -110,9 +110,9 @@ func TestStatusIntervalGrowsWithThePool(t *testing.T) {
 	g := NewWithT(t)
 	r := &Reconciler{}
 	g.Expect(r.statusInterval(0)).To(Equal(time.Second))
-	g.Expect(r.statusInterval(1999)).To(Equal(time.Second))
-	g.Expect(r.statusInterval(10000)).To(Equal(5 * time.Second))
-	g.Expect(r.statusInterval(65000)).To(Equal(10 * time.Second))
+	g.Expect(r.statusInterval(999)).To(Equal(time.Second))
+	g.Expect(r.statusInterval(10000)).To(Equal(20 * time.Second))
+	g.Expect(r.statusInterval(65000)).To(Equal(30 * time.Second))
 	r.StatusInterval = 100 * time.Millisecond
 	g.Expect(r.statusInterval(65000)).To(Equal(100*time.Millisecond), "a set interval is kept")
 }
