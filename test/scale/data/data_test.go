@@ -64,11 +64,16 @@ func TestDataScale(t *testing.T) {
 
 	growth := map[string][]measure.Size{}
 	for _, n := range sizes {
-		var fl floorResult
+		var fl, watchedFl floorResult
 		if os.Getenv("BENCH_DATA_FLOOR") != "0" {
-			onFreshServer(t, func(e *testenv.Env) { fl = floor(t, e, n) })
+			onFreshServer(t, func(e *testenv.Env) { fl = floor(t, e, n, false) })
 			fmt.Printf("%6d machines, floor: %.2fs (server floor %.2fs), %.2f writes/machine, load %s\n",
 				n, fl.took.Seconds(), fl.server.Seconds(), perMachine(fl.writes.Only(dataResources...).Total(), n), fl.load)
+			if os.Getenv("BENCH_DATA_WATCHED_FLOOR") == "1" {
+				onFreshServer(t, func(e *testenv.Env) { watchedFl = floor(t, e, n, true) })
+				fmt.Printf("%6d machines, floor watched like a controller: %.2fs (server %.2fs), %.2f x the floor\n",
+					n, watchedFl.took.Seconds(), watchedFl.server.Seconds(), watchedFl.took.Seconds()/fl.took.Seconds())
+			}
 		}
 		var runs []runResult
 		for _, l := range limits {
@@ -87,6 +92,12 @@ func TestDataScale(t *testing.T) {
 				PeakBytes: r.peakRSS, WatchBytes: r.bytes.Total()})
 		}
 		printSize(n, fl, runs)
+		if watchedFl.took > 0 {
+			for _, r := range runs {
+				fmt.Printf("  %s limits: %.2f x the floor watched like a controller (%.2fs; its server CPU %.2fs, %.2f x the floor's)\n", r.limits,
+					r.took.Seconds()/watchedFl.took.Seconds(), watchedFl.took.Seconds(), watchedFl.server.Seconds(), watchedFl.server.Seconds()/fl.server.Seconds())
+			}
+		}
 		printBytes(n, fl, runs)
 	}
 	if len(sizes) > 1 {

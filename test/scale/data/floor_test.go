@@ -12,9 +12,12 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
 	ipamv1 "github.com/metalwire/metalwire/api/ipam/v1alpha1"
+	"github.com/metalwire/metalwire/internal/controller/cachepolicy"
 	"github.com/metalwire/metalwire/internal/testenv"
 	"github.com/metalwire/metalwire/test/scale/measure"
 )
@@ -40,7 +43,7 @@ type floorResult struct {
 // statuses, the two Secrets, and writes the Metal3Data's and the claim's status. No cache, no
 // watch, no reconcile: no controller making the same writes on this machine can be faster than
 // this, and the API server's CPU for them is the floor of any controller's.
-func floor(t *testing.T, e *testenv.Env, n int) floorResult {
+func floor(t *testing.T, e *testenv.Env, n int, watched bool) floorResult {
 	t.Helper()
 	ctx := context.Background()
 	f := fixture{c: e.Client, ns: fmt.Sprintf("floor-%d", n)}
@@ -49,6 +52,9 @@ func floor(t *testing.T, e *testenv.Env, n int) floorResult {
 		t.Fatal(err)
 	}
 	m3ms := f.machines(t, n)
+	if watched {
+		watchLikeAController(ctx, t, e, f.ns)
+	}
 	before, err := measure.ReadMetrics(ctx, e.Config)
 	if err != nil {
 		t.Fatal(err)
@@ -163,4 +169,32 @@ func (f fixture) renderByHand(ctx context.Context, tmpl *infrav1.Metal3DataTempl
 	claim.Status.RenderedData = &corev1.ObjectReference{APIVersion: infrav1.GroupVersion.String(), Kind: "Metal3Data", Name: data.Name, Namespace: f.ns, UID: data.UID}
 	claim.Status.Conditions = []metav1.Condition{{Type: infrav1.DataClaimReadyCondition, Status: metav1.ConditionTrue, Reason: infrav1.DataClaimDataReadyReason, LastTransitionTime: metav1.Now()}}
 	return f.c.Status().Update(ctx, claim)
+}
+
+// watchLikeAController holds, in this process until the test ends, what a controller that has
+// to learn of every write of the data path holds: an informer on each kind the floor writes,
+// through the manager's own cache transform (cachepolicy), the Secrets as metadata only. A floor
+// with it is what any controller watching those kinds costs on top of the writes themselves: the
+// API server's encoding and sending of every write to a watcher, and the watcher's decoding, on
+// the same cores; the manager's reconciles and its other informers are not in it.
+func watchLikeAController(ctx context.Context, t *testing.T, e *testenv.Env, ns string) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(ctx)
+	t.Cleanup(cancel)
+	c, err := cache.New(e.Config, cache.Options{Scheme: e.Scheme, DefaultNamespaces: map[string]cache.Config{ns: {}},
+		DefaultTransform: cachepolicy.Transform()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	secrets := &metav1.PartialObjectMetadata{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"}}
+	for _, obj := range []client.Object{&infrav1.Metal3DataClaim{}, &infrav1.Metal3Data{}, &infrav1.Metal3DataTemplate{},
+		&ipamv1.IPClaim{}, &ipamv1.IPAddress{}, &ipamv1.IPPool{}, secrets} {
+		if _, err := c.GetInformer(ctx, obj); err != nil {
+			t.Fatal(err)
+		}
+	}
+	go func() { _ = c.Start(ctx) }()
+	if !c.WaitForCacheSync(ctx) {
+		t.Fatal("the floor's watches did not sync")
+	}
 }
