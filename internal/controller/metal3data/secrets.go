@@ -246,7 +246,7 @@ func (r *Reconciler) secretMeta(ctx context.Context, key client.ObjectKey) (*met
 }
 
 // hasLabels says whether s carries every label of want (a Secret written before metalwire
-// labelled its Secrets lacks them, and stays out of the cache until it gets them).
+// labelled its Secrets, or as rendered, lacks them, and is rewritten to get them).
 func hasLabels(s metav1.Object, want map[string]string) bool {
 	for k, v := range want {
 		if s.GetLabels()[k] != v {
