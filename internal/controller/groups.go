@@ -10,6 +10,7 @@ import (
 
 	"sigs.k8s.io/cluster-api/controllers/clustercache"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 
 	"github.com/metalwire/metalwire/internal/controller/allocationview"
 	"github.com/metalwire/metalwire/internal/controller/clusternetwork"
@@ -79,6 +80,9 @@ type Options struct {
 	SwitchDrivers *switchdriver.Registry
 	// ClusterCache reaches workload clusters (cachepolicy.NewClusterCache); the infrastructure group needs it.
 	ClusterCache clustercache.ClusterCache
+	// RenderedSecrets is the metadata-only cache of the Secrets a Metal3Data renders
+	// (cachepolicy.NewRenderedSecrets); the infrastructure group needs it.
+	RenderedSecrets cache.Cache
 	// SwitchRetryMin and SwitchRetryMax bound the wait before a failed switch is tried again,
 	// and VLANRetry is how often a ClusterNetwork whose VLAN range ran out looks again; zero is
 	// each controller's default (tests shorten them).
@@ -220,6 +224,8 @@ func setupMetal3Data(ctx context.Context, mgr ctrl.Manager, opts Options) error 
 		IPReuse:     opts.IPReuse,
 		Recorder:    mgr.GetEventRecorder("metal3data"),
 		WatchFilter: opts.WatchFilter,
+		// The rendered Secrets' metadata: the manager's cache does not hold them.
+		RenderedSecrets: opts.RenderedSecrets,
 	}
 	return r.SetupWithManager(ctx, mgr, opts.Concurrency)
 }

@@ -237,6 +237,7 @@ func (e *Env) newManager(ctx context.Context, logs io.Writer, opts Options) (ctr
 	e.Controllers = append(e.Controllers, mgr.Controllers...)
 	e.Controllers = append(e.Controllers, fmt.Sprintf("cluster-api: Cluster, Machine, MachineSet, MachineDeployment, MachineHealthCheck (and their webhooks; process %s, pid %d)", ClusterAPIBinary, e.ClusterAPIPID),
 		"conversion webhooks (CAPM3 v1beta1 <-> v1beta2)")
+	e.Simulator.RenderedSecrets = mgr.RenderedSecrets
 	if err := e.Simulator.SetupWithManager(ctx, mgr); err != nil {
 		return nil, err
 	}

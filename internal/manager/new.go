@@ -72,6 +72,10 @@ type Manager struct {
 	ctrl.Manager
 	// ClusterCache reaches workload clusters; nil when nothing needs it.
 	ClusterCache clustercache.ClusterCache
+	// RenderedSecrets holds the metadata of the Secrets a Metal3Data renders, which the
+	// manager's cache does not hold (cachepolicy.NewRenderedSecrets); read it only with
+	// cachepolicy.RenderedSecret().
+	RenderedSecrets cache.Cache
 	// Controllers names the controllers set up.
 	Controllers []string
 
@@ -195,8 +199,15 @@ func New(ctx context.Context, o *Options, groups []controller.Group) (*Manager, 
 		}
 	}
 
+	// The rendered Secrets' metadata-only cache: an informer is made in it only when a
+	// controller (the Metal3Data controller, dev mode's host simulator) reads or watches them.
+	if m.RenderedSecrets, err = cachepolicy.NewRenderedSecrets(mgr, cacheOpts); err != nil {
+		return nil, err
+	}
+
 	copts := controller.Options{
-		Concurrency: o.Concurrency, IPReuse: o.IPReuse, FabricConcurrency: o.FabricConcurrency,
+		RenderedSecrets: m.RenderedSecrets,
+		Concurrency:     o.Concurrency, IPReuse: o.IPReuse, FabricConcurrency: o.FabricConcurrency,
 		ControllerConcurrency: o.ControllerConcurrency(), WatchFilter: o.WatchFilter, FastTrack: o.FastTrack,
 		RemediationNodeMode: o.RemediationNodeMode, SwitchDrivers: o.SwitchDrivers,
 		SwitchRetryMin: o.SwitchRetryMin, SwitchRetryMax: o.SwitchRetryMax, VLANRetry: o.VLANRetry,
@@ -223,6 +234,9 @@ func New(ctx context.Context, o *Options, groups []controller.Group) (*Manager, 
 		}
 	}
 	if err := mgr.AddReadyzCheck("informers", cacheSynced(mgr.GetCache())); err != nil {
+		return nil, err
+	}
+	if err := mgr.AddReadyzCheck("rendered-secrets", cacheSynced(m.RenderedSecrets)); err != nil {
 		return nil, err
 	}
 	return m, nil

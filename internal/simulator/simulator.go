@@ -15,10 +15,13 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	bmov1 "github.com/metalwire/metalwire/api/baremetal/v1alpha1"
+	"github.com/metalwire/metalwire/internal/controller/cachepolicy"
 )
 
 // Transition is one host changing provisioning state.
@@ -40,6 +43,10 @@ type Simulator struct {
 	Delays Delays
 	// OnTransition, when set, hears of every state change (dev mode prints them).
 	OnTransition func(Transition)
+	// RenderedSecrets, when set, is the manager's metadata-only cache of the Secrets a
+	// Metal3Data renders (manager.Manager.RenderedSecrets), which its Secret cache does not
+	// hold: a host waiting for its metaData or networkData Secret is woken by it too.
+	RenderedSecrets cache.Cache
 
 	mu      sync.Mutex
 	entered map[types.NamespacedName]entered
@@ -71,11 +78,16 @@ func (s *Simulator) SetupWithManager(ctx context.Context, mgr ctrl.Manager) erro
 	if err := mgr.GetFieldIndexer().IndexField(ctx, &bmov1.BareMetalHost{}, secretRefsField, secretRefs); err != nil {
 		return fmt.Errorf("simulator: indexing hosts by Secret: %w", err)
 	}
-	return ctrl.NewControllerManagedBy(mgr).
+	toHosts := s.hostsForSecret(mgr.GetClient())
+	b := ctrl.NewControllerManagedBy(mgr).
 		Named("bmo-simulator").
 		For(&bmov1.BareMetalHost{}).
-		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(s.hostsForSecret(mgr.GetClient()))).
-		Complete(s)
+		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(toHosts))
+	if s.RenderedSecrets != nil {
+		b = b.WatchesRawSource(source.Kind(s.RenderedSecrets, cachepolicy.RenderedSecret(),
+			handler.TypedEnqueueRequestsFromMapFunc(func(ctx context.Context, o *metav1.PartialObjectMetadata) []ctrl.Request { return toHosts(ctx, o) })))
+	}
+	return b.Complete(s)
 }
 
 // secretRefs lists the Secrets (same namespace) a host's next step may wait for.

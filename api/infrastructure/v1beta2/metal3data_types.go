@@ -20,6 +20,14 @@ const (
 
 	// DataSecretNetworkDataKey holds the rendered network_data.json in its Secret.
 	DataSecretNetworkDataKey = "networkData"
+
+	// DataSecretRenderedLabel, with value DataSecretRenderedLabelValue, marks a Secret a
+	// Metal3Data rendered (its metaData or networkData). The manager keeps only the metadata of
+	// such Secrets in memory (names, labels, owners, the digest annotation), never their data:
+	// its full Secret cache selects BMO's label without this one. Secrets written before
+	// metalwire set it get it the next time the controller writes them.
+	DataSecretRenderedLabel      = "metal3data.metalwire.io/rendered"
+	DataSecretRenderedLabelValue = "true"
 )
 
 // Metal3Data conditions. The type names are prefixed because the Metal3Machine kinds in this

@@ -4,6 +4,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/selection"
 	toolscache "k8s.io/client-go/tools/cache"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -15,14 +16,30 @@ import (
 
 // ByObject narrows what the manager's cache holds. Secrets: only those labelled
 // environment.metal3.io=baremetal, the label BMO's own cache selects and that metalwire puts on
-// every Secret it writes (rendered metaData, networkData, pre-provisioning network data). The
-// Secrets metalwire is pointed at (a workload cluster's kubeconfig) are read from the API
-// server directly (the manager's APIReader), one at a time, so the manager never lists or
-// watches every Secret of the cluster.
+// every Secret it writes (pre-provisioning network data, and BMO's BMC credentials carry it too),
+// but not those a Metal3Data rendered (labelled infrav1.DataSecretRenderedLabel): of those the
+// manager keeps the metadata only, in a cache of its own (NewRenderedSecrets), so neither its
+// memory nor its watch carries their data. The Secrets metalwire is pointed at (a workload
+// cluster's kubeconfig) are read from the API server directly (the manager's APIReader), one at
+// a time, so the manager never lists or watches every Secret of the cluster.
 func ByObject() map[client.Object]cache.ByObject {
 	return map[client.Object]cache.ByObject{
-		&corev1.Secret{}: {Label: labels.SelectorFromSet(labels.Set{infrav1.BMOEnvironmentLabel: infrav1.BMOEnvironmentLabelValue})},
+		&corev1.Secret{}: {Label: fullSecretSelector()},
 	}
+}
+
+// fullSecretSelector selects the Secrets the manager caches whole (transformed):
+// environment.metal3.io=baremetal,!metal3data.metalwire.io/rendered.
+func fullSecretSelector() labels.Selector {
+	bmo, err := labels.NewRequirement(infrav1.BMOEnvironmentLabel, selection.Equals, []string{infrav1.BMOEnvironmentLabelValue})
+	if err != nil {
+		panic(err) // constant keys and values: valid
+	}
+	notRendered, err := labels.NewRequirement(infrav1.DataSecretRenderedLabel, selection.DoesNotExist, nil)
+	if err != nil {
+		panic(err)
+	}
+	return labels.NewSelector().Add(*bmo, *notRendered)
 }
 
 // lastAppliedAnnotation is kubectl apply's copy of the whole manifest last applied: on a
@@ -35,11 +52,12 @@ const lastAppliedAnnotation = corev1.LastAppliedConfigAnnotation
 // tests measure what it keeps, kind by kind):
 //
 //   - every kind: managedFields and kubectl's last-applied-configuration annotation;
-//   - Secrets (only the labelled ones are cached, ByObject): every data key but networkData.
-//     A Metal3Data's Secrets are only checked to exist (and their digest annotation read); the
-//     networkData of a Metal3Data's and of a pre-provisioned host's Secret is read back (the
-//     host/switch agreement check, the pre-provisioning template's status). The rest (metaData,
-//     BMO's BMC credentials, which carry the same label) stays out of the manager's memory;
+//   - Secrets (only the labelled ones are cached whole, ByObject): every data key but
+//     networkData, which the pre-provisioning template's status reads back from a host's
+//     pre-provisioning Secret. The rest (BMO's BMC credentials, which carry the same label)
+//     stays out of the manager's memory. A Metal3Data's Secrets are not in that cache at all:
+//     their metadata is (NewRenderedSecrets, through this same transform), and their data is read
+//     from the API server when it is needed;
 //   - BareMetalHosts: the parts of their status no controller reads (each NIC's model and the
 //     VLANs its switch port showed at inspection, the provisioning image and ID);
 //   - Machines: status.nodeInfo and status.addresses, which Cluster API copies from the Node and

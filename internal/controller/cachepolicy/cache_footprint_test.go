@@ -2,6 +2,7 @@ package cachepolicy
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	toolscache "k8s.io/client-go/tools/cache"
@@ -39,14 +41,18 @@ const (
 	// NICs' names), as now, 2,913.
 	maxCachedHostBytes = 3350
 	// testdata/secret-networkdata.yaml (1,687 bytes of networkData, 1,067 of os-net-config
-	// beside it): JSON 4,922 bytes; as the type 5,448; managedFields dropped 4,904; networkData
-	// the only key kept, 3,785 (3,823 with each copy's own names); the repeated strings
-	// interned, as now, 3,585.
+	// beside it) cached whole, as a pre-provisioned host's networkData Secret is: JSON 4,922
+	// bytes; as the type 5,448; managedFields dropped 4,904; networkData the only key kept, 3,785
+	// (3,823 with each copy's own names); the repeated strings interned, as now, 3,585. A
+	// Metal3Data's Secrets are no longer cached whole (below).
 	maxCachedNetworkDataSecretBytes = 4100
-	// testdata/secret-metadata.yaml (407 bytes of metaData): JSON 1,691 bytes; as the type 2,928;
-	// managedFields dropped 2,430; no data kept, 1,614 (1,600 with each copy's own names); the
-	// repeated strings interned, as now, 1,384.
-	maxCachedMetaDataSecretBytes = 1600
+	// A Metal3Data's rendered Secrets (testdata/secret-networkdata.yaml and secret-metadata.yaml)
+	// as the rendered-Secret cache keeps them, metadata only: until 2026-11-27 they were cached
+	// whole, 3,585 + 1,384 bytes (bounds 4,100 + 1,600). As metadata (JSON 5,004 and 1,773 bytes
+	// with their data; the metadata decoded 2,159 and 2,080), managedFields dropped, 1,567 and
+	// 1,552; the repeated strings interned, as now, 1,326 and 1,304: 2,630 bytes a machine
+	// instead of 4,969.
+	maxCachedRenderedSecretBytes = 1520
 	// testdata/machine-running.yaml (a running Machine: nodeInfo, five addresses, nine
 	// conditions and four deprecated ones, two managedFields entries): JSON 4,686 bytes; decoded
 	// whole 23,888; as the type 6,080; managedFields dropped 5,105; nodeInfo and addresses
@@ -112,6 +118,14 @@ func measureFootprint(t *testing.T, path string, newObj func() runtime.Object, p
 	}
 	decoder := serializer.NewCodecFactory(scheme.New()).UniversalDeserializer()
 	decode := func(data []byte) runtime.Object {
+		if into, ok := newObj().(*metav1.PartialObjectMetadata); ok {
+			// A metadata-only informer's object: the metadata client decodes the API server's
+			// PartialObjectMetadata (the object's metadata, nothing else) into it.
+			if err := json.Unmarshal(data, into); err != nil {
+				t.Fatalf("decoding %s's metadata: %v", path, err)
+			}
+			return into
+		}
 		obj, _, err := decoder.Decode(data, nil, newObj())
 		if err != nil {
 			t.Fatalf("decoding %s: %v", path, err)
@@ -194,27 +208,43 @@ func TestCachedBareMetalHostFootprint(t *testing.T) {
 	}
 }
 
-// A Metal3Data's Secrets: the cache keeps their metadata (names, owners, labels, the digest
-// annotation: enough to know they exist and whose they are) and the networkData, which the
-// host/switch agreement check and the pre-provisioning template read back; not the metaData nor
-// the os-net-config keys, which are only ever read from the API server.
+// A Metal3Data's Secrets: the manager keeps only their metadata (names, owners, labels, the
+// digest annotation: enough to know they exist, whose they are and what they were rendered from),
+// in its metadata-only rendered-Secret cache (NewRenderedSecrets); their data is read from the
+// API server when needed. A Secret the manager caches whole (a pre-provisioned host's, with BMO's
+// label and not ours) keeps its networkData only, which the pre-provisioning template reads back.
 func TestCachedSecretFootprint(t *testing.T) {
+	if sel := fullSecretSelector(); sel.Matches(labels.Set{infrav1.BMOEnvironmentLabel: infrav1.BMOEnvironmentLabelValue, infrav1.DataSecretRenderedLabel: infrav1.DataSecretRenderedLabelValue}) ||
+		!sel.Matches(labels.Set{infrav1.BMOEnvironmentLabel: infrav1.BMOEnvironmentLabelValue}) {
+		t.Fatalf("the manager's Secret cache selects %q: it must hold BMO-labelled Secrets and no rendered one", sel)
+	}
+	var rendered int64
+	for _, c := range []struct{ path, uid string }{
+		{"testdata/secret-networkdata.yaml", "7a1d2e3f-4b5c-4d6e-8f9a-0b1c2d3e4f51"},
+		{"testdata/secret-metadata.yaml", "7a1d2e3f-4b5c-4d6e-8f9a-0b1c2d3e4f50"},
+	} {
+		fp, obj := measureFootprint(t, c.path, func() runtime.Object { return RenderedSecret() }, "workers-m3m-7x2kq", c.uid, "48213502")
+		checkBound(t, "a rendered Secret's metadata ("+c.path+")", fp, maxCachedRenderedSecretBytes)
+		rendered += fp.cached
+		m := obj.(*metav1.PartialObjectMetadata)
+		if m.Annotations["metal3data.metalwire.io/rendered-sha256"] == "" || len(m.OwnerReferences) != 1 || m.Labels[infrav1.DataSecretRenderedLabel] == "" || m.Name == "" {
+			t.Errorf("the cached metadata of a rendered Secret lost what the controller reads (name, digest annotation, owner, labels): %+v", m.ObjectMeta)
+		}
+		if len(m.ManagedFields) != 0 {
+			t.Errorf("the cached metadata of a rendered Secret keeps %d managedFields entries", len(m.ManagedFields))
+		}
+	}
+	t.Logf("a machine's two rendered Secrets: %d bytes in the manager's memory", rendered)
+
 	fp, obj := measureFootprint(t, "testdata/secret-networkdata.yaml", func() runtime.Object { return &corev1.Secret{} },
 		"workers-m3m-7x2kq", "7a1d2e3f-4b5c-4d6e-8f9a-0b1c2d3e4f51", "48213502")
-	checkBound(t, "a networkData Secret", fp, maxCachedNetworkDataSecretBytes)
+	checkBound(t, "a networkData Secret cached whole", fp, maxCachedNetworkDataSecretBytes)
 	s := obj.(*corev1.Secret)
 	if len(s.Data) != 1 || len(s.Data[infrav1.DataSecretNetworkDataKey]) == 0 {
 		t.Errorf("the cached networkData Secret keeps data keys %v; want networkData only, which controllers read", keys(s.Data))
 	}
 	if s.Annotations["metal3data.metalwire.io/rendered-sha256"] == "" || len(s.OwnerReferences) != 1 || s.Labels[infrav1.BMOEnvironmentLabel] == "" {
 		t.Errorf("the cached Secret lost the metadata controllers read (digest annotation, owner, labels): %+v", s.ObjectMeta)
-	}
-
-	fp, obj = measureFootprint(t, "testdata/secret-metadata.yaml", func() runtime.Object { return &corev1.Secret{} },
-		"workers-m3m-7x2kq", "7a1d2e3f-4b5c-4d6e-8f9a-0b1c2d3e4f50", "48213502")
-	checkBound(t, "a metaData Secret", fp, maxCachedMetaDataSecretBytes)
-	if s := obj.(*corev1.Secret); s.Data != nil || s.Annotations["metal3data.metalwire.io/rendered-sha256"] == "" || len(s.OwnerReferences) != 1 {
-		t.Errorf("the cached metaData Secret keeps data keys %v (none is read from the cache) or lost its digest annotation or owner: %+v", keys(s.Data), s.ObjectMeta)
 	}
 }
 

@@ -95,8 +95,8 @@ func (r *Reconciler) deleteSecrets(ctx context.Context, data *infrav1.Metal3Data
 	md, nd := infrav1.DataSecretNames(data, data.Spec.Claim.Name)
 	names[md], names[nd] = true, true
 	for name := range names {
-		s := &corev1.Secret{}
-		if err := r.Client.Get(ctx, client.ObjectKey{Namespace: data.Namespace, Name: name}, s); err != nil {
+		s, err := r.secretMeta(ctx, client.ObjectKey{Namespace: data.Namespace, Name: name})
+		if err != nil {
 			if apierrors.IsNotFound(err) {
 				continue
 			}

@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	bmov1 "github.com/metalwire/metalwire/api/baremetal/v1alpha1"
@@ -43,6 +44,9 @@ type manager struct {
 	client client.Client
 	// stop stops the manager and waits for it; calling it again does nothing.
 	stop func()
+	// cache is the manager's cache, which holds whole (transformed) objects; rendered holds the
+	// metadata of the Secrets a Metal3Data renders.
+	cache, rendered cache.Cache
 }
 
 type managerOptions struct {
@@ -65,9 +69,9 @@ func startManager(t *testing.T, ns string, opts managerOptions) *manager {
 	g.Expect((&metal3dataclaim.Reconciler{Client: mgr.GetClient(), QuietWaits: opts.quietWaits, Progress: progress}).SetupWithManager(ctx, mgr, 4)).To(Succeed())
 	g.Expect((&metal3data.Reconciler{
 		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), IPReuse: opts.ipReuse, Recorder: mgr.GetEventRecorder("metal3data"),
-		QuietWaits: opts.quietWaits, Progress: progress,
+		QuietWaits: opts.quietWaits, Progress: progress, RenderedSecrets: mgr.RenderedSecrets,
 	}).SetupWithManager(ctx, mgr, 4)).To(Succeed())
-	return &manager{client: mgr.GetClient(), stop: managertest.Run(t, mgr)}
+	return &manager{client: mgr.GetClient(), cache: mgr.GetCache(), rendered: mgr.RenderedSecrets, stop: managertest.Run(t, mgr)}
 }
 
 // pool creates an IPPool handing out start..end.

@@ -30,16 +30,29 @@ import (
 // switch ports of the host hostNS/hostName and sets HostSwitchMismatch on data. Hosts no
 // ClusterNetwork uses, and data without network data, have no such condition.
 func (r *Reconciler) checkHostSwitch(ctx context.Context, data *infrav1.Metal3Data, hostNS, hostName string, networkData []byte) error {
+	return r.checkHostSwitchWith(ctx, data, hostNS, hostName, func(context.Context) ([]byte, error) { return networkData, nil })
+}
+
+// checkHostSwitchWith is checkHostSwitch with the network data read by networkData, only for a
+// host a ClusterNetwork uses: a read that goes to the API server is made only then.
+func (r *Reconciler) checkHostSwitchWith(ctx context.Context, data *infrav1.Metal3Data, hostNS, hostName string, networkData func(context.Context) ([]byte, error)) error {
 	nics := &networkv1.NICList{}
 	if err := r.Client.List(ctx, nics, client.InNamespace(hostNS), client.MatchingFields{fabricindex.NICByNode: hostName}); err != nil {
 		return fmt.Errorf("listing the NIC objects of host %s: %w", hostName, err)
 	}
 	ports := cardPorts(nics.Items)
-	if len(ports) == 0 || networkData == nil {
+	var raw []byte
+	if len(ports) > 0 {
+		var err error
+		if raw, err = networkData(ctx); err != nil {
+			return err
+		}
+	}
+	if len(ports) == 0 || raw == nil {
 		meta.RemoveStatusCondition(&data.Status.Conditions, infrav1.DataHostSwitchMismatchCondition)
 		return nil
 	}
-	nd, err := render.ParseNetworkData(networkData)
+	nd, err := render.ParseNetworkData(raw)
 	if err != nil {
 		return fmt.Errorf("reading back the rendered network data of host %s: %w", hostName, err)
 	}
@@ -81,7 +94,8 @@ func mismatchNote(host string, lines []string) string {
 }
 
 // recheckHostSwitch runs the check for a rendered Metal3Data: its host is its machine's, its
-// network data the Secret it wrote.
+// network data the Secret it wrote, read from the API server (the manager keeps no rendered
+// Secret's data in memory) and only for a host a ClusterNetwork uses.
 func (r *Reconciler) recheckHostSwitch(ctx context.Context, data *infrav1.Metal3Data) error {
 	if data.Spec.NetworkData == nil || data.Spec.Claim.Name == "" {
 		return nil
@@ -94,18 +108,26 @@ func (r *Reconciler) recheckHostSwitch(ctx context.Context, data *infrav1.Metal3
 	if !ok {
 		return nil
 	}
-	secret := &corev1.Secret{}
 	ns := data.Spec.NetworkData.Namespace
 	if ns == "" {
 		ns = data.Namespace
 	}
-	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: data.Spec.NetworkData.Name}, secret); err != nil {
-		if apierrors.IsNotFound(err) {
-			return nil // re-created first (recreateSecrets), checked on its event
+	key := client.ObjectKey{Namespace: ns, Name: data.Spec.NetworkData.Name}
+	var missing bool
+	err := r.checkHostSwitchWith(ctx, data, hostNS, hostName, func(ctx context.Context) ([]byte, error) {
+		secret := &corev1.Secret{}
+		if err := r.APIReader.Get(ctx, key, secret); err != nil {
+			if apierrors.IsNotFound(err) {
+				missing = true
+			}
+			return nil, err
 		}
-		return err
+		return secret.Data[infrav1.DataSecretNetworkDataKey], nil
+	})
+	if missing {
+		return nil // re-created first (recreateSecrets), checked on its event
 	}
-	return r.checkHostSwitch(ctx, data, hostNS, hostName, secret.Data[infrav1.DataSecretNetworkDataKey])
+	return err
 }
 
 // cardPorts lists the cards of the NIC objects a ClusterNetwork uses, with what the fabric put

@@ -34,8 +34,9 @@ func TestSecrets(t *testing.T) {
 				names = append(names, s.Name)
 				g.Expect(s.Namespace).To(Equal("metal3"))
 				g.Expect(s.Type).To(Equal(corev1.SecretType("infrastructure.cluster.x-k8s.io/secret")))
-				// The cluster, and BMO's label, which the manager's Secret cache selects on.
-				g.Expect(s.Labels).To(Equal(map[string]string{"cluster.x-k8s.io/cluster-name": "cluster-a", "environment.metal3.io": "baremetal"}))
+				// The cluster, BMO's label (its Secret cache selects on it), and ours, which keeps the
+				// Secret's data out of the manager's memory (only its metadata is cached).
+				g.Expect(s.Labels).To(Equal(map[string]string{"cluster.x-k8s.io/cluster-name": "cluster-a", "environment.metal3.io": "baremetal", "metal3data.metalwire.io/rendered": "true"}))
 				g.Expect(metav1.GetControllerOf(s).UID).To(BeEquivalentTo("uid-1"))
 			}
 			g.Expect(names).To(Equal(tt.wantNames))

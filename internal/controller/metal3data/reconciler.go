@@ -2,6 +2,7 @@ package metal3data
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"time"
 
@@ -15,18 +16,21 @@ import (
 	capiipamv1 "sigs.k8s.io/cluster-api/api/ipam/v1beta2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	bmov1 "github.com/metalwire/metalwire/api/baremetal/v1alpha1"
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
 	ipamv1 "github.com/metalwire/metalwire/api/ipam/v1alpha1"
 	networkv1 "github.com/metalwire/metalwire/api/network/v1alpha1"
 	"github.com/metalwire/metalwire/internal/controller/cachelag"
+	"github.com/metalwire/metalwire/internal/controller/cachepolicy"
 	"github.com/metalwire/metalwire/internal/controller/dataindex"
 	"github.com/metalwire/metalwire/internal/controller/fabricindex"
 	"github.com/metalwire/metalwire/internal/controller/mapping"
@@ -48,8 +52,13 @@ type Reconciler struct {
 	// WatchFilter is --watch-filter: with a value, only Metal3Data labelled with it are
 	// rendered (they carry their claim's label from creation).
 	WatchFilter string
-	// APIReader reads from the API server, for the rare Secret the cache cannot answer for.
+	// APIReader reads from the API server: a rendered Secret's data (the manager keeps none in
+	// memory), and a Secret in no cache (CAPM3's, unlabelled).
 	APIReader client.Reader
+	// RenderedSecrets is the metadata-only cache of the Secrets a Metal3Data renders
+	// (cachepolicy.NewRenderedSecrets): whether they exist, whose they are and their digest.
+	// Client's cache does not hold them.
+	RenderedSecrets cache.Cache
 	// IPReuse names address claims after the BareMetalHost (<host>-<pool>) instead of the
 	// Metal3Data, so a host keeps its address across re-provisioning (--ip-reuse).
 	IPReuse bool
@@ -242,6 +251,13 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, con
 	if err := fabricindex.Setup(ctx, mgr); err != nil {
 		return err
 	}
+	if r.RenderedSecrets == nil {
+		return errors.New("metal3data: no rendered-Secret cache; make one with cachepolicy.NewRenderedSecrets and set Reconciler.RenderedSecrets")
+	}
+	// Made now, so that it starts and syncs with the caches, before the controller.
+	if _, err := r.RenderedSecrets.GetInformer(ctx, cachepolicy.RenderedSecret(), cache.BlockUntilSynced(false)); err != nil {
+		return err
+	}
 	// Informers for the kinds only read, never watched, are made here so they start and sync
 	// with the manager, rather than lazily inside a reconcile (where a first read waits for a
 	// whole list, and a manager stopping at that moment waits for it too).
@@ -252,8 +268,17 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, con
 	}
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&infrav1.Metal3Data{}, builder.WithPredicates(watchfilter.Predicate(r.WatchFilter))).
+		// A deleted rendered Secret is written again: its metadata-only watch wakes its owner.
+		// Only deletions: our own writes would wake every Metal3Data.
+		WatchesRawSource(source.Kind(r.RenderedSecrets, cachepolicy.RenderedSecret(),
+			handler.TypedEnqueueRequestForOwner[*metav1.PartialObjectMetadata](mgr.GetScheme(), mgr.GetRESTMapper(), &infrav1.Metal3Data{}, handler.OnlyControllerOwner()),
+			predicate.TypedFuncs[*metav1.PartialObjectMetadata]{
+				CreateFunc: func(event.TypedCreateEvent[*metav1.PartialObjectMetadata]) bool { return false },
+				UpdateFunc: func(event.TypedUpdateEvent[*metav1.PartialObjectMetadata]) bool { return false },
+			})).
+		// A Secret rendered by an earlier version (without DataSecretRenderedLabel) is still in
+		// the manager's full cache until it is next written; its deletion wakes its owner too.
 		Owns(&corev1.Secret{}, builder.WithPredicates(predicate.Funcs{
-			// Only a deleted Secret needs us; our own writes would wake every Metal3Data.
 			CreateFunc: func(event.CreateEvent) bool { return false },
 			UpdateFunc: func(event.UpdateEvent) bool { return false },
 		})).

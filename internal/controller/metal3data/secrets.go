@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
+	"github.com/metalwire/metalwire/internal/controller/cachepolicy"
 	"github.com/metalwire/metalwire/pkg/render"
 )
 
@@ -141,8 +142,12 @@ func secrets(data *infrav1.Metal3Data, m3m, cluster string, out output) []*corev
 			ObjectMeta: metav1.ObjectMeta{
 				Name:      s.name,
 				Namespace: data.Namespace,
-				// BMO's label: its cache, and the manager's, hold only Secrets carrying it.
-				Labels:          map[string]string{infrav1.BMOEnvironmentLabel: infrav1.BMOEnvironmentLabelValue},
+				// BMO's label: its cache holds only Secrets carrying it. Ours: the manager keeps
+				// only their metadata (cachepolicy.NewRenderedSecrets).
+				Labels: map[string]string{
+					infrav1.BMOEnvironmentLabel:     infrav1.BMOEnvironmentLabelValue,
+					infrav1.DataSecretRenderedLabel: infrav1.DataSecretRenderedLabelValue,
+				},
 				Annotations:     map[string]string{RenderedHashAnnotation: out.hash()},
 				OwnerReferences: []metav1.OwnerReference{dataOwnerRef(data, true)},
 			},
@@ -177,6 +182,11 @@ func (r *Reconciler) writeSecrets(ctx context.Context, data *infrav1.Metal3Data,
 	return errors.Join(errs...)
 }
 
+// writeSecret creates want, or makes the Secret of that name match it. What is in memory is the
+// Secret's metadata: when it is ours, carries want's labels and records want's digest, it holds
+// what want would write and is left alone, without reading its data. Otherwise the Secret is read
+// from the API server (an Update sends the whole object, and no cache holds the data) and
+// updated, which also gives a Secret written by an earlier version our label.
 func (r *Reconciler) writeSecret(ctx context.Context, data *infrav1.Metal3Data, want *corev1.Secret) error {
 	err := r.Client.Create(ctx, want)
 	if err == nil {
@@ -185,14 +195,19 @@ func (r *Reconciler) writeSecret(ctx context.Context, data *infrav1.Metal3Data, 
 	if !apierrors.IsAlreadyExists(err) {
 		return fmt.Errorf("writing Secret %s: %w", want.Name, err)
 	}
+	key := client.ObjectKeyFromObject(want)
+	digest := want.Annotations[RenderedHashAnnotation]
+	if m, err := r.secretMeta(ctx, key); err == nil && ownedBy(m, data) && hasLabels(m, want.Labels) && m.Annotations[RenderedHashAnnotation] == digest {
+		return nil
+	}
 	got := &corev1.Secret{}
-	if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(want), got); err != nil {
+	if err := r.APIReader.Get(ctx, key, got); err != nil {
 		return fmt.Errorf("reading Secret %s: %w", want.Name, err)
 	}
 	if !ownedBy(got, data) {
 		return fmt.Errorf("Secret %s already exists and does not belong to Metal3Data %s; delete or rename it", want.Name, data.Name) //nolint:staticcheck // the message starts with a kind name
 	}
-	if got.Type == want.Type && sameData(got.Data, want.Data) && hasLabels(got, want.Labels) {
+	if got.Type == want.Type && sameData(got.Data, want.Data) && hasLabels(got, want.Labels) && got.Annotations[RenderedHashAnnotation] == digest {
 		return nil
 	}
 	got.Data = want.Data
@@ -202,17 +217,39 @@ func (r *Reconciler) writeSecret(ctx context.Context, data *infrav1.Metal3Data, 
 	for k, v := range want.Labels {
 		got.Labels[k] = v
 	}
+	if got.Annotations == nil {
+		got.Annotations = map[string]string{}
+	}
+	got.Annotations[RenderedHashAnnotation] = digest
 	if err := r.Client.Update(ctx, got); err != nil {
 		return fmt.Errorf("updating Secret %s: %w", want.Name, err)
 	}
 	return nil
 }
 
+// secretMeta is the metadata of a Metal3Data's Secret as the manager holds it: from the
+// rendered-Secret cache, or, for a Secret an earlier version wrote without our label, from the
+// manager's Secret cache. NotFound when neither holds it (it may still be in the API server:
+// CAPM3's Secrets carry neither label).
+func (r *Reconciler) secretMeta(ctx context.Context, key client.ObjectKey) (*metav1.PartialObjectMetadata, error) {
+	m := cachepolicy.RenderedSecret()
+	err := r.RenderedSecrets.Get(ctx, key, m)
+	if !apierrors.IsNotFound(err) {
+		return m, err
+	}
+	legacy := &corev1.Secret{}
+	if err := r.Client.Get(ctx, key, legacy); err != nil {
+		return nil, err
+	}
+	m.ObjectMeta = legacy.ObjectMeta
+	return m, nil
+}
+
 // hasLabels says whether s carries every label of want (a Secret written before metalwire
-// labelled its Secrets lacks them, and stays out of the cache until it gets them).
-func hasLabels(s *corev1.Secret, want map[string]string) bool {
+// labelled its Secrets, or as rendered, lacks them, and is rewritten to get them).
+func hasLabels(s metav1.Object, want map[string]string) bool {
 	for k, v := range want {
-		if s.Labels[k] != v {
+		if s.GetLabels()[k] != v {
 			return false
 		}
 	}
@@ -232,22 +269,20 @@ func sameData(a, b map[string][]byte) bool {
 }
 
 // missingSecrets lists the Secrets a rendered Metal3Data names that do not exist, and the digest
-// the surviving ones record ("" when none does). The cache holds only Secrets with BMO's label;
-// one without it (CAPM3 does not label its Secrets) is looked for in the API server before it is
-// called missing, and left as it is when found (docs/takeover.md).
+// the surviving ones record ("" when none does). Only their metadata is read. The manager holds
+// only Secrets with our or BMO's label (secretMeta); one without (CAPM3 does not label its
+// Secrets) is looked for in the API server before it is called missing, and left as it is when
+// found (docs/takeover.md).
 func (r *Reconciler) missingSecrets(ctx context.Context, data *infrav1.Metal3Data) (missing []string, digest string, err error) {
 	for _, ref := range []*corev1.SecretReference{data.Spec.MetaData, data.Spec.NetworkData} {
 		if ref == nil || ref.Name == "" {
 			continue
 		}
 		key := client.ObjectKey{Namespace: data.Namespace, Name: ref.Name}
-		s := &corev1.Secret{}
-		err := r.Client.Get(ctx, key, s)
-		annotations := s.Annotations
+		m, err := r.secretMeta(ctx, key)
 		if apierrors.IsNotFound(err) {
-			meta := &metav1.PartialObjectMetadata{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"}}
-			err = r.APIReader.Get(ctx, key, meta)
-			annotations = meta.Annotations
+			m = cachepolicy.RenderedSecret()
+			err = r.APIReader.Get(ctx, key, m)
 		}
 		switch {
 		case apierrors.IsNotFound(err):
@@ -255,7 +290,7 @@ func (r *Reconciler) missingSecrets(ctx context.Context, data *infrav1.Metal3Dat
 		case err != nil:
 			return nil, "", err
 		case digest == "":
-			digest = annotations[RenderedHashAnnotation]
+			digest = m.Annotations[RenderedHashAnnotation]
 		}
 	}
 	return missing, digest, nil
