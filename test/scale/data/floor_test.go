@@ -53,7 +53,8 @@ func floor(t *testing.T, e *testenv.Env, n int, watched bool) floorResult {
 	}
 	m3ms := f.machines(t, n)
 	if watched {
-		watchLikeAController(ctx, t, e, f.ns)
+		// Stopped before the API server is: open watches hold its shutdown up.
+		defer watchLikeAController(ctx, t, e, f.ns)()
 	}
 	before, err := measure.ReadMetrics(ctx, e.Config)
 	if err != nil {
@@ -171,30 +172,40 @@ func (f fixture) renderByHand(ctx context.Context, tmpl *infrav1.Metal3DataTempl
 	return f.c.Status().Update(ctx, claim)
 }
 
-// watchLikeAController holds, in this process until the test ends, what a controller that has
+// watchLikeAController holds, in this process until the returned stop is called, what a controller that has
 // to learn of every write of the data path holds: an informer on each kind the floor writes,
 // through the manager's own cache transform (cachepolicy), the Secrets as metadata only. A floor
 // with it is what any controller watching those kinds costs on top of the writes themselves: the
 // API server's encoding and sending of every write to a watcher, and the watcher's decoding, on
 // the same cores; the manager's reconciles and its other informers are not in it.
-func watchLikeAController(ctx context.Context, t *testing.T, e *testenv.Env, ns string) {
+func watchLikeAController(ctx context.Context, t *testing.T, e *testenv.Env, ns string) (stop func()) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(ctx)
-	t.Cleanup(cancel)
 	c, err := cache.New(e.Config, cache.Options{Scheme: e.Scheme, DefaultNamespaces: map[string]cache.Config{ns: {}},
 		DefaultTransform: cachepolicy.Transform()})
 	if err != nil {
 		t.Fatal(err)
 	}
+	ctx, cancel := context.WithCancel(ctx)
 	secrets := &metav1.PartialObjectMetadata{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"}}
 	for _, obj := range []client.Object{&infrav1.Metal3DataClaim{}, &infrav1.Metal3Data{}, &infrav1.Metal3DataTemplate{},
 		&ipamv1.IPClaim{}, &ipamv1.IPAddress{}, &ipamv1.IPPool{}, secrets} {
 		if _, err := c.GetInformer(ctx, obj); err != nil {
+			cancel()
 			t.Fatal(err)
 		}
 	}
-	go func() { _ = c.Start(ctx) }()
+	stopped := make(chan struct{})
+	stop = func() {
+		cancel()
+		<-stopped
+	}
+	go func() {
+		defer close(stopped)
+		_ = c.Start(ctx)
+	}()
 	if !c.WaitForCacheSync(ctx) {
+		stop()
 		t.Fatal("the floor's watches did not sync")
 	}
+	return stop
 }
