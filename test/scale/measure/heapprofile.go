@@ -4,11 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"net"
-	"net/http"
-	"os"
-	"path/filepath"
 	"runtime"
 	"sort"
 	"strings"
@@ -31,28 +27,11 @@ func FreeAddress() (string, error) {
 // collection, so it holds what is retained), writes it to path for `go tool pprof`, and
 // returns it parsed.
 func HeapProfile(ctx context.Context, addr, path string) (*profile.Profile, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+"/debug/pprof/heap?gc=1", nil)
-	if err != nil {
-		return nil, err
-	}
-	resp, err := http.DefaultClient.Do(req)
+	body, err := httpGet(ctx, "http://"+addr+"/debug/pprof/heap?gc=1")
 	if err != nil {
 		return nil, fmt.Errorf("reading the manager's heap profile: %w", err)
 	}
-	defer func() { _ = resp.Body.Close() }()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return nil, fmt.Errorf("reading the manager's heap profile: %w", err)
-	}
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("reading the manager's heap profile: %s", resp.Status)
-	}
-	// The folder a person names (BENCH_DATA_HEAP_PROFILE=dir) need not exist yet: a run of an
-	// hour should not end without its profiles for that.
-	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
-		return nil, err
-	}
-	if err := os.WriteFile(path, body, 0o600); err != nil {
+	if err := save(path, body); err != nil {
 		return nil, err
 	}
 	return profile.Parse(bytes.NewReader(body))

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strconv"
 	"testing"
 
@@ -29,19 +30,13 @@ func ProfileAPIServer(ctx context.Context, t *testing.T, cfg *rest.Config, path 
 	if err != nil {
 		t.Fatalf("profiling the API server: %v", err)
 	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
+	return inBackground(t, "profiling the API server", func() error {
 		body, err := rc.Get().AbsPath("/debug/pprof/profile").Param("seconds", strconv.Itoa(seconds)).DoRaw(ctx)
 		if err != nil {
-			t.Errorf("profiling the API server: %v", err)
-			return
+			return err
 		}
-		if err := os.WriteFile(path, body, 0o600); err != nil {
-			t.Errorf("writing the API server's profile: %v", err)
-		}
-	}()
-	return func() { <-done }
+		return save(path, body)
+	})
 }
 
 // ProfileManager writes a CPU profile of the manager serving pprof at addr (its
@@ -51,33 +46,54 @@ func ProfileManager(ctx context.Context, t *testing.T, addr, path string, second
 	if path == "" {
 		return func() {}
 	}
+	return inBackground(t, "profiling the manager", func() error {
+		body, err := httpGet(ctx, fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", addr, seconds))
+		if err != nil {
+			return err
+		}
+		return save(path, body)
+	})
+}
+
+// inBackground runs f in a goroutine, reporting its error as the test's; the returned function
+// waits for it.
+func inBackground(t *testing.T, what string, f func() error) func() {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		if err := fetchTo(ctx, fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", addr, seconds), path); err != nil {
-			t.Errorf("profiling the manager: %v", err)
+		if err := f(); err != nil {
+			t.Errorf("%s: %v", what, err)
 		}
 	}()
 	return func() { <-done }
 }
 
-// fetchTo writes what a GET of url answers to path.
-func fetchTo(ctx context.Context, url, path string) error {
+// httpGet is the body a GET of url answers with 200 OK.
+func httpGet(ctx context.Context, url string) ([]byte, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer func() { _ = resp.Body.Close() }()
 	body, err := io.ReadAll(resp.Body)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("%s: %s", url, resp.Status)
+		return nil, fmt.Errorf("%s: %s", url, resp.Status)
+	}
+	return body, nil
+}
+
+// save writes a profile to path. The folder a person names (BENCH_DATA_HEAP_PROFILE=dir) need
+// not exist yet: a run of an hour should not end without its profiles for that.
+func save(path string, body []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
+		return err
 	}
 	return os.WriteFile(path, body, 0o600)
 }
