@@ -3,6 +3,7 @@ package webhooks_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -201,3 +202,39 @@ func crdName(kind string) string {
 }
 
 func toLower(s string) string { return string(bytes.ToLower([]byte(s))) }
+
+// TestATemplateOfTenThousandMachinesReadsAsV1beta1: a template's status lists every claim, and
+// a v1beta1 client still reads it (and the API server's v1beta1 watch cache still holds it) at
+// the size of a large site. Its indexes are v1beta1's own map, so they need no copy in the
+// annotation that carries v1beta2's fields: with one, the annotations passed the API server's
+// 256 KiB limit near 7,000 claims and every v1beta1 read of the template failed.
+func TestATemplateOfTenThousandMachinesReadsAsV1beta1(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns := env.NewNamespace(t)
+	dt := &infrav1.Metal3DataTemplate{}
+	dt.Name, dt.Namespace = "workers", ns
+	dt.Spec.ClusterName = "c1"
+	g.Expect(env.Client.Create(ctx, dt)).To(Succeed())
+	const n = 10000
+	for i := range n {
+		dt.Status.Indexes = append(dt.Status.Indexes, infrav1.IndexEntry{Name: fmt.Sprintf("site-a-rack-%03d-worker-%05d", i/40, i), Index: int32(i)})
+	}
+	g.Expect(env.Client.Status().Update(ctx, dt)).To(Succeed())
+
+	old := &unstructured.Unstructured{}
+	old.SetAPIVersion("infrastructure.cluster.x-k8s.io/v1beta1")
+	old.SetKind("Metal3DataTemplate")
+	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(dt), old)).To(Succeed())
+	indexes, _, _ := unstructured.NestedMap(old.Object, "status", "indexes")
+	g.Expect(indexes).To(HaveLen(n))
+	g.Expect(indexes).To(HaveKeyWithValue("site-a-rack-249-worker-09999", int64(9999)))
+
+	// A v1beta1 client writes its status back whole: nothing is lost or reordered.
+	old.SetLabels(map[string]string{"edited": "by-v1beta1"})
+	g.Expect(env.Client.Update(ctx, old)).To(Succeed())
+	after := &infrav1.Metal3DataTemplate{}
+	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(dt), after)).To(Succeed())
+	g.Expect(after.Labels).To(HaveKeyWithValue("edited", "by-v1beta1"))
+	g.Expect(after.Status.Indexes).To(Equal(dt.Status.Indexes))
+}

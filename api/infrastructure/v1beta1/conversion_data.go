@@ -148,6 +148,11 @@ func (in *Metal3DataTemplate) ConvertFrom(srcRaw conversion.Hub) error {
 		NetworkData:       keptNetworkData(src.Spec.NetworkData, only.Spec.NetworkData),
 	}
 	dst.Status = Metal3DataTemplateStatus{LastUpdated: src.Status.LastUpdated, Indexes: indexesFromHub(src.Status.Indexes)}
+	if len(src.Status.Indexes) > 0 && slices.Equal(indexesToHub(dst.Status.Indexes), src.Status.Indexes) {
+		// v1beta1's map gives the list back as it is: no copy in the annotation, whose size the
+		// API server limits to 256 KiB (a site's template lists every machine's claim).
+		src.Status.Indexes = nil
+	}
 	return saveHub(src, dst)
 }
 
