@@ -350,7 +350,8 @@ func (r *Reconciler) hostToData(ctx context.Context, o client.Object) []reconcil
 func (r *Reconciler) dataOfHost(ctx context.Context, namespace, name string, rendered bool) []reconcile.Request {
 	machines := &infrav1.Metal3MachineList{}
 	key := namespace + "/" + name
-	if err := r.Client.List(ctx, machines, client.MatchingFields{dataindex.MachineByHost: key}, client.UnsafeDisableDeepCopy); err != nil {
+	// A Metal3Machine holds hosts of its own namespace only.
+	if err := r.Client.List(ctx, machines, client.InNamespace(namespace), client.MatchingFields{dataindex.MachineByHost: key}, client.UnsafeDisableDeepCopy); err != nil {
 		ctrl.LoggerFrom(ctx).Error(err, "listing the Metal3Machines of a host", "host", key)
 		return nil
 	}
