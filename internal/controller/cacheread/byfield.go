@@ -21,6 +21,20 @@ const (
 	allNamespaces    = "__all_namespaces"
 )
 
+// IndexName is the name of field's index in an informer's indexer, as the cache's List with
+// client.MatchingFields reads it.
+func IndexName(field string) string { return fieldIndexPrefix + field }
+
+// IndexKey is what an object of namespace (or, with "", every object, and a cluster-scoped one)
+// with value is found under in a field index, as the cache's List with client.InNamespace and
+// client.MatchingFields looks it up.
+func IndexKey(namespace, value string) string {
+	if namespace == "" {
+		return allNamespaces + "/" + value
+	}
+	return namespace + "/" + value
+}
+
 // ByField calls each with every object of obj's kind whose field index field has value, in
 // namespace ("" for all namespaces), as the cache holds it: the same objects as
 // c.List(ctx, list, client.InNamespace(namespace), client.MatchingFields{field: value}), in no
@@ -51,11 +65,7 @@ func ByField(ctx context.Context, c cache.Cache, obj client.Object, list client.
 			return nil
 		})
 	}
-	key := allNamespaces + "/" + value
-	if namespace != "" {
-		key = namespace + "/" + value
-	}
-	items, err := shared.GetIndexer().ByIndex(fieldIndexPrefix+field, key)
+	items, err := shared.GetIndexer().ByIndex(IndexName(field), IndexKey(namespace, value))
 	if err != nil {
 		return fmt.Errorf("reading the cache's index %s of %T: %w", field, obj, err)
 	}

@@ -8,24 +8,64 @@ import (
 	"fmt"
 	"sync"
 
+	toolscache "k8s.io/client-go/tools/cache"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/metalwire/metalwire/internal/controller/cacheread"
 )
 
 // Index is one field index: Keys are the values Object is found under by Field.
+//
+// An index is read within a namespace: a List through it names the namespace
+// (client.InNamespace), as every List of the manager's controllers does
+// (TestEveryIndexedListNamesItsNamespace reads their code). controller-runtime's IndexField
+// files each object of a namespace twice, under its namespace and once more for a List across
+// all namespaces, and every value an index holds is a set of its own: an index whose values are
+// one object's own (a claim's name, a host's) then costs two sets an object, about 500 bytes. A
+// namespaced index files it once. AcrossNamespaces keeps the second entry, for an index a List
+// without a namespace reads.
 type Index struct {
-	Object client.Object
-	Field  string
-	Keys   client.IndexerFunc
+	Object           client.Object
+	Field            string
+	Keys             client.IndexerFunc
+	AcrossNamespaces bool
 }
 
 // Register registers indexes with indexer.
 func Register(ctx context.Context, indexer client.FieldIndexer, indexes ...Index) error {
 	for _, ix := range indexes {
-		if err := indexer.IndexField(ctx, ix.Object, ix.Field, ix.Keys); err != nil {
+		if err := register(ctx, indexer, ix); err != nil {
 			return fmt.Errorf("registering field index %s of %T: %w", ix.Field, ix.Object, err)
 		}
 	}
 	return nil
+}
+
+// register adds ix to the informer of its kind under the name and keys the cache's List reads
+// (cacheread.IndexName, cacheread.IndexKey), or through IndexField when it is read across
+// namespaces or indexer is not an informer cache.
+func register(ctx context.Context, indexer client.FieldIndexer, ix Index) error {
+	informers, ok := indexer.(cache.Informers)
+	if ix.AcrossNamespaces || !ok {
+		return indexer.IndexField(ctx, ix.Object, ix.Field, ix.Keys)
+	}
+	informer, err := informers.GetInformer(ctx, ix.Object, cache.BlockUntilSynced(false))
+	if err != nil {
+		return err
+	}
+	return informer.AddIndexers(toolscache.Indexers{cacheread.IndexName(ix.Field): func(obj any) ([]string, error) {
+		o, ok := obj.(client.Object)
+		if !ok {
+			return nil, fmt.Errorf("index %s: object of type %T is not a client.Object", ix.Field, obj)
+		}
+		values := ix.Keys(o)
+		keys := make([]string, len(values))
+		for i, v := range values {
+			keys[i] = cacheread.IndexKey(o.GetNamespace(), v)
+		}
+		return keys, nil
+	}})
 }
 
 // Set is indexes several controllers share. Its zero value with Indexes set is ready to use;

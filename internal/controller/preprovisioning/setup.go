@@ -45,7 +45,7 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, concurrency int, wa
 			return nil
 		}
 		return []string{ref.Key}
-	}})
+	}, AcrossNamespaces: true}) // a template may serve hosts of other namespaces
 	if err != nil {
 		return err
 	}
