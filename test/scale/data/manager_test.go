@@ -33,19 +33,15 @@ const managedGroups = "--controllers=infrastructure,ipam"
 
 // startManager runs the image's manager (cmd/manager built from this checkout) in a process of its own, so that its CPU and memory are
 // measured apart from the benchmark's. extra are further flags; the rest are its defaults, as
-// shipped, and so is its soft memory limit (memoryLimit). It watches every namespace, as the
-// Deployment runs it: with --namespace (until 2026-11-27 here) controller-runtime's cache of a
-// namespace list hides its indexes, and a pool's reconcile copies every claim's struct from the
-// cache where it otherwise reads them in place (cacheread.ByField), 3% of the manager's CPU at
-// 5,000 machines. With profilerAddr set it serves pprof there. stop ends it (before its API
-// server stops); it is also called when the test ends.
-func startManager(t *testing.T, e *testenv.Env, profilerAddr string, extra []string) (cmd *exec.Cmd, stop func()) {
+// shipped, and so is its soft memory limit (memoryLimit). With profilerAddr set it serves pprof there. stop ends it (before its API server
+// stops); it is also called when the test ends.
+func startManager(t *testing.T, e *testenv.Env, ns, profilerAddr string, extra []string) (cmd *exec.Cmd, stop func()) {
 	t.Helper()
 	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
 	if err := os.WriteFile(kubeconfig, e.KubeConfig, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	args := append([]string{"--kubeconfig=" + kubeconfig, managedGroups,
+	args := append([]string{"--kubeconfig=" + kubeconfig, "--namespace=" + ns, managedGroups,
 		"--leader-elect=false", "--metrics-bind-address=0", "--health-probe-bind-address=0"}, extra...)
 	if profilerAddr != "" {
 		args = append(args, "--profiler-address="+profilerAddr)

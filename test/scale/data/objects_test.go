@@ -130,18 +130,6 @@ func (f fixture) machine(ctx context.Context, i int) (*infrav1.Metal3Machine, er
 	return m3m, f.c.Create(ctx, m3m)
 }
 
-// clear deletes what base and machines made in the fixture's namespace (nothing made them hold a
-// finalizer), so that the manager, which watches every namespace, neither caches nor serves them.
-func (f fixture) clear(ctx context.Context) error {
-	opt := client.InNamespace(f.ns)
-	for _, obj := range []client.Object{&infrav1.Metal3Machine{}, &clusterv1.Machine{}, &bmov1.BareMetalHost{}, &infrav1.Metal3DataTemplate{}, &ipamv1.IPPool{}} {
-		if err := f.c.DeleteAllOf(ctx, obj, opt); err != nil {
-			return fmt.Errorf("deleting the %T of namespace %s: %w", obj, f.ns, err)
-		}
-	}
-	return nil
-}
-
 // claim creates the Metal3DataClaim of a Metal3Machine, as the machine controller makes it.
 func (f fixture) claim(ctx context.Context, m3m *infrav1.Metal3Machine) (*infrav1.Metal3DataClaim, error) {
 	c := &infrav1.Metal3DataClaim{
