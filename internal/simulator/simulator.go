@@ -22,6 +22,7 @@ import (
 
 	bmov1 "github.com/metalwire/metalwire/api/baremetal/v1alpha1"
 	"github.com/metalwire/metalwire/internal/controller/cachepolicy"
+	"github.com/metalwire/metalwire/internal/controller/fieldindex"
 )
 
 // Transition is one host changing provisioning state.
@@ -75,7 +76,7 @@ func (s *Simulator) SetupWithManager(ctx context.Context, mgr ctrl.Manager) erro
 	if s.Delays == (Delays{}) {
 		s.Delays = DefaultDelays
 	}
-	if err := mgr.GetFieldIndexer().IndexField(ctx, &bmov1.BareMetalHost{}, secretRefsField, secretRefs); err != nil {
+	if err := fieldindex.Register(ctx, mgr.GetFieldIndexer(), fieldindex.Index{Object: &bmov1.BareMetalHost{}, Field: secretRefsField, Keys: secretRefs}); err != nil {
 		return fmt.Errorf("simulator: indexing hosts by Secret: %w", err)
 	}
 	toHosts := s.hostsForSecret(mgr.GetClient())
