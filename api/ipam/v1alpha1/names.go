@@ -25,12 +25,29 @@ import (
 // never gets a name with characters an object name cannot hold; callers should pass validated
 // addresses.
 func IPAddressName(namePrefix, ip string) string {
-	text := strings.ToLower(ip)
 	if addr, err := netip.ParseAddr(ip); err == nil {
-		text = addr.WithZone("").String()
+		return string(AppendIPAddressName(make([]byte, 0, len(namePrefix)+1+len(ip)), namePrefix, addr))
 	}
-	text = addressSeparators.Replace(text)
-	return strings.TrimRight(namePrefix+"-"+text, "-")
+	return strings.TrimRight(namePrefix+"-"+addressSeparators.Replace(strings.ToLower(ip)), "-")
+}
+
+// AppendIPAddressName appends the name IPAddressName gives addr to b and returns the extended
+// slice, for a caller that compares the names of many addresses without making a string of each.
+func AppendIPAddressName(b []byte, namePrefix string, addr netip.Addr) []byte {
+	start := len(b)
+	b = append(b, namePrefix...)
+	b = append(b, '-')
+	text := len(b)
+	b = addr.WithZone("").AppendTo(b)
+	for i := text; i < len(b); i++ {
+		if b[i] == '.' || b[i] == ':' {
+			b[i] = '-'
+		}
+	}
+	for len(b) > start && b[len(b)-1] == '-' {
+		b = b[:len(b)-1]
+	}
+	return b
 }
 
 // addressSeparators turns an address's separators into '-'; a Replacer is safe to share.

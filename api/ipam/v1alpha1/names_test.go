@@ -72,6 +72,7 @@ func TestIPAddressNameIsOneToOneAndValid(t *testing.T) {
 			g.Expect(prev).To(Equal(a), "%s and %s both named %q", prev, a, name)
 		}
 		owner[name] = a
+		g.Expect(string(ipamv1.AppendIPAddressName([]byte("a-"), "prov", a))).To(Equal("a-"+name), "appended after other bytes")
 		if a.Is6() {
 			g.Expect(ipamv1.IPAddressName("prov", a.StringExpanded())).To(Equal(name), "expanded spelling of %s", a)
 		}

@@ -3,11 +3,9 @@
 // of every claim it served, so at 5,000 machines each copy is hundreds of kilobytes, and every
 // Metal3Data and Metal3DataClaim reconcile that read its template through client.Get copied all of
 // it (about a gigabyte of allocation over a 5,000-machine run, growing with the square of the
-// machines) to read its spec or learn that it exists. ByField reads the objects a field index
-// finds, for a kind with many objects per key (the claims of a pool), without the copy of each
-// object's struct that List makes even when told not to deep-copy.
+// machines) to read its spec or learn that it exists.
 //
-// Both hand their reader the cache's own objects, which it must never change: copy what is
+// Shared hands its reader the cache's own object, which it must never change: copy what is
 // changed.
 package cacheread
 

@@ -11,8 +11,6 @@ import (
 	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-
-	"github.com/metalwire/metalwire/internal/controller/cacheread"
 )
 
 // Index is one field index: Keys are the values Object is found under by Field.
@@ -43,7 +41,7 @@ func Register(ctx context.Context, indexer client.FieldIndexer, indexes ...Index
 }
 
 // register adds ix to the informer of its kind under the name and keys the cache's List reads
-// (cacheread.IndexName, cacheread.IndexKey), or through IndexField when it is read across
+// (IndexName, IndexKey), or through IndexField when it is read across
 // namespaces or indexer is not an informer cache.
 func register(ctx context.Context, indexer client.FieldIndexer, ix Index) error {
 	informers, ok := indexer.(cache.Informers)
@@ -54,7 +52,7 @@ func register(ctx context.Context, indexer client.FieldIndexer, ix Index) error 
 	if err != nil {
 		return err
 	}
-	return informer.AddIndexers(toolscache.Indexers{cacheread.IndexName(ix.Field): func(obj any) ([]string, error) {
+	return informer.AddIndexers(toolscache.Indexers{IndexName(ix.Field): func(obj any) ([]string, error) {
 		o, ok := obj.(client.Object)
 		if !ok {
 			return nil, fmt.Errorf("index %s: object of type %T is not a client.Object", ix.Field, obj)
@@ -62,10 +60,34 @@ func register(ctx context.Context, indexer client.FieldIndexer, ix Index) error 
 		values := ix.Keys(o)
 		keys := make([]string, len(values))
 		for i, v := range values {
-			keys[i] = cacheread.IndexKey(o.GetNamespace(), v)
+			keys[i] = IndexKey(o.GetNamespace(), v)
 		}
 		return keys, nil
 	}})
+}
+
+// controller-runtime's names for what a field index (client.FieldIndexer.IndexField) stores in
+// its informer's indexer: the index is "field:<field>", and an object of a namespace is found
+// under "<namespace>/<value>" and "__all_namespaces/<value>". They are not exported;
+// TestANamespacedIndexFilesEachObjectOnce fails when they change (a List through an index
+// registered here then finds nothing).
+const (
+	fieldIndexPrefix = "field:"
+	allNamespaces    = "__all_namespaces"
+)
+
+// IndexName is the name of field's index in an informer's indexer, as the cache's List with
+// client.MatchingFields reads it.
+func IndexName(field string) string { return fieldIndexPrefix + field }
+
+// IndexKey is what an object of namespace (or, with "", every object, and a cluster-scoped one)
+// with value is found under in a field index, as the cache's List with client.InNamespace and
+// client.MatchingFields looks it up.
+func IndexKey(namespace, value string) string {
+	if namespace == "" {
+		return allNamespaces + "/" + value
+	}
+	return namespace + "/" + value
 }
 
 // Set is indexes several controllers share. Its zero value with Indexes set is ready to use;

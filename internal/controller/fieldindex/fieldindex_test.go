@@ -13,7 +13,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	ipamv1 "github.com/metalwire/metalwire/api/ipam/v1alpha1"
-	"github.com/metalwire/metalwire/internal/controller/cacheread"
 	"github.com/metalwire/metalwire/internal/controller/fieldindex"
 	"github.com/metalwire/metalwire/internal/testenv"
 )
@@ -90,8 +89,8 @@ func TestANamespacedIndexFilesEachObjectOnce(t *testing.T) {
 			if shared, ok := inf.(toolscache.SharedIndexInformer); ok { // one indexer for every namespace
 				ix := shared.GetIndexer()
 				// Six claims in two namespaces on five (namespace, pool) pairs.
-				g.Expect(ix.ListIndexFuncValues(cacheread.IndexName(byPool))).To(HaveLen(5))
-				g.Expect(ix.ListIndexFuncValues(cacheread.IndexName(byPoolEvery))).To(HaveLen(5+3), "and three pools across namespaces")
+				g.Expect(ix.ListIndexFuncValues(fieldindex.IndexName(byPool))).To(HaveLen(5))
+				g.Expect(ix.ListIndexFuncValues(fieldindex.IndexName(byPoolEvery))).To(HaveLen(5+3), "and three pools across namespaces")
 			}
 		})
 	}

@@ -23,7 +23,8 @@ type claim interface {
 	kind() string
 	apiVersion() string
 	finalizer() string
-	// served reports whether the status already says the claim holds addressName.
+	// served reports whether the status already says the claim holds addressName (never an
+	// empty name).
 	served(addressName string) bool
 	// decidedAddress reports whether the status says the claim holds an address, and the name of
 	// its IPAddress when the status names it ("" for a Cluster API claim, whose status names its
@@ -45,7 +46,7 @@ func (ipClaim) finalizer() string       { return ipamv1.IPClaimFinalizer }
 func (c ipClaim) deepCopy() claim       { return ipClaim{c.DeepCopy()} }
 
 func (c ipClaim) served(addressName string) bool {
-	return c.Status.Address != nil && c.Status.Address.Name == addressName && c.Status.ErrorMessage == nil &&
+	return addressName != "" && c.Status.Address != nil && c.Status.Address.Name == addressName && c.Status.ErrorMessage == nil &&
 		meta.IsStatusConditionTrue(c.Status.Conditions, ipamv1.ReadyCondition)
 }
 

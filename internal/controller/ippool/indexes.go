@@ -11,21 +11,20 @@ import (
 )
 
 // Field index names. Each maps an object to the pool (or pool prefix, or cluster) it belongs
-// to, so a pool reconcile reads only its own objects from the cache.
+// to, so a pool reconcile reads only its own objects from the cache. A pool's claims are not
+// read through an index but from its members (members.go).
 const (
-	addressPoolField   = "spec.pool.name"                // IPAddress -> pool name
-	addressClaimField  = "ippool.claimKey"               // IPAddress -> "<pool>/<claim>"
-	claimPoolField     = "spec.pool.name"                // IPClaim -> pool name
-	capiClaimPoolField = "ippool.metal3PoolRef"          // IPAddressClaim -> pool name, when the pool is an IPPool
-	capiClusterField   = "ippool.clusterName"            // IPAddressClaim -> cluster name
-	namePrefixField    = "spec.namePrefix"               // IPPool -> namePrefix
-	capiAPIVersion     = "ipam.cluster.x-k8s.io/v1beta2" // apiVersion of Cluster API IPAM objects
-	metal3APIVersion   = "ipam.metal3.io/v1alpha1"       // apiVersion of our IPAM objects
-	ipPoolKind         = "IPPool"                        // kind named in a Cluster API poolRef
-	ipClaimKind        = "IPClaim"                       // kind recorded in IPAddress.spec.claim
-	capiClaimKind      = "IPAddressClaim"                // kind recorded for Cluster API claims
-	ipamGroup          = "ipam.metal3.io"                // apiGroup named in a Cluster API poolRef
-	fieldOwner         = client.FieldOwner("metalwire")  // manager name on our writes
+	addressPoolField  = "spec.pool.name"                // IPAddress -> pool name
+	addressClaimField = "ippool.claimKey"               // IPAddress -> "<pool>/<claim>"
+	capiClusterField  = "ippool.clusterName"            // IPAddressClaim -> cluster name
+	namePrefixField   = "spec.namePrefix"               // IPPool -> namePrefix
+	capiAPIVersion    = "ipam.cluster.x-k8s.io/v1beta2" // apiVersion of Cluster API IPAM objects
+	metal3APIVersion  = "ipam.metal3.io/v1alpha1"       // apiVersion of our IPAM objects
+	ipPoolKind        = "IPPool"                        // kind named in a Cluster API poolRef
+	ipClaimKind       = "IPClaim"                       // kind recorded in IPAddress.spec.claim
+	capiClaimKind     = "IPAddressClaim"                // kind recorded for Cluster API claims
+	ipamGroup         = "ipam.metal3.io"                // apiGroup named in a Cluster API poolRef
+	fieldOwner        = client.FieldOwner("metalwire")  // manager name on our writes
 )
 
 func claimKey(pool, claim string) string { return pool + "/" + claim }
@@ -53,16 +52,6 @@ func addIndexes(ctx context.Context, idx client.FieldIndexer) error {
 		fieldindex.Index{Object: &ipamv1.IPAddress{}, Field: addressClaimField, Keys: func(o client.Object) []string {
 			a := o.(*ipamv1.IPAddress)
 			return []string{claimKey(a.Spec.Pool.Name, a.Spec.Claim.Name)}
-		}},
-		fieldindex.Index{Object: &ipamv1.IPClaim{}, Field: claimPoolField, Keys: func(o client.Object) []string {
-			return []string{o.(*ipamv1.IPClaim).Spec.Pool.Name}
-		}},
-		fieldindex.Index{Object: &capiipamv1.IPAddressClaim{}, Field: capiClaimPoolField, Keys: func(o client.Object) []string {
-			c := o.(*capiipamv1.IPAddressClaim)
-			if !isOurPool(c.Spec.PoolRef) {
-				return nil
-			}
-			return []string{c.Spec.PoolRef.Name}
 		}},
 		fieldindex.Index{Object: &capiipamv1.IPAddressClaim{}, Field: capiClusterField, Keys: func(o client.Object) []string {
 			if name := capiClusterName(o.(*capiipamv1.IPAddressClaim)); name != "" {

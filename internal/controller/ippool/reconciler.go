@@ -14,14 +14,11 @@ import (
 	"k8s.io/utils/ptr"
 	capiipamv1 "sigs.k8s.io/cluster-api/api/ipam/v1beta2"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	ipamv1 "github.com/metalwire/metalwire/api/ipam/v1alpha1"
-	"github.com/metalwire/metalwire/internal/controller/cacheread"
 	"github.com/metalwire/metalwire/internal/controller/skeleton"
-	"github.com/metalwire/metalwire/internal/controller/watchfilter"
 	"github.com/metalwire/metalwire/internal/metrics"
 	"github.com/metalwire/metalwire/pkg/ipam"
 )
@@ -59,9 +56,6 @@ const (
 // IPClaim and Cluster API IPAddressClaim status.
 type Reconciler struct {
 	Client client.Client
-	// Cache is the manager's cache, which Client reads: the pool's claims are read from its
-	// informers' indexes (SetupWithManager sets it).
-	Cache cache.Cache
 	// APIReader reads from the API server, not the cache: used where a stale cache could
 	// decide wrongly (who holds an address that already exists; is a pool really empty).
 	APIReader client.Reader
@@ -79,7 +73,8 @@ type Reconciler struct {
 	// (no finalizer, no status, no IPAddress), as another manager's.
 	WatchFilter string
 
-	states states
+	states  states
+	members members
 }
 
 func (r *Reconciler) now() time.Time {
@@ -136,10 +131,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, pool *ipamv1.IPPool) (
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	claims, err := r.claimsOf(ctx, pool.Namespace, pool.Name)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
+	claims := r.claimsOf(pool.Namespace, pool.Name)
 	b := &batch{r: r, pool: pool, st: st}
 	b.plan(ctx, claims)
 	b.run(ctx)
@@ -156,15 +148,14 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, pool *ipamv1.IPPool) (
 // reconcileDelete keeps the pool while addresses of it exist, releasing those of deleted claims.
 func (r *Reconciler) reconcileDelete(ctx context.Context, pool *ipamv1.IPPool) (ctrl.Result, error) {
 	key := client.ObjectKeyFromObject(pool)
-	claims, err := r.claimsOf(ctx, pool.Namespace, pool.Name)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
+	claims := r.claimsOf(pool.Namespace, pool.Name)
 	b := &batch{r: r, pool: pool}
 	if parsed, perr := ipam.Parse(specOf(pool)); perr == nil {
-		if b.st, err = r.stateFor(ctx, pool, parsed); err != nil {
+		st, err := r.stateFor(ctx, pool, parsed)
+		if err != nil {
 			return ctrl.Result{}, err
 		}
+		b.st = st
 	}
 	b.planReleasesOnly(claims, ipamv1.PoolNotReadyReason, fmt.Sprintf("IPPool %s is being deleted", pool.Name))
 	b.run(ctx)
@@ -202,10 +193,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, pool *ipamv1.IPPool) (
 
 // reconcileMissing answers the claims of a pool that does not exist: they wait, and say so.
 func (r *Reconciler) reconcileMissing(ctx context.Context, key types.NamespacedName) (ctrl.Result, error) {
-	claims, err := r.claimsOf(ctx, key.Namespace, key.Name)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
+	claims := r.claimsOf(key.Namespace, key.Name)
 	b := &batch{r: r, pool: &ipamv1.IPPool{}}
 	b.pool.Name, b.pool.Namespace = key.Name, key.Namespace
 	b.planReleasesOnly(claims, ipamv1.PoolNotFoundReason,
@@ -222,10 +210,7 @@ func (r *Reconciler) refuse(ctx context.Context, pool *ipamv1.IPPool, reason, ms
 		r.Recorder.Eventf(pool, nil, corev1.EventTypeWarning, reason, "Allocate", msg)
 	}
 	pool.Status.Total, pool.Status.Free, pool.Status.Used, pool.Status.OutOfRange = nil, nil, nil, nil
-	claims, err := r.claimsOf(ctx, pool.Namespace, pool.Name)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
+	claims := r.claimsOf(pool.Namespace, pool.Name)
 	b := &batch{r: r, pool: pool}
 	b.planReleasesOnly(claims, ipamv1.PoolNotReadyReason, fmt.Sprintf("IPPool %s hands out nothing: %s", pool.Name, msg))
 	b.run(ctx)
@@ -322,31 +307,12 @@ func (r *Reconciler) claimCached(ctx context.Context, a *ipamv1.IPAddress) bool 
 	return ownedBy(a.OwnerReferences, kind, a.Spec.Claim.Name, obj.GetUID())
 }
 
-// claimsOf finds the IPClaims and Cluster API IPAddressClaims naming the pool, the cache's own
-// objects (cacheread.ByField, not even List's copy of each struct: a pool's claims are read on
-// every reconcile of the pool; under --namespace, whose cache hides its indexes, ByField lists
-// through List and hands over the list's copies). Callers must not change them: they copy the few they change
-// (claim.deepCopy). Under --watch-filter only the claims with the filter's label are kept: the
-// others are another manager's, even on our pool.
-func (r *Reconciler) claimsOf(ctx context.Context, namespace, pool string) ([]claim, error) {
-	var out []claim
-	err := cacheread.ByField(ctx, r.Cache, &ipamv1.IPClaim{}, &ipamv1.IPClaimList{}, namespace, claimPoolField, pool, func(o client.Object) {
-		if watchfilter.Matches(o, r.WatchFilter) {
-			out = append(out, ipClaim{o.(*ipamv1.IPClaim)})
-		}
-	})
-	if err != nil {
-		return nil, err
-	}
-	err = cacheread.ByField(ctx, r.Cache, &capiipamv1.IPAddressClaim{}, &capiipamv1.IPAddressClaimList{}, namespace, capiClaimPoolField, pool, func(o client.Object) {
-		if watchfilter.Matches(o, r.WatchFilter) {
-			out = append(out, capiClaim{o.(*capiipamv1.IPAddressClaim)})
-		}
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
+// claimsOf is the IPClaims and Cluster API IPAddressClaims naming the pool, as its members
+// (claimEvents) hold them: the informers' own objects, which callers must not change; they copy
+// the few they change (claim.deepCopy). Under --watch-filter only the claims with the filter's
+// label are members: the others are another manager's, even on our pool.
+func (r *Reconciler) claimsOf(namespace, pool string) []claim {
+	return r.members.of(types.NamespacedName{Namespace: namespace, Name: pool})
 }
 
 // specErrorMessage puts "spec." before each field pkg/ipam names.

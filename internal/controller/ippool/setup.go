@@ -34,9 +34,6 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, con
 	if r.Client == nil {
 		r.Client = mgr.GetClient()
 	}
-	if r.Cache == nil {
-		r.Cache = mgr.GetCache()
-	}
 	if r.APIReader == nil {
 		r.APIReader = mgr.GetAPIReader()
 	}
@@ -56,8 +53,10 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, con
 			finalizersChanged))).
 		// A pool refused for its namePrefix is looked at again when the other pool changes.
 		Watches(&ipamv1.IPPool{}, handler.EnqueueRequestsFromMapFunc(r.poolsWithSamePrefix)).
-		Watches(&ipamv1.IPClaim{}, r.claimEvents(ipClaimPool), builder.WithPredicates(watchfilter.Predicate(r.WatchFilter))).
-		Watches(&capiipamv1.IPAddressClaim{}, r.claimEvents(capiClaimPool), builder.WithPredicates(watchfilter.Predicate(r.WatchFilter))).
+		// No watch-filter predicate on claims: their handler must also see a claim lose the
+		// label, to take it out of its pool's members; it applies the filter itself.
+		Watches(&ipamv1.IPClaim{}, r.claimEvents(ipClaimPool)).
+		Watches(&capiipamv1.IPAddressClaim{}, r.claimEvents(capiClaimPool)).
 		Watches(&ipamv1.IPAddress{}, r.addressEvents()).
 		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(r.poolsOfCluster)).
 		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(pause.ClusterToObjects(mgr.GetClient(),
@@ -69,34 +68,70 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, con
 		Complete(r)
 }
 
-// claimEvents enqueues a claim's pool. Update events of claims that are served and stay so are
-// dropped: mostly the status writes of this controller, which would otherwise each enqueue the
-// pool again. A deleted claim's IPAddresses become suspects of its pool, to be released.
+// claimEvents records each claim among its pool's members and enqueues the pool, in that order,
+// so that the reconcile finds the claim. Update events of claims that are served and stay so
+// are recorded but enqueue nothing: mostly the status writes of this controller, which would
+// otherwise each enqueue the pool again. A deleted claim's IPAddresses become suspects of its
+// pool, to be released. Under --watch-filter a claim without the filter's label is no pool's
+// member and enqueues nothing (it is another manager's, even on our pool); one that loses the
+// label leaves its pool's members.
 func (r *Reconciler) claimEvents(poolOf handler.MapFunc) handler.EventHandler {
-	enqueue := func(ctx context.Context, o client.Object, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
-		for _, req := range poolOf(ctx, o) {
-			q.Add(req)
+	pools := func(ctx context.Context, o client.Object) []reconcile.Request {
+		if !watchfilter.Matches(o, r.WatchFilter) {
+			return nil
 		}
+		return poolOf(ctx, o)
+	}
+	record := func(ctx context.Context, old, o client.Object) []reconcile.Request {
+		c, ok := asClaim(o)
+		if !ok {
+			return nil
+		}
+		var previous []types.NamespacedName
+		if old != nil {
+			previous = poolKeys(poolOf(ctx, old))
+		}
+		reqs := pools(ctx, o)
+		r.members.set(c, previous, poolKeys(reqs))
+		return reqs
 	}
 	return handler.Funcs{
 		CreateFunc: func(ctx context.Context, e event.CreateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
-			enqueue(ctx, e.Object, q)
+			for _, req := range record(ctx, nil, e.Object) {
+				q.Add(req)
+			}
 		},
 		UpdateFunc: func(ctx context.Context, e event.UpdateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			reqs := record(ctx, e.ObjectOld, e.ObjectNew)
 			if c, ok := asClaim(e.ObjectNew); !ok || deleting(c.object()) || c.readyReason() != ipamv1.AllocatedReason {
-				enqueue(ctx, e.ObjectNew, q)
+				for _, req := range reqs {
+					q.Add(req)
+				}
 			}
 		},
 		DeleteFunc: func(ctx context.Context, e event.DeleteEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
-			for _, req := range poolOf(ctx, e.Object) {
+			if c, ok := asClaim(e.Object); ok {
+				r.members.remove(c, poolKeys(poolOf(ctx, e.Object)))
+			}
+			for _, req := range pools(ctx, e.Object) {
 				r.suspectAddressesOf(ctx, req.NamespacedName, e.Object)
 				q.Add(req)
 			}
 		},
 		GenericFunc: func(ctx context.Context, e event.GenericEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
-			enqueue(ctx, e.Object, q)
+			for _, req := range pools(ctx, e.Object) {
+				q.Add(req)
+			}
 		},
 	}
+}
+
+func poolKeys(reqs []reconcile.Request) []types.NamespacedName {
+	keys := make([]types.NamespacedName, len(reqs))
+	for i, req := range reqs {
+		keys[i] = req.NamespacedName
+	}
+	return keys
 }
 
 func asClaim(o client.Object) (claim, bool) {
