@@ -313,8 +313,8 @@ func checkCounts(t *testing.T, idx *Index, m *model, now time.Time) {
 	if want := int64(len(m.free())); st.Free.Int64() != want {
 		t.Fatalf("free = %d; model has %d free (%v)", st.Free.Int64(), want, m.free())
 	}
-	if st.Allocated+st.OutOfRange != len(m.held) {
-		t.Fatalf("allocated = %d; model holds %d", st.Allocated, len(m.held))
+	if st.Allocated+st.OutOfRange != len(m.held) || idx.Held() != len(m.held) {
+		t.Fatalf("allocated = %d, held = %d; model holds %d", st.Allocated, idx.Held(), len(m.held))
 	}
 	for a, o := range m.held {
 		if got, ok := idx.Owner(a); !ok || got != o {

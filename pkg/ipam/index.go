@@ -339,6 +339,10 @@ func (idx *Index) Stats(now time.Time) Stats {
 	}
 }
 
+// Held is how many addresses are held by an owner, in the pool or not: len(Allocations()),
+// without listing them.
+func (idx *Index) Held() int { return len(idx.owners) }
+
 // Allocations lists every held address, sorted by address, for IPPool status.
 func (idx *Index) Allocations() []Allocation {
 	out := make([]Allocation, 0, len(idx.owners))

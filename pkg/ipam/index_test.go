@@ -471,4 +471,5 @@ func TestStatsAddUp(t *testing.T) {
 		Used: 6, Allocated: 4, Reserved: 1, Cooling: 1, OutOfRange: 1,
 	}))
 	g.Expect(idx.Allocations()).To(HaveLen(5))
+	g.Expect(idx.Held()).To(Equal(5), "4 in the pool and 1 outside")
 }
