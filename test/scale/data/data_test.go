@@ -92,13 +92,16 @@ func TestDataScale(t *testing.T) {
 				PeakBytes: r.peakRSS, WatchBytes: r.bytes.Total()})
 		}
 		printSize(n, fl, runs)
+		for _, r := range runs {
+			printShapes(fl.shapes, r.shapes, r.limits)
+		}
 		if watchedFl.took > 0 {
 			for _, r := range runs {
 				fmt.Printf("  %s limits: %.2f x the floor watched like a controller (%.2fs; its server CPU %.2fs, %.2f x the floor's)\n", r.limits,
 					r.took.Seconds()/watchedFl.took.Seconds(), watchedFl.took.Seconds(), watchedFl.server.Seconds(), watchedFl.server.Seconds()/fl.server.Seconds())
 			}
 		}
-		printBytes(n, fl, runs)
+		printBytes(n, fl, watchedFl, runs)
 	}
 	if len(sizes) > 1 {
 		for _, l := range limits {
@@ -129,6 +132,7 @@ type runResult struct {
 	peakRSS  int64         // VmHWM: everything resident, the binary's pages too
 	peakAnon int64         // anonymous memory only: heap, stacks, the runtime's
 	load     string
+	shapes   shapes // the fields of its objects
 }
 
 func run(t *testing.T, e *testenv.Env, n int, limits string, flags []string) runResult {
@@ -204,6 +208,9 @@ func run(t *testing.T, e *testenv.Env, n int, limits string, flags []string) run
 		others:      atServed.Minus(before).Except(append(dataResources, "leases")...),
 		reads:       metricsAtServed.Reads().Minus(metricsBefore.Reads()),
 		cpu:         measure.ProcessCPU(mgr.Process.Pid) - cpuBefore, server: used.Server() / time.Duration(numCPU()), peakRSS: measure.PeakRSS(mgr.Process.Pid), peakAnon: peakAnon(), load: measure.LoadAverage(),
+	}
+	if r.shapes, err = sampleShapes(ctx, e.Client, f.ns); err != nil {
+		t.Fatal(err)
 	}
 	if heapDir != "" {
 		printManagerHeap(ctx, t, e, f.ns, profilerAddr, heapDir, n, limits)
@@ -324,22 +331,41 @@ func printSize(n int, fl floorResult, runs []runResult) {
 
 // printBytes prints, per resource, the KiB of watch events the API server sent a machine's
 // watchers: per machine it stays the same at every size, unless a status that lists every
-// machine is rewritten while machines join.
-func printBytes(n int, fl floorResult, runs []runResult) {
+// machine is rewritten while machines join. With the floor watched like a controller (watched
+// run), its column shows what the same writes of the floor's own objects send its watchers.
+func printBytes(n int, fl, watched floorResult, runs []runResult) {
+	floors := func(of func(floorResult) measure.Writes) []floorColumn {
+		out := []floorColumn{{"floor", of(fl)}}
+		if watched.took > 0 {
+			out = append(out, floorColumn{"watched", of(watched)})
+		}
+		return out
+	}
 	kib := func(v int64) float64 { return float64(v) / 1024 / float64(n) }
-	printPerMachine("watch events, KiB per machine", fl.bytes.Only(dataResources...), runs, func(r runResult) measure.Writes { return r.bytes }, kib)
+	printPerMachine("watch events, KiB per machine", floors(func(f floorResult) measure.Writes { return f.bytes.Only(dataResources...) }),
+		runs, func(r runResult) measure.Writes { return r.bytes }, kib)
 	// The API server's watch cache of CAPM3's v1beta1 converts each write of a CAPM3 kind
 	// (measure.OnFreshServer); a run should make no more of them than its floor.
-	printPerMachine("conversion webhook calls per machine", fl.conversions, runs, func(r runResult) measure.Writes { return r.conversions },
-		func(v int64) float64 { return perMachine(v, n) })
-	printPerMachine("reads past the cache per machine", measure.Writes{}, runs, func(r runResult) measure.Writes { return r.reads },
-		func(v int64) float64 { return perMachine(v, n) })
+	printPerMachine("conversion webhook calls per machine", floors(func(f floorResult) measure.Writes { return f.conversions }),
+		runs, func(r runResult) measure.Writes { return r.conversions }, func(v int64) float64 { return perMachine(v, n) })
+	printPerMachine("reads past the cache per machine", []floorColumn{{"floor", measure.Writes{}}}, runs,
+		func(r runResult) measure.Writes { return r.reads }, func(v int64) float64 { return perMachine(v, n) })
 }
 
-// printPerMachine prints one table of counts by key, the floor's and each run's, through per.
-func printPerMachine(title string, floor measure.Writes, runs []runResult, of func(runResult) measure.Writes, per func(int64) float64) {
-	all := []measure.Writes{floor}
-	fmt.Printf("\n  %-36s %10s", title, "floor")
+// floorColumn is a floor's counts in a table beside the runs'.
+type floorColumn struct {
+	name   string
+	counts measure.Writes
+}
+
+// printPerMachine prints one table of counts by key, the floors' and each run's, through per.
+func printPerMachine(title string, floors []floorColumn, runs []runResult, of func(runResult) measure.Writes, per func(int64) float64) {
+	fmt.Printf("\n  %-36s", title)
+	var all []measure.Writes
+	for _, f := range floors {
+		fmt.Printf(" %10s", f.name)
+		all = append(all, f.counts)
+	}
 	for _, r := range runs {
 		fmt.Printf(" %10s", r.limits)
 		all = append(all, of(r))

@@ -12,13 +12,16 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
 	ipamv1 "github.com/metalwire/metalwire/api/ipam/v1alpha1"
 	"github.com/metalwire/metalwire/internal/controller/cachepolicy"
+	"github.com/metalwire/metalwire/internal/controller/metal3data"
 	"github.com/metalwire/metalwire/internal/testenv"
+	"github.com/metalwire/metalwire/pkg/render"
 	"github.com/metalwire/metalwire/test/scale/measure"
 )
 
@@ -35,6 +38,7 @@ type floorResult struct {
 	// conversions are the conversion webhook's calls (measure.OnFreshServer).
 	conversions measure.Writes
 	load        string
+	shapes      shapes // the fields of its objects
 }
 
 // floor makes, for n machines, exactly the writes data templating requires and nothing else:
@@ -50,6 +54,13 @@ func floor(t *testing.T, e *testenv.Env, n int, watched bool) floorResult {
 	tmpl, err := f.base(ctx)
 	if err != nil {
 		t.Fatal(err)
+	}
+	pools := map[string]*ipamv1.IPPool{}
+	for _, name := range []string{"prov", "ext"} {
+		pools[name] = &ipamv1.IPPool{}
+		if err := e.Client.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: name}, pools[name]); err != nil {
+			t.Fatal(err)
+		}
 	}
 	m3ms := f.machines(t, n)
 	if watched {
@@ -70,7 +81,7 @@ func floor(t *testing.T, e *testenv.Env, n int, watched bool) floorResult {
 	start := time.Now()
 	go func() {
 		done <- parallelErr(n, floorWorkers, func(int) error {
-			return f.renderByHand(ctx, tmpl, <-work, next.Add(1)-1)
+			return f.renderByHand(ctx, tmpl, pools, <-work, next.Add(1)-1)
 		})
 	}()
 	parallel(t, n, func(i int) error {
@@ -88,20 +99,35 @@ func floor(t *testing.T, e *testenv.Env, n int, watched bool) floorResult {
 		t.Fatal(err)
 	}
 	fmt.Printf("  (floor, %d machines: machine CPU %.0f%% busy, load %s; CPU used: %s)\n", n, busy(), measure.LoadAverage(), used)
-	return floorResult{took: took, server: used.Server() / time.Duration(numCPU()), writes: after.Writes().Minus(before.Writes()), bytes: after.WatchBytes().Minus(before.WatchBytes()),
+	sampled, err := sampleShapes(ctx, e.Client, f.ns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return floorResult{shapes: sampled, took: took, server: used.Server() / time.Duration(numCPU()), writes: after.Writes().Minus(before.Writes()), bytes: after.WatchBytes().Minus(before.WatchBytes()),
 		conversions: after.Conversions().Minus(before.Conversions()), load: measure.LoadAverage()}
 }
 
-// renderByHand makes the eleven writes that follow a claim's creation, as the controllers'
-// objects look (names, owners, labels, sizes).
-func (f fixture) renderByHand(ctx context.Context, tmpl *infrav1.Metal3DataTemplate, claim *infrav1.Metal3DataClaim, index int32) error {
+// renderByHand makes the eleven writes that follow a claim's creation, with the objects the
+// controllers write: the same names, labels, owners, references, conditions and annotations
+// (sameShape compares them with a run's after each size), so that the API server's work for each
+// write is the manager's. pools are the template's IPPools by name.
+func (f fixture) renderByHand(ctx context.Context, tmpl *infrav1.Metal3DataTemplate, pools map[string]*ipamv1.IPPool, claim *infrav1.Metal3DataClaim, index int32) error {
 	machine := claim.Name
+	cluster := map[string]string{clusterv1.ClusterNameLabel: tmpl.Spec.ClusterName}
+	now := metav1.Now()
+	ready := func(typ, reason, message string) metav1.Condition {
+		return metav1.Condition{Type: typ, Status: metav1.ConditionTrue, Reason: reason, Message: message, ObservedGeneration: 1, LastTransitionTime: now}
+	}
+	owners := []metav1.OwnerReference{{APIVersion: infrav1.GroupVersion.String(), Kind: "Metal3DataClaim", Name: claim.Name, UID: claim.UID,
+		Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true)}}
+	for _, o := range claim.OwnerReferences { // the Metal3Machine, as CAPM3 adds it
+		owners = append(owners, metav1.OwnerReference{APIVersion: o.APIVersion, Kind: o.Kind, Name: o.Name, UID: o.UID, Controller: ptr.To(false)})
+	}
 	data := &infrav1.Metal3Data{
 		ObjectMeta: metav1.ObjectMeta{
-			Namespace: f.ns, Name: infrav1.DataName(tmpl.Name, index),
-			Finalizers: []string{infrav1.DataFinalizer},
-			OwnerReferences: []metav1.OwnerReference{{APIVersion: infrav1.GroupVersion.String(), Kind: "Metal3DataClaim", Name: claim.Name, UID: claim.UID,
-				Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true)}},
+			Namespace: f.ns, Name: infrav1.DataName(tmpl.Name, index), Labels: cluster,
+			Finalizers:      []string{infrav1.DataFinalizer},
+			OwnerReferences: owners,
 		},
 		Spec: infrav1.Metal3DataSpec{
 			Index:       ptr.To(index),
@@ -116,10 +142,14 @@ func (f fixture) renderByHand(ctx context.Context, tmpl *infrav1.Metal3DataTempl
 	}
 	owner := []metav1.OwnerReference{{APIVersion: infrav1.GroupVersion.String(), Kind: "Metal3Data", Name: data.Name, UID: data.UID,
 		Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true)}}
-	for p, pool := range []string{"prov", "ext"} {
+	poolRef := func(name string) corev1.ObjectReference {
+		return corev1.ObjectReference{APIVersion: ipamv1.GroupVersion.String(), Kind: "IPPool", Name: name, Namespace: f.ns}
+	}
+	for p, name := range []string{"prov", "ext"} {
+		pool := pools[name]
 		c := &ipamv1.IPClaim{
-			ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: data.Name + "-" + pool, OwnerReferences: owner},
-			Spec:       ipamv1.IPClaimSpec{Pool: corev1.ObjectReference{APIVersion: ipamv1.GroupVersion.String(), Kind: "IPPool", Name: pool, Namespace: f.ns}},
+			ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: data.Name + "-" + name, Labels: cluster, OwnerReferences: owner},
+			Spec:       ipamv1.IPClaimSpec{Pool: poolRef(name)},
 		}
 		if err := f.c.Create(ctx, c); err != nil {
 			return err
@@ -127,50 +157,65 @@ func (f fixture) renderByHand(ctx context.Context, tmpl *infrav1.Metal3DataTempl
 		ip := fmt.Sprintf("10.%d.%d.%d", 10*(p+1), (index+2)/256, (index+2)%256)
 		a := &ipamv1.IPAddress{
 			ObjectMeta: metav1.ObjectMeta{
-				Namespace: f.ns, Name: ipamv1.IPAddressName(pool, ip),
-				OwnerReferences: []metav1.OwnerReference{{APIVersion: ipamv1.GroupVersion.String(), Kind: "IPClaim", Name: c.Name, UID: c.UID,
-					Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true)}},
+				Namespace: f.ns, Name: ipamv1.IPAddressName(name, ip), Labels: cluster,
+				OwnerReferences: []metav1.OwnerReference{
+					{APIVersion: ipamv1.GroupVersion.String(), Kind: "IPClaim", Name: c.Name, UID: c.UID, Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true)},
+					{APIVersion: ipamv1.GroupVersion.String(), Kind: "IPPool", Name: name, UID: pool.UID},
+				},
 			},
 			Spec: ipamv1.IPAddressSpec{
-				Claim: corev1.ObjectReference{Name: c.Name, Namespace: f.ns}, Pool: corev1.ObjectReference{Name: pool, Namespace: f.ns},
-				Address: ipamv1.IPAddressStr(ip), Prefix: 16,
+				Claim:   corev1.ObjectReference{APIVersion: ipamv1.GroupVersion.String(), Kind: "IPClaim", Name: c.Name, Namespace: f.ns},
+				Pool:    poolRef(name),
+				Address: ipamv1.IPAddressStr(ip), Prefix: 16, Gateway: pool.Spec.Gateway,
 			},
 		}
 		if err := f.c.Create(ctx, a); err != nil {
 			return err
 		}
 		c.Status.Address = &corev1.ObjectReference{Name: a.Name, Namespace: f.ns}
-		c.Status.Conditions = []metav1.Condition{{Type: ipamv1.ReadyCondition, Status: metav1.ConditionTrue, Reason: ipamv1.AllocatedReason,
-			Message: "holds IPAddress " + a.Name, LastTransitionTime: metav1.Now()}}
+		c.Status.Conditions = []metav1.Condition{ready(ipamv1.ReadyCondition, ipamv1.AllocatedReason, "holds IPAddress "+a.Name)}
 		if err := f.c.Status().Update(ctx, c); err != nil {
 			return err
 		}
 	}
-	for _, s := range []struct{ name, key string }{
-		{data.Spec.MetaData.Name, infrav1.DataSecretMetaDataKey},
-		{data.Spec.NetworkData.Name, infrav1.DataSecretNetworkDataKey},
+	// The keys, and about the sizes, of what the bench's template renders: meta-data, and
+	// network data beside its os-net-config form.
+	for _, s := range []struct {
+		name string
+		data map[string][]byte
+	}{
+		{data.Spec.MetaData.Name, map[string][]byte{infrav1.DataSecretMetaDataKey: filler(120)}},
+		{data.Spec.NetworkData.Name, map[string][]byte{infrav1.DataSecretNetworkDataKey: filler(500),
+			render.OSNetConfigKey: filler(276), render.OSNetConfigMappingKey: filler(22)}},
 	} {
 		secret := &corev1.Secret{
 			ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: s.name, OwnerReferences: owner,
-				Labels: map[string]string{infrav1.BMOEnvironmentLabel: infrav1.BMOEnvironmentLabelValue}},
+				Labels: map[string]string{clusterv1.ClusterNameLabel: tmpl.Spec.ClusterName, infrav1.BMOEnvironmentLabel: infrav1.BMOEnvironmentLabelValue,
+					infrav1.DataSecretRenderedLabel: infrav1.DataSecretRenderedLabelValue},
+				Annotations: map[string]string{metal3data.RenderedHashAnnotation: strings.Repeat("0", 64)}},
 			Type: infrav1.DataSecretType,
-			// About the size of what the template renders.
-			Data: map[string][]byte{s.key: []byte(strings.Repeat("x", 600))},
+			Data: s.data,
 		}
 		if err := f.c.Create(ctx, secret); err != nil {
 			return err
 		}
 	}
-	ready := []metav1.Condition{{Type: infrav1.DataReadyCondition, Status: metav1.ConditionTrue, Reason: infrav1.DataRenderedReason, LastTransitionTime: metav1.Now()}}
 	data.Status.Ready = true
-	data.Status.Conditions = ready
+	data.Status.Conditions = []metav1.Condition{
+		ready(infrav1.DataIPAddressesReadyCondition, infrav1.DataRenderedReason, ""),
+		ready(infrav1.DataSecretsReadyCondition, infrav1.DataRenderedReason, ""),
+		ready(infrav1.DataReadyCondition, infrav1.DataRenderedReason, ""),
+	}
+	data.Status.LastUpdated = &now
 	if err := f.c.Status().Update(ctx, data); err != nil {
 		return err
 	}
 	claim.Status.RenderedData = &corev1.ObjectReference{APIVersion: infrav1.GroupVersion.String(), Kind: "Metal3Data", Name: data.Name, Namespace: f.ns, UID: data.UID}
-	claim.Status.Conditions = []metav1.Condition{{Type: infrav1.DataClaimReadyCondition, Status: metav1.ConditionTrue, Reason: infrav1.DataClaimDataReadyReason, LastTransitionTime: metav1.Now()}}
+	claim.Status.Conditions = []metav1.Condition{ready(infrav1.DataClaimReadyCondition, infrav1.DataClaimDataReadyReason, "")}
 	return f.c.Status().Update(ctx, claim)
 }
+
+func filler(n int) []byte { return []byte(strings.Repeat("x", n)) }
 
 // watchLikeAController holds, in this process until the returned stop is called, what a controller that has
 // to learn of every write of the data path holds: an informer on each kind the floor writes,
