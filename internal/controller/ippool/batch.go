@@ -47,6 +47,9 @@ type batch struct {
 
 	jobs      []*job
 	conflicts atomic.Int32
+	// again are the claims plan left needing work (waiting, paused, worked on, or written and
+	// not seen yet): the next pass looks at them again, event or not (members.again).
+	again []claim
 
 	mu       sync.Mutex
 	errs     []error
@@ -100,6 +103,7 @@ func (b *batch) plan(ctx context.Context, claims []claim) {
 	clusters := clusterReads{}
 	for _, c := range claims {
 		if b.r.pausedClaim(ctx, c, clusters) {
+			b.again = append(b.again, c)
 			continue
 		}
 		name := c.object().GetName()
@@ -115,14 +119,18 @@ func (b *batch) plan(ctx context.Context, claims []claim) {
 		case deleting(c.object()):
 			if hasFinalizer(c) || holds || isDecided {
 				b.jobs = append(b.jobs, &job{orig: c, c: c.deepCopy(), release: true})
+				b.again = append(b.again, c)
 			}
 		case writeUnseen:
 			// Served a moment ago; the cache has not seen the status write yet.
+			b.again = append(b.again, c)
 		case holds && c.served(heldName):
 		case isDecided && (!holds || (decided != "" && decided != heldName)):
 			b.jobs = append(b.jobs, &job{orig: c, c: c.deepCopy(), settle: true})
+			b.again = append(b.again, c)
 		default:
 			pending = append(pending, c)
+			b.again = append(b.again, c)
 		}
 	}
 	slices.SortFunc(pending, func(x, y claim) int {
@@ -146,7 +154,12 @@ func (b *batch) plan(ctx context.Context, claims []claim) {
 
 // planChecksLocked turns the pool's suspects into jobs. Called with the pool lock held.
 func (b *batch) planChecksLocked() {
-	for name, uid := range b.st.takeSuspectsLocked() {
+	suspects := b.st.takeSuspectsLocked()
+	if len(suspects) > 0 {
+		// Checking them may free an address a served claim holds without an event of its own.
+		b.st.fullNext = true
+	}
+	for name, uid := range suspects {
 		b.jobs = append(b.jobs, &job{suspect: name, deletedClaim: uid})
 	}
 }

@@ -50,6 +50,9 @@ const (
 	// conflictRequeue is how soon a pool is reconciled again after a claim changed under it
 	// (another manager, or a stale cache): soon, as the claim is waiting.
 	conflictRequeue = 200 * time.Millisecond
+	// fullPassInterval is how often a pool's pass looks at every claim, not only the changed
+	// ones (poolState.fullPass).
+	fullPassInterval = 10 * time.Second
 )
 
 // Reconciler owns IPPool status, the IPAddresses the pools hand out, and the allocation part of
@@ -131,9 +134,10 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, pool *ipamv1.IPPool) (
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	claims := r.claimsOf(pool.Namespace, pool.Name)
+	claims := r.members.take(key, st.fullPass(r.now()))
 	b := &batch{r: r, pool: pool, st: st}
 	b.plan(ctx, claims)
+	r.members.again(key, b.again)
 	b.run(ctx)
 	res := r.setPoolStatus(pool, st)
 	if b.conflicts.Load() > 0 {
@@ -253,6 +257,7 @@ func (r *Reconciler) stateFor(ctx context.Context, pool *ipamv1.IPPool, parsed *
 			if st.generation != pool.Generation {
 				st.index.Reconfigure(parsed)
 				st.generation = pool.Generation
+				st.fullNext = true
 			}
 			return st, nil
 		}

@@ -233,6 +233,7 @@ func (r *Reconciler) addressEvents() handler.EventHandler {
 				}
 			}
 		}
+		r.members.touch(key, a.Spec.Claim.Name)
 		q.Add(reconcile.Request{NamespacedName: key})
 	}
 	return handler.Funcs{

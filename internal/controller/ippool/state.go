@@ -40,6 +40,24 @@ type poolState struct {
 	// written are the claims (by name) whose status this manager wrote, until the cache shows
 	// the write: until then the claim is not served a second time.
 	written cachelag.Writes[struct{}]
+	// lastFull is when a pass last looked at every claim of the pool, not only the changed
+	// ones (members); fullNext asks the next pass to: the index was moved to a new spec, or
+	// suspects were checked.
+	lastFull time.Time
+	fullNext bool
+}
+
+// fullPass reports whether a pass starting at now looks at every claim of the pool: the first
+// pass of this state, one fullNext asks for, and one every fullPassInterval, a net under the
+// changed-claims bookkeeping that costs a walk of the pool now and then instead of on every pass.
+func (st *poolState) fullPass(now time.Time) bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if !st.fullNext && !st.lastFull.IsZero() && now.Sub(st.lastFull) < fullPassInterval {
+		return false
+	}
+	st.fullNext, st.lastFull = false, now
+	return true
 }
 
 type release struct {
