@@ -38,45 +38,49 @@ const (
 	// the provisioning image dropped too, 3,282 (3,352 with each copy's own names, MACs and
 	// IPs, as the test now decodes them); with the strings hosts repeat interned (namespace,
 	// labels, annotation keys, finalizers, owners' kinds, the state, the consumer's kind, the
-	// NICs' names), as now, 2,913.
-	maxCachedHostBytes = 3350
+	// NICs' names), 2,913; with the labels map shared by objects of the same labels, as now,
+	// 2,577.
+	maxCachedHostBytes = 2960
 	// testdata/secret-networkdata.yaml (1,687 bytes of networkData, 1,067 of os-net-config
 	// beside it) cached whole, as a pre-provisioned host's networkData Secret is: JSON 4,922
 	// bytes; as the type 5,448; managedFields dropped 4,904; networkData the only key kept, 3,785
-	// (3,823 with each copy's own names); the repeated strings interned, as now, 3,585. A
-	// Metal3Data's Secrets are no longer cached whole (below).
-	maxCachedNetworkDataSecretBytes = 4100
+	// (3,823 with each copy's own names); the repeated strings interned, 3,585; the labels map
+	// shared, as now, 3,284. A Metal3Data's Secrets are no longer cached whole (below).
+	maxCachedNetworkDataSecretBytes = 3780
 	// A Metal3Data's rendered Secrets (testdata/secret-networkdata.yaml and secret-metadata.yaml)
 	// as the rendered-Secret cache keeps them, metadata only: until 2026-11-27 they were cached
 	// whole, 3,585 + 1,384 bytes (bounds 4,100 + 1,600). As metadata (JSON 5,004 and 1,773 bytes
 	// with their data; the metadata decoded 2,159 and 2,080), managedFields dropped, 1,567 and
-	// 1,552; the repeated strings interned, as now, 1,326 and 1,304: 2,630 bytes a machine
-	// instead of 4,969.
-	maxCachedRenderedSecretBytes = 1520
+	// 1,552; the repeated strings interned, 1,326 and 1,304; the labels map shared, as now, 966
+	// and 968: 1,934 bytes a machine instead of 4,969.
+	maxCachedRenderedSecretBytes = 1110
 	// testdata/machine-running.yaml (a running Machine: nodeInfo, five addresses, nine
 	// conditions and four deprecated ones, two managedFields entries): JSON 4,686 bytes; decoded
 	// whole 23,888; as the type 6,080; managedFields dropped 5,105; nodeInfo and addresses
 	// dropped too, 4,286 (4,327 with each copy's own names); the repeated strings (labels,
 	// conditions' types, statuses and reasons, the cluster's name, the version, the references'
-	// kinds...) interned, as now, 3,517.
-	maxCachedMachineBytes = 4050
+	// kinds...) interned, 3,517; the labels map shared, as now, 3,182.
+	maxCachedMachineBytes = 3660
 	// testdata/metal3machine-provisioned.yaml (addresses, rendered data and Secrets in its
 	// status, three conditions, one managedFields entry): JSON 2,798 bytes; as the type 4,510;
-	// managedFields dropped 4,143; the repeated strings interned, as now, 3,332.
-	maxCachedMetal3MachineBytes = 3830
+	// managedFields dropped 4,143; the repeated strings interned, 3,332; the labels map shared,
+	// as now, 2,986.
+	maxCachedMetal3MachineBytes = 3430
 	// testdata/ipclaim-bound.yaml: JSON 1,132 bytes; as the type 1,798 (nothing to drop);
-	// the repeated strings interned, as now, 1,452.
-	maxCachedIPClaimBytes = 1670
+	// the repeated strings interned, as now, 1,452 (1,505 with the labels map shared: its labels
+	// name its own Metal3Data, so no other claim has the same).
+	maxCachedIPClaimBytes = 1730
 	// testdata/ipaddress-allocated.yaml: JSON 1,058 bytes; as the type 1,864 (nothing to
 	// drop); the repeated strings interned (the pool, its gateway and DNS servers...), as now,
-	// 1,506.
-	maxCachedIPAddressBytes = 1730
+	// 1,506; the labels map shared, as now, 1,180.
+	maxCachedIPAddressBytes = 1360
 	// testdata/metal3data-rendered.yaml: JSON 1,464 bytes; as the type 2,247 (nothing to
-	// drop); the repeated strings interned (the template's reference...), as now, 1,721.
-	maxCachedMetal3DataBytes = 1980
+	// drop); the repeated strings interned (the template's reference...), 1,721; the labels map
+	// shared, as now, 1,386.
+	maxCachedMetal3DataBytes = 1600
 	// testdata/metal3dataclaim-rendered.yaml: JSON 1,003 bytes; as the type 1,679; the
-	// repeated strings interned, as now, 1,313.
-	maxCachedMetal3DataClaimBytes = 1510
+	// repeated strings interned, 1,313; the labels map shared, as now, 978.
+	maxCachedMetal3DataClaimBytes = 1130
 )
 
 // footprintCopies is how many copies of an object are decoded to measure one: enough that what

@@ -16,9 +16,15 @@ import (
 // every object: one table for the process, so every informer's objects share them.
 var cacheStrings = intern.New()
 
+// cacheLabels holds the canonical label maps: the objects of a cluster mostly carry the same
+// labels, and each carries one map of them (a few hundred bytes) unless they share it. A shared
+// map is never written: nothing writes a cached object, and a copy (DeepCopy) has maps of its own.
+var cacheLabels = intern.NewMaps()
+
 // internRepeated makes the strings that repeat across thousands of cached objects share one
 // copy: the namespace, the apiVersion and kind, label keys and values (a cluster's name, a
-// pool's, a Metal3Data's name on its claims and addresses), annotation keys, finalizers, the
+// pool's, a Metal3Data's name on its claims and addresses), and equal label maps whole,
+// annotation keys, finalizers, the
 // owners' apiVersion and kind, and the conditions' type, status, reason and severity. What is one
 // object's own (its name, uid, resourceVersion, the owners' names and uids, annotation values,
 // condition messages) is left as it is: interning a string nothing else shares costs a table
@@ -171,6 +177,9 @@ func internConditions(cs []metav1.Condition) {
 func internMeta(om *metav1.ObjectMeta) {
 	cacheStrings.Intern(&om.Namespace)
 	if m, ok := internedMap(om.Labels, true); ok {
+		om.Labels = m
+	}
+	if m := cacheLabels.Canonical(om.Labels); !intern.SameMap(m, om.Labels) {
 		om.Labels = m
 	}
 	if m, ok := internedMap(om.Annotations, false); ok {

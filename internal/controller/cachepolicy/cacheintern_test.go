@@ -40,7 +40,7 @@ func cachedMachine(t *testing.T) *clusterv1.Machine {
 }
 
 // Two Machines decoded from separate watch events share one copy of what every Machine of a
-// cluster repeats (namespace, label keys and values, finalizers, the owner's kind, conditions'
+// cluster repeats (namespace, label keys and values and the labels map itself, finalizers, the owner's kind, conditions'
 // type, status and reason) and keep their own name and uid, unchanged in value.
 func TestCacheTransformSharesRepeatedStrings(t *testing.T) {
 	a, b := cachedMachine(t), cachedMachine(t)
@@ -67,6 +67,9 @@ func TestCacheTransformSharesRepeatedStrings(t *testing.T) {
 		if _, ok := b.Labels[k]; ok && !sameBytes(k, keyOf(b.Labels, k)) {
 			t.Errorf("label key %q is stored twice", k)
 		}
+	}
+	if reflect.ValueOf(a.Labels).UnsafePointer() != reflect.ValueOf(b.Labels).UnsafePointer() {
+		t.Error("two cached Machines with the same labels hold a labels map each; the cache's transform shares one")
 	}
 	if sameBytes(a.Name, b.Name) || sameBytes(string(a.UID), string(b.UID)) {
 		t.Error("two cached Machines share their name or uid: strings one object owns are interned, which costs a table entry and saves nothing")
