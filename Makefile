@@ -128,7 +128,7 @@ release-manifests: ## Write clusterctl's infrastructure-components.yaml, metadat
 ##@ Benchmarks
 
 .PHONY: bench-ipam
-bench-ipam: $(KUBE_APISERVER) $(ETCD) ## IPAM scale: time to serve 500, 2,000 and 10,000 claims from one /16 pool (IPAM_SCALE_SIZES=... to change).
+bench-ipam: $(KUBE_APISERVER) $(ETCD) ## IPAM scale: time to serve 500, 2,000 and 10,000 claims from one /16 pool (IPAM_SCALE_SIZES=... to change), beside its floors; IPAM_SCALE_WATCHED_FLOOR=1 adds the writes alone with a controller's watches; BENCH_CACHE_CHECKS=off runs every API server without its cache consistency checker.
 	METALWIRE_SCALE=1 go test ./test/scale -run 'TestIPAMScale$$' -count=1 -v -timeout 60m
 
 # Sizes (machines) of make bench-data, and the timeout of a benchmark's go test: a run at
@@ -137,7 +137,7 @@ BENCH_DATA_SIZES ?= 1000,5000
 BENCH_TIMEOUT    ?= 240m
 
 .PHONY: bench-data
-bench-data: $(KUBE_APISERVER) $(ETCD) ## Data templating at scale: BENCH_DATA_SIZES machines (1000,5000; 10000 works), one template, two pools, served by the image's manager (--controllers=infrastructure,ipam); the floor beside each size (BENCH_DATA_FLOOR=0 skips it), default and generous client limits (BENCH_DATA_LIMITS); prints time, ratio to the floor, writes, watch KiB, manager CPU ms and peak KiB per machine; BENCH_DATA_HEAP_PROFILE=dir writes and summarises the manager's heap profile; BENCH_DATA_WATCHED_FLOOR=1 adds the floor with a controller's watches.
+bench-data: $(KUBE_APISERVER) $(ETCD) ## Data templating at scale: BENCH_DATA_SIZES machines (1000,5000; 10000 works), one template, two pools, served by the image's manager (--controllers=infrastructure,ipam); the floor beside each size (BENCH_DATA_FLOOR=0 skips it), default and generous client limits (BENCH_DATA_LIMITS); prints time, ratio to the floor, writes, watch KiB, manager CPU ms and peak KiB per machine; BENCH_DATA_HEAP_PROFILE=dir writes and summarises the manager's heap profile; BENCH_DATA_WATCHED_FLOOR=1 adds the floor with a controller's watches; BENCH_CACHE_CHECKS=off runs floor and runs without the API server's cache consistency checker.
 	METALWIRE_SCALE=1 BENCH_DATA_SIZES=$(BENCH_DATA_SIZES) go test ./test/scale/data -run 'TestDataScale$$' -count=1 -timeout $(BENCH_TIMEOUT) -v
 
 .PHONY: bench-growth

@@ -51,6 +51,9 @@ type Options struct {
 	// AuditLog, when set, is a file kube-apiserver appends an audit event to for every write
 	// request (create, update, patch, delete; metadata only), whatever answer it got.
 	AuditLog string
+	// FeatureGates, when set, is kube-apiserver's --feature-gates, e.g.
+	// "DetectCacheInconsistency=false".
+	FeatureGates string
 }
 
 // Start starts etcd and kube-apiserver from bin/ and installs the CRDs. It fails with
@@ -86,6 +89,9 @@ func StartWith(opts Options) (*Env, error) {
 	}
 	if len(opts.AdmissionPlugins) > 0 {
 		env.ControlPlane.GetAPIServer().Configure().Append("enable-admission-plugins", strings.Join(opts.AdmissionPlugins, ","))
+	}
+	if opts.FeatureGates != "" {
+		env.ControlPlane.GetAPIServer().Configure().Append("feature-gates", opts.FeatureGates)
 	}
 	if err := configureRestarts(env, opts); err != nil {
 		return nil, err

@@ -30,6 +30,7 @@ import (
 
 	ipamv1 "github.com/metalwire/metalwire/api/ipam/v1alpha1"
 	"github.com/metalwire/metalwire/internal/testenv"
+	"github.com/metalwire/metalwire/test/scale/floorwatch"
 	"github.com/metalwire/metalwire/test/scale/measure"
 )
 
@@ -39,7 +40,8 @@ const writers = 8
 // TestIPAMScale fills one /16 pool with N claims created by 8 goroutines and reports the time
 // until every claim holds an address, claims per second, the API writes the manager made per
 // claim and its peak memory. Sizes: IPAM_SCALE_SIZES (default 500,2000,10000);
-// IPAM_SCALE_FLOORS=0 skips the floors (create only, writes alone, server floor), for quicker runs.
+// IPAM_SCALE_FLOORS=0 skips the floors (create only, writes alone, server floor), for quicker runs;
+// IPAM_SCALE_WATCHED_FLOOR=1 adds the writes alone watched like a controller.
 //
 // Every measurement runs on an API server of its own, started for it and warmed up: an API
 // server slows down as it holds more objects, and each size is to be measured from the same
@@ -61,20 +63,36 @@ func TestIPAMScale(t *testing.T) {
 	fmt.Println("create only: the claims alone, no controller. writes alone: each claim created, then given an IPAddress")
 	fmt.Println("and its status by the benchmark itself (32 at once), no controller. server floor: the API server's and")
 	fmt.Println("etcd's CPU for those writes over the cores: no IPAM making them can be faster on this machine.")
-	fmt.Printf("%8s %12s %13s %13s %11s %13s %10s %14s %13s %15s\n", "claims", "create only", "writes alone", "server floor", "created in", "all served in", "claims/s", "writes/claim", "manager CPU", "manager peak")
+	watchedFloor := os.Getenv("IPAM_SCALE_WATCHED_FLOOR") == "1"
+	if watchedFloor {
+		fmt.Println("watched: the writes alone again, with the benchmark holding an informer on IPClaims, IPAddresses and")
+		fmt.Println("IPPools (through the manager's cache transform), as an IPAM that must learn of every write holds them.")
+	}
+	fmt.Printf("%s.\n", measure.DescribeCacheChecks())
+	fmt.Printf("%8s %12s %13s %13s %13s %11s %13s %10s %14s %13s %15s\n", "claims", "create only", "writes alone", "server floor", "watched", "created in", "all served in", "claims/s", "writes/claim", "manager CPU", "manager peak")
 	var results []result
 	for _, n := range sizes {
-		var floor, bound, serverFloor time.Duration
+		var floor, bound, serverFloor, watched time.Duration
 		if os.Getenv("IPAM_SCALE_FLOORS") != "0" {
 			onFreshServer(t, func(e *testenv.Env) { floor = createOnly(t, e, n) })
-			onFreshServer(t, func(e *testenv.Env) { bound, serverFloor = writesAlone(t, e, n) })
+			onFreshServer(t, func(e *testenv.Env) { bound, serverFloor = writesAlone(t, e, n, false) })
+			if watchedFloor {
+				onFreshServer(t, func(e *testenv.Env) { watched, _ = writesAlone(t, e, n, true) })
+			}
 		}
 		var r result
 		onFreshServer(t, func(e *testenv.Env) { r = runIPAMScale(t, e, n) })
 		results = append(results, r)
-		fmt.Printf("%8d %11.2fs %12.2fs %12.2fs %10.2fs %12.2fs %10.0f %14.2f %12.2fs %11.0f MiB\n",
-			r.claims, floor.Seconds(), bound.Seconds(), serverFloor.Seconds(), r.created.Seconds(), r.served.Seconds(), float64(r.claims)/r.served.Seconds(),
+		fmt.Printf("%8d %11.2fs %12.2fs %12.2fs %12.2fs %10.2fs %12.2fs %10.0f %14.2f %12.2fs %11.0f MiB\n",
+			r.claims, floor.Seconds(), bound.Seconds(), serverFloor.Seconds(), watched.Seconds(), r.created.Seconds(), r.served.Seconds(), float64(r.claims)/r.served.Seconds(),
 			float64(r.writes)/float64(r.claims), r.cpu.Seconds(), float64(r.peakRSS)/(1<<20))
+		if serverFloor > 0 {
+			fmt.Printf("%8d claims: %.2f x the server floor, %.2f x the writes alone", n, r.served.Seconds()/serverFloor.Seconds(), r.served.Seconds()/bound.Seconds())
+			if watched > 0 {
+				fmt.Printf(", %.2f x the writes alone watched", r.served.Seconds()/watched.Seconds())
+			}
+			fmt.Println()
+		}
 	}
 	for i := 1; i < len(results); i++ {
 		a, b := results[i-1], results[i]
@@ -278,13 +296,17 @@ const servers = 32
 // naming it; no controller, no cache, no watch. It returns the time taken, and the server
 // floor: the CPU the API server and etcd spent on these writes, over the machine's cores. No
 // IPAM making the same writes on this machine can finish sooner than that, however its clients
-// are arranged.
-func writesAlone(t *testing.T, e *testenv.Env, n int) (took, serverFloor time.Duration) {
+// are arranged. Watched, the benchmark holds informers on the kinds written while it writes
+// (floorwatch.LikeAController): the floor of an IPAM that must also learn of every write.
+func writesAlone(t *testing.T, e *testenv.Env, n int, watched bool) (took, serverFloor time.Duration) {
 	t.Helper()
 	ctx := context.Background()
 	ns := fmt.Sprintf("ipam-writes-%d", n)
 	newNamespace(t, e, ns)
 	pool := newPool(t, e, ns)
+	if watched {
+		defer floorwatch.LikeAController(ctx, t, e, ns, &ipamv1.IPClaim{}, &ipamv1.IPAddress{}, &ipamv1.IPPool{})()
+	}
 	var next atomic.Uint32
 	give := func(c *ipamv1.IPClaim) error {
 		i := next.Add(1) + 1 // from 10.0.0.2, after the network address and the gateway
@@ -342,7 +364,11 @@ func writesAlone(t *testing.T, e *testenv.Env, n int) (took, serverFloor time.Du
 	took = time.Since(start)
 	used := split()
 	serverFloor = (used["kube-apiserver"] + used["etcd"]) / time.Duration(runtime.NumCPU())
-	fmt.Printf("(writes alone, %d claims: machine CPU %.0f%% busy; CPU used: %s)\n", n, busy(), used)
+	what := "writes alone"
+	if watched {
+		what += ", watched"
+	}
+	fmt.Printf("(%s, %d claims: machine CPU %.0f%% busy; CPU used: %s)\n", what, n, busy(), used)
 	return took, serverFloor
 }
 

@@ -61,6 +61,7 @@ func TestDataScale(t *testing.T) {
 	fmt.Printf("2 Secrets, Metal3Data status, claim status) made by %d goroutines with no controller; server floor: the API\n", floorWorkers)
 	fmt.Println("server's and etcd's CPU for them over the cores. load: the machine's 1-minute load average at the end (shared machine).")
 	fmt.Printf("the manager's memory: %s; its peak resident memory is printed beside it.\n", describeLimit)
+	fmt.Printf("%s.\n", measure.DescribeCacheChecks())
 
 	growth := map[string][]measure.Size{}
 	for _, n := range sizes {
@@ -121,6 +122,7 @@ type runResult struct {
 	quiet         measure.Writes // in the quietFor after that
 	bytes         measure.Writes // watch events' bytes by resource, first claim to last served
 	conversions   measure.Writes // conversion webhook calls, first claim to last served
+	checks        measure.Writes // the API server's cache consistency checks, the same time
 	// others are the writes to any other resource in the same time: none is the data path's, so
 	// any here (the machine controller's start-up pass still running, say) is charged to it.
 	others measure.Writes
@@ -205,6 +207,7 @@ func run(t *testing.T, e *testenv.Env, n int, limits string, flags []string) run
 		writes: atServed.Minus(before).Only(dataResources...), quiet: atEnd.Minus(atServed).Only(dataResources...),
 		bytes:       metricsAtServed.WatchBytes().Minus(metricsBefore.WatchBytes()).Only(dataResources...),
 		conversions: metricsAtServed.Conversions().Minus(metricsBefore.Conversions()),
+		checks:      metricsAtServed.ConsistencyChecks().Minus(metricsBefore.ConsistencyChecks()),
 		others:      atServed.Minus(before).Except(append(dataResources, "leases")...),
 		reads:       metricsAtServed.Reads().Minus(metricsBefore.Reads()),
 		cpu:         measure.ProcessCPU(mgr.Process.Pid) - cpuBefore, server: used.Server() / time.Duration(numCPU()), peakRSS: measure.PeakRSS(mgr.Process.Pid), peakAnon: peakAnon(), load: measure.LoadAverage(),
@@ -348,6 +351,10 @@ func printBytes(n int, fl, watched floorResult, runs []runResult) {
 	// (measure.OnFreshServer); a run should make no more of them than its floor.
 	printPerMachine("conversion webhook calls per machine", floors(func(f floorResult) measure.Writes { return f.conversions }),
 		runs, func(r runResult) measure.Writes { return r.conversions }, func(v int64) float64 { return perMachine(v, n) })
+	// A check lists every object of its resource from etcd; they come by the minute, not by the
+	// write (measure.CacheChecks), so a longer run meets more of them.
+	printPerMachine("cache consistency checks (whole run)", floors(func(f floorResult) measure.Writes { return f.checks }),
+		runs, func(r runResult) measure.Writes { return r.checks }, func(v int64) float64 { return float64(v) })
 	printPerMachine("reads past the cache per machine", []floorColumn{{"floor", measure.Writes{}}}, runs,
 		func(r runResult) measure.Writes { return r.reads }, func(v int64) float64 { return perMachine(v, n) })
 }

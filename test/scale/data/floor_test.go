@@ -13,15 +13,14 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
 	ipamv1 "github.com/metalwire/metalwire/api/ipam/v1alpha1"
-	"github.com/metalwire/metalwire/internal/controller/cachepolicy"
 	"github.com/metalwire/metalwire/internal/controller/metal3data"
 	"github.com/metalwire/metalwire/internal/testenv"
 	"github.com/metalwire/metalwire/pkg/render"
+	"github.com/metalwire/metalwire/test/scale/floorwatch"
 	"github.com/metalwire/metalwire/test/scale/measure"
 )
 
@@ -37,8 +36,11 @@ type floorResult struct {
 	bytes  measure.Writes // watch events' bytes by resource
 	// conversions are the conversion webhook's calls (measure.OnFreshServer).
 	conversions measure.Writes
-	load        string
-	shapes      shapes // the fields of its objects
+	// checks are the API server's cache consistency checks in the same time
+	// (measure.CacheChecks).
+	checks measure.Writes
+	load   string
+	shapes shapes // the fields of its objects
 }
 
 // floor makes, for n machines, exactly the writes data templating requires and nothing else:
@@ -104,7 +106,7 @@ func floor(t *testing.T, e *testenv.Env, n int, watched bool) floorResult {
 		t.Fatal(err)
 	}
 	return floorResult{shapes: sampled, took: took, server: used.Server() / time.Duration(numCPU()), writes: after.Writes().Minus(before.Writes()), bytes: after.WatchBytes().Minus(before.WatchBytes()),
-		conversions: after.Conversions().Minus(before.Conversions()), load: measure.LoadAverage()}
+		conversions: after.Conversions().Minus(before.Conversions()), checks: after.ConsistencyChecks().Minus(before.ConsistencyChecks()), load: measure.LoadAverage()}
 }
 
 // renderByHand makes the eleven writes that follow a claim's creation, with the objects the
@@ -217,40 +219,12 @@ func (f fixture) renderByHand(ctx context.Context, tmpl *infrav1.Metal3DataTempl
 
 func filler(n int) []byte { return []byte(strings.Repeat("x", n)) }
 
-// watchLikeAController holds, in this process until the returned stop is called, what a controller that has
-// to learn of every write of the data path holds: an informer on each kind the floor writes,
-// through the manager's own cache transform (cachepolicy), the Secrets as metadata only. A floor
-// with it is what any controller watching those kinds costs on top of the writes themselves: the
-// API server's encoding and sending of every write to a watcher, and the watcher's decoding, on
-// the same cores; the manager's reconciles and its other informers are not in it.
+// watchLikeAController holds what a controller that has to learn of every write of the data path
+// holds (floorwatch.LikeAController): an informer on each kind the floor writes, the Secrets as
+// metadata only.
 func watchLikeAController(ctx context.Context, t *testing.T, e *testenv.Env, ns string) (stop func()) {
 	t.Helper()
-	c, err := cache.New(e.Config, cache.Options{Scheme: e.Scheme, DefaultNamespaces: map[string]cache.Config{ns: {}},
-		DefaultTransform: cachepolicy.Transform()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(ctx)
 	secrets := &metav1.PartialObjectMetadata{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"}}
-	for _, obj := range []client.Object{&infrav1.Metal3DataClaim{}, &infrav1.Metal3Data{}, &infrav1.Metal3DataTemplate{},
-		&ipamv1.IPClaim{}, &ipamv1.IPAddress{}, &ipamv1.IPPool{}, secrets} {
-		if _, err := c.GetInformer(ctx, obj); err != nil {
-			cancel()
-			t.Fatal(err)
-		}
-	}
-	stopped := make(chan struct{})
-	stop = func() {
-		cancel()
-		<-stopped
-	}
-	go func() {
-		defer close(stopped)
-		_ = c.Start(ctx)
-	}()
-	if !c.WaitForCacheSync(ctx) {
-		stop()
-		t.Fatal("the floor's watches did not sync")
-	}
-	return stop
+	return floorwatch.LikeAController(ctx, t, e, ns, &infrav1.Metal3DataClaim{}, &infrav1.Metal3Data{}, &infrav1.Metal3DataTemplate{},
+		&ipamv1.IPClaim{}, &ipamv1.IPAddress{}, &ipamv1.IPPool{}, secrets)
 }

@@ -80,7 +80,11 @@ func buildManager(dir string) (string, error) {
 // with the objects times the run's length, which no deployment has.
 func OnFreshServer(t *testing.T, warm func(e *testenv.Env) error, f func(e *testenv.Env)) {
 	t.Helper()
-	e, err := testenv.StartWith(testenv.Options{ServeConversion: true})
+	opts := testenv.Options{ServeConversion: true}
+	if !CacheChecks() {
+		opts.FeatureGates = "DetectCacheInconsistency=false"
+	}
+	e, err := testenv.StartWith(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,4 +97,26 @@ func OnFreshServer(t *testing.T, warm func(e *testenv.Env) error, f func(e *test
 		t.Fatalf("warming the API server up: %v", err)
 	}
 	f(e)
+}
+
+// CacheChecksEnv turns the API server's cache consistency checker off for a benchmark's runs,
+// floor and manager alike, when "off".
+const CacheChecksEnv = "BENCH_CACHE_CHECKS"
+
+// CacheChecks reports whether the benchmark's API servers run Kubernetes' cache consistency
+// checker, as they do by default since 1.34 (DetectCacheInconsistency): every 5 to 7.5 minutes,
+// for each resource, it lists every object from etcd (through the conversion webhook for a
+// CAPM3 kind's v1beta1) and compares them with the watch cache. It costs by the minute, not by
+// the write: a run that lasts longer pays it more often, whatever it serves, so a floor run
+// shorter than five minutes may not pay it at all where the manager's run pays it once a kind.
+// With CacheChecksEnv=off both run without it, to see what a run costs beside its floor
+// without that step.
+func CacheChecks() bool { return os.Getenv(CacheChecksEnv) != "off" }
+
+// DescribeCacheChecks is a line for a benchmark's header saying whether the checker runs.
+func DescribeCacheChecks() string {
+	if CacheChecks() {
+		return "the API server's cache consistency checker runs, as by default (every 5 to 7.5 minutes a resource; " + CacheChecksEnv + "=off turns it off for floor and runs alike)"
+	}
+	return "the API server's cache consistency checker is off (" + CacheChecksEnv + "=off), for floor and runs alike"
 }

@@ -281,6 +281,26 @@ func (m Metrics) Conversions() Writes {
 	return out
 }
 
+// ConsistencyChecks are the API server's cache consistency checks so far, by resource (and
+// "(failed)" for those that found the cache and etcd apart, or erred), from
+// apiserver_storage_consistency_checks_total: each one lists every object of its resource
+// from etcd.
+func (m Metrics) ConsistencyChecks() Writes {
+	out := Writes{}
+	for _, s := range m["apiserver_storage_consistency_checks_total"].GetMetric() {
+		labels := labelsOf(s)
+		key := labels["resource"]
+		if labels["group"] != "" {
+			key += "." + labels["group"]
+		}
+		if labels["status"] != "success" {
+			key += " (" + labels["status"] + ")"
+		}
+		out[key] += int64(s.GetCounter().GetValue())
+	}
+	return out
+}
+
 func labelsOf(s *dto.Metric) map[string]string {
 	out := make(map[string]string, len(s.GetLabel()))
 	for _, l := range s.GetLabel() {
