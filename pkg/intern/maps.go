@@ -71,12 +71,7 @@ func (s *Maps) Len() int {
 func (s *Maps) hash(m map[string]string) uint64 {
 	var sum uint64
 	for k, v := range m {
-		var h maphash.Hash
-		h.SetSeed(s.seed)
-		h.WriteString(k)
-		h.WriteByte(0)
-		h.WriteString(v)
-		sum += h.Sum64()
+		sum += maphash.String(s.seed, k)*31 ^ maphash.String(s.seed, v)
 	}
 	return sum
 }
