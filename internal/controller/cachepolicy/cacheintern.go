@@ -23,10 +23,9 @@ var cacheLabels = intern.NewMaps()
 
 // internRepeated makes the strings that repeat across thousands of cached objects share one
 // copy: the namespace, the apiVersion and kind, label keys and values (a cluster's name, a
-// pool's, a Metal3Data's name on its claims and addresses), and equal label maps whole,
-// annotation keys, finalizers, the
-// owners' apiVersion and kind, and the conditions' type, status, reason and severity. What is one
-// object's own (its name, uid, resourceVersion, the owners' names and uids, annotation values,
+// pool's, a Metal3Data's name on its claims and addresses), annotation keys, finalizers, the
+// owners' apiVersion and kind, and the conditions' type, status, reason and severity; and equal
+// labels maps share one map (cacheLabels). What is one object's own (its name, uid, resourceVersion, the owners' names and uids, annotation values,
 // condition messages) is left as it is: interning a string nothing else shares costs a table
 // entry and saves nothing.
 //
