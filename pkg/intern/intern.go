@@ -67,7 +67,7 @@ func (t *Table) Canonical(s string) string {
 	copy(b, s)
 	t.m[h] = entry{data: weak.Make(&b[0]), n: len(s)}
 	if len(t.m) >= t.sweepAt {
-		t.sweep()
+		t.sweepAt = sweep(t.m, func(e entry) bool { return e.data.Value() == nil })
 	}
 	return unsafe.String(&b[0], len(s)) //nolint:gosec // b is never written after this: the string owns it
 }
@@ -104,13 +104,14 @@ func (t *Table) Len() int {
 	return len(t.m)
 }
 
-// sweep removes the entries whose bytes were collected, and sets the next sweep at twice the
-// entries left, so sweeping costs a constant amount per string added.
-func (t *Table) sweep() {
-	for h, e := range t.m {
-		if e.data.Value() == nil {
-			delete(t.m, h)
+// sweep removes the entries whose value was collected (dead), and returns the size of the next
+// sweep: twice the entries left, so sweeping costs a constant amount per entry added. Table and
+// Maps share it.
+func sweep[E any](m map[uint64]E, dead func(E) bool) int {
+	for h, e := range m {
+		if dead(e) {
+			delete(m, h)
 		}
 	}
-	t.sweepAt = max(2*len(t.m), 1024)
+	return max(2*len(m), 1024)
 }

@@ -47,12 +47,7 @@ func (s *Maps) Canonical(m map[string]string) map[string]string {
 	}
 	s.m[h] = weak.Make(mapStart(m))
 	if len(s.m) >= s.sweepAt {
-		for k, p := range s.m {
-			if p.Value() == nil {
-				delete(s.m, k)
-			}
-		}
-		s.sweepAt = max(2*len(s.m), 1024)
+		s.sweepAt = sweep(s.m, func(p weak.Pointer[byte]) bool { return p.Value() == nil })
 	}
 	return m
 }

@@ -138,10 +138,7 @@ func (m *members) take(pool types.NamespacedName, all bool) []claim {
 	}
 	var out []claim
 	if all {
-		out = make([]claim, 0, len(pm.all))
-		for _, c := range pm.all {
-			out = append(out, c)
-		}
+		out = pm.claims()
 	} else {
 		out = make([]claim, 0, len(pm.changed))
 		for key := range pm.changed {
@@ -149,6 +146,15 @@ func (m *members) take(pool types.NamespacedName, all bool) []claim {
 		}
 	}
 	clear(pm.changed)
+	return out
+}
+
+// claims is every claim of the pool, in a slice of the caller's.
+func (pm *poolMembers) claims() []claim {
+	out := make([]claim, 0, len(pm.all))
+	for _, c := range pm.all {
+		out = append(out, c)
+	}
 	return out
 }
 
@@ -161,9 +167,5 @@ func (m *members) of(pool types.NamespacedName) []claim {
 	if pm == nil {
 		return nil
 	}
-	out := make([]claim, 0, len(pm.all))
-	for _, c := range pm.all {
-		out = append(out, c)
-	}
-	return out
+	return pm.claims()
 }

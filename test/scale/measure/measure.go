@@ -281,8 +281,8 @@ func (m Metrics) Conversions() Writes {
 	return out
 }
 
-// ConsistencyChecks are the API server's cache consistency checks so far, by resource (and
-// "(failed)" for those that found the cache and etcd apart, or erred), from
+// ConsistencyChecks are the API server's cache consistency checks so far, by resource (with the
+// status in brackets for those that found the cache and etcd apart, "(failure)", or erred), from
 // apiserver_storage_consistency_checks_total: each one lists every object of its resource
 // from etcd.
 func (m Metrics) ConsistencyChecks() Writes {
