@@ -137,7 +137,7 @@ BENCH_DATA_SIZES ?= 1000,5000
 BENCH_TIMEOUT    ?= 240m
 
 .PHONY: bench-data
-bench-data: $(KUBE_APISERVER) $(ETCD) ## Data templating at scale: BENCH_DATA_SIZES machines (1000,5000; 10000 works), one template, two pools, served by the image's manager (--controllers=infrastructure,ipam); the floor beside each size (BENCH_DATA_FLOOR=0 skips it), default and generous client limits (BENCH_DATA_LIMITS); prints time, ratio to the floor, writes, watch KiB, manager CPU ms and peak KiB per machine; BENCH_DATA_HEAP_PROFILE=dir writes and summarises the manager's heap profile; BENCH_DATA_WATCHED_FLOOR=1 adds the floor with a controller's watches; BENCH_CACHE_CHECKS=off runs floor and runs without the API server's cache consistency checker.
+bench-data: $(KUBE_APISERVER) $(ETCD) ## Data templating at scale: BENCH_DATA_SIZES machines (1000,5000; 10000 works), one template, two pools, served by the image's manager (--controllers=infrastructure,ipam); the floor beside each size (BENCH_DATA_FLOOR=0 skips it), default and generous client limits (BENCH_DATA_LIMITS); prints time, ratio to the floor, writes, watch KiB, manager CPU ms and peak KiB per machine; BENCH_DATA_HEAP_PROFILE=dir writes and summarises the manager's heap profile; BENCH_DATA_WATCHED_FLOOR=1 adds the floor with a controller's watches; BENCH_CACHE_CHECKS=off runs floor and runs without the API server's cache consistency checker.; BENCH_MEMORY_LIMIT=250Mi runs the manager in a memory cgroup of that size, as a container with that limit (root).
 	METALWIRE_SCALE=1 BENCH_DATA_SIZES=$(BENCH_DATA_SIZES) go test ./test/scale/data -run 'TestDataScale$$' -count=1 -timeout $(BENCH_TIMEOUT) -v
 
 .PHONY: bench-growth

@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
+	"github.com/metalwire/metalwire/internal/memorylimit"
 	"github.com/metalwire/metalwire/internal/testenv"
 	"github.com/metalwire/metalwire/test/scale/measure"
 )
@@ -52,7 +53,13 @@ func TestDataScale(t *testing.T) {
 	extra = append(extra, strings.Fields(os.Getenv("BENCH_DATA_MANAGER_FLAGS"))...)
 	var err error
 	var describeLimit string
-	if memoryLimit, describeLimit, err = measure.ManagerMemoryLimit(); err != nil {
+	if containerLimit, err = measure.ContainerLimit(); err != nil {
+		t.Fatal(err)
+	}
+	if containerLimit > 0 {
+		describeLimit = fmt.Sprintf("in a memory cgroup of its own limited to %.0f MiB (%s), which counts the binary's pages too, and from which it takes its soft limit (%.0f%%) as in a pod",
+			float64(containerLimit)/(1<<20), measure.ContainerEnv, 100*memorylimit.Ratio)
+	} else if memoryLimit, describeLimit, err = measure.ManagerMemoryLimit(); err != nil {
 		t.Fatal(err)
 	}
 	fmt.Printf("\ndata templating at scale: claims on one Metal3DataTemplate with two /16 IP pools, created by %d goroutines;\n", writers)
@@ -111,8 +118,13 @@ func TestDataScale(t *testing.T) {
 	}
 }
 
-// memoryLimit is the GOMEMLIMIT every manager run gets: the Deployment's (measure.ManagerMemoryLimit).
-var memoryLimit string
+// memoryLimit is the GOMEMLIMIT every manager run gets: the Deployment's (measure.ManagerMemoryLimit),
+// unless it runs in a container of containerLimit bytes (measure.ContainerEnv), where it takes its
+// own from the cgroup.
+var (
+	memoryLimit    string
+	containerLimit int64
+)
 
 // runResult is one manager run.
 type runResult struct {
@@ -133,8 +145,11 @@ type runResult struct {
 	server   time.Duration // the API server's and etcd's, over the cores
 	peakRSS  int64         // VmHWM: everything resident, the binary's pages too
 	peakAnon int64         // anonymous memory only: heap, stacks, the runtime's
-	load     string
-	shapes   shapes // the fields of its objects
+	// containerPeak is the peak usage of the manager's cgroup, the binary's pages counted, when it
+	// runs in one (measure.ContainerEnv).
+	containerPeak int64
+	load          string
+	shapes        shapes // the fields of its objects
 }
 
 func run(t *testing.T, e *testenv.Env, n int, limits string, flags []string) runResult {
@@ -154,19 +169,22 @@ func run(t *testing.T, e *testenv.Env, n int, limits string, flags []string) run
 			t.Fatal(err)
 		}
 	}
-	mgr, stop := startManager(t, e, f.ns, profilerAddr, flags)
-	defer stop()
+	mgr := startManager(t, e, f.ns, profilerAddr, flags)
+	defer mgr.stop()
 	waitForManager(t, e, mgr, f.ns)
+	if containerLimit > 0 {
+		mgr.softLimitFromContainer(t)
+	}
 
 	metricsBefore, err := measure.ReadMetrics(ctx, e.Config)
 	if err != nil {
 		t.Fatal(err)
 	}
 	before := metricsBefore.Writes()
-	cpuBefore := measure.ProcessCPU(mgr.Process.Pid)
-	peakAnon := measure.WatchPeakAnon(ctx, mgr.Process.Pid)
+	cpuBefore := measure.ProcessCPU(mgr.cmd.Process.Pid)
+	peakAnon := measure.WatchPeakAnon(ctx, mgr.cmd.Process.Pid)
 	busy := measure.MachineBusy()
-	split := measure.CPUSplit(mgr.Process.Pid)
+	split := measure.CPUSplit(mgr.cmd.Process.Pid)
 	seconds := envInts(t, "BENCH_DATA_APISERVER_PROFILE_SECONDS", []int{60})[0]
 	profiled := measure.ProfileAPIServer(ctx, t, e.Config, os.Getenv("BENCH_DATA_APISERVER_PROFILE"), seconds)
 	defer profiled()
@@ -180,6 +198,9 @@ func run(t *testing.T, e *testenv.Env, n int, limits string, flags []string) run
 	created := time.Since(start)
 	lastPrint := time.Now()
 	for served.Load() < int64(n) {
+		if err := mgr.exited(); err != nil {
+			t.Fatalf("the manager stopped with %d of %d claims served: %v", served.Load(), n, err)
+		}
 		if time.Since(start) > max(30*time.Minute, time.Duration(n)*300*time.Millisecond) {
 			t.Fatalf("after %s only %d of %d claims report rendered data", time.Since(start), served.Load(), n)
 		}
@@ -210,7 +231,7 @@ func run(t *testing.T, e *testenv.Env, n int, limits string, flags []string) run
 		checks:      metricsAtServed.ConsistencyChecks().Minus(metricsBefore.ConsistencyChecks()),
 		others:      atServed.Minus(before).Except(append(dataResources, "leases")...),
 		reads:       metricsAtServed.Reads().Minus(metricsBefore.Reads()),
-		cpu:         measure.ProcessCPU(mgr.Process.Pid) - cpuBefore, server: used.Server() / time.Duration(numCPU()), peakRSS: measure.PeakRSS(mgr.Process.Pid), peakAnon: peakAnon(), load: measure.LoadAverage(),
+		cpu:         measure.ProcessCPU(mgr.cmd.Process.Pid) - cpuBefore, server: used.Server() / time.Duration(numCPU()), peakRSS: measure.PeakRSS(mgr.cmd.Process.Pid), peakAnon: peakAnon(), load: measure.LoadAverage(),
 	}
 	if r.shapes, err = sampleShapes(ctx, e.Client, f.ns); err != nil {
 		t.Fatal(err)
@@ -218,7 +239,8 @@ func run(t *testing.T, e *testenv.Env, n int, limits string, flags []string) run
 	if heapDir != "" {
 		printManagerHeap(ctx, t, e, f.ns, profilerAddr, heapDir, n, limits)
 	}
-	stop()
+	mgr.stop()
+	r.containerPeak = mgr.containerPeak
 	return r
 }
 
@@ -287,11 +309,27 @@ func onFreshServer(t *testing.T, f func(e *testenv.Env)) {
 	}, f)
 }
 
+// limitColumn is what the table's memory limit column shows for r: the manager's GOMEMLIMIT, or
+// the peak usage of its container.
+func limitColumn(r runResult) string {
+	if containerLimit > 0 {
+		return fmt.Sprintf("%.0f/%.0f MiB", float64(r.containerPeak)/(1<<20), float64(containerLimit)/(1<<20))
+	}
+	return measure.LimitMiB(memoryLimit)
+}
+
+func limitHeader() string {
+	if containerLimit > 0 {
+		return "cgroup peak/lim"
+	}
+	return "GOMEMLIMIT"
+}
+
 func printSize(n int, fl floorResult, runs []runResult) {
-	fmt.Printf("\n%6d machines %9s %10s %10s %8s %12s %12s %12s %12s %12s %12s %10s %10s %6s %12s %14s\n", n, "limits", "created in", "all served", "x floor",
-		"server CPU", "x floor CPU", "writes/mach", "quiet writes", "manager CPU", "manager peak", "anon peak", "GOMEMLIMIT", "load", "CPU ms/mach", "peak KiB/mach")
+	fmt.Printf("\n%6d machines %9s %10s %10s %8s %12s %12s %12s %12s %12s %12s %10s %16s %6s %12s %14s\n", n, "limits", "created in", "all served", "x floor",
+		"server CPU", "x floor CPU", "writes/mach", "quiet writes", "manager CPU", "manager peak", "anon peak", limitHeader(), "load", "CPU ms/mach", "peak KiB/mach")
 	if fl.took > 0 {
-		fmt.Printf("%15s %9s %10s %9.2fs %8s %11.2fs %12s %12.2f %12s %12s %12s %10s %10s %6s %12s %14s\n", "", "floor", "", fl.took.Seconds(), "1.00", fl.server.Seconds(), "1.00",
+		fmt.Printf("%15s %9s %10s %9.2fs %8s %11.2fs %12s %12.2f %12s %12s %12s %10s %16s %6s %12s %14s\n", "", "floor", "", fl.took.Seconds(), "1.00", fl.server.Seconds(), "1.00",
 			perMachine(fl.writes.Only(dataResources...).Total(), n), "-", "-", "-", "-", "-", fl.load, "-", "-")
 	}
 	for _, r := range runs {
@@ -300,8 +338,8 @@ func printSize(n int, fl floorResult, runs []runResult) {
 			ratio = fmt.Sprintf("%.2f", r.took.Seconds()/fl.took.Seconds())
 			cpuRatio = fmt.Sprintf("%.2f", r.server.Seconds()/fl.server.Seconds())
 		}
-		fmt.Printf("%15s %9s %9.2fs %9.2fs %8s %11.2fs %12s %12.2f %12d %11.2fs %8.0f MiB %6.0f MiB %10s %6s %12.2f %14.1f\n", "", r.limits, r.created.Seconds(), r.took.Seconds(), ratio,
-			r.server.Seconds(), cpuRatio, perMachine(r.writes.Total(), n), r.quiet.Total(), r.cpu.Seconds(), float64(r.peakRSS)/(1<<20), float64(r.peakAnon)/(1<<20), measure.LimitMiB(memoryLimit), r.load,
+		fmt.Printf("%15s %9s %9.2fs %9.2fs %8s %11.2fs %12s %12.2f %12d %11.2fs %8.0f MiB %6.0f MiB %16s %6s %12.2f %14.1f\n", "", r.limits, r.created.Seconds(), r.took.Seconds(), ratio,
+			r.server.Seconds(), cpuRatio, perMachine(r.writes.Total(), n), r.quiet.Total(), r.cpu.Seconds(), float64(r.peakRSS)/(1<<20), float64(r.peakAnon)/(1<<20), limitColumn(r), r.load,
 			1000*r.cpu.Seconds()/float64(n), float64(r.peakRSS)/1024/float64(n))
 	}
 	keys := []measure.Writes{fl.writes.Only(dataResources...)}

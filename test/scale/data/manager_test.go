@@ -1,12 +1,14 @@
 package data
 
 import (
-	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -31,11 +33,58 @@ var generousLimits = []string{"--kube-api-qps=1000", "--kube-api-burst=2000"}
 // Metal3Machines and only writes their finalizer and status once, before the measured part.
 const managedGroups = "--controllers=infrastructure,ipam"
 
-// startManager runs the image's manager (cmd/manager built from this checkout) in a process of its own, so that its CPU and memory are
-// measured apart from the benchmark's. extra are further flags; the rest are its defaults, as
-// shipped, and so is its soft memory limit (memoryLimit). With profilerAddr set it serves pprof there. stop ends it (before its API server
-// stops); it is also called when the test ends.
-func startManager(t *testing.T, e *testenv.Env, ns, profilerAddr string, extra []string) (cmd *exec.Cmd, stop func()) {
+// manager is the image's manager running in a process of its own.
+type manager struct {
+	cmd *exec.Cmd
+	// done is closed when the process has ended; err is then why.
+	done chan struct{}
+	err  error
+	// stop ends it (before its API server stops); it is also called when the test ends.
+	stop func()
+	// containerPeak is its cgroup's peak usage once it has stopped, when it ran in one.
+	containerPeak int64
+	// log is the file its output goes to.
+	log string
+}
+
+// softLimitFromContainer fails the test unless the manager's log says it took its soft memory
+// limit from its container's, as a manager in a pod does.
+func (m *manager) softLimitFromContainer(t *testing.T) {
+	t.Helper()
+	out, err := os.ReadFile(m.log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		if _, limit, ok := strings.Cut(line, "softLimit="); ok {
+			if !strings.Contains(limit, "containerLimit") {
+				t.Fatalf("the manager in a container did not take its soft limit from it: %s", line)
+			}
+			fmt.Printf("  the manager's log: softLimit=%s\n", limit)
+			return
+		}
+	}
+	t.Fatalf("the manager's log does not say what soft memory limit it runs with:\n%s", out)
+}
+
+// exited is why the manager has ended, nil while it runs.
+func (m *manager) exited() error {
+	select {
+	case <-m.done:
+		if m.err == nil {
+			return errors.New("it exited")
+		}
+		return m.err
+	default:
+		return nil
+	}
+}
+
+// startManager runs the image's manager (cmd/manager built from this checkout) in a process of
+// its own, so that its CPU and memory are measured apart from the benchmark's. extra are further
+// flags; the rest are its defaults, as shipped, and so is its soft memory limit (memoryLimit), or
+// it runs in a container of containerLimit bytes. With profilerAddr set it serves pprof there.
+func startManager(t *testing.T, e *testenv.Env, ns, profilerAddr string, extra []string) *manager {
 	t.Helper()
 	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
 	if err := os.WriteFile(kubeconfig, e.KubeConfig, 0o600); err != nil {
@@ -46,26 +95,68 @@ func startManager(t *testing.T, e *testenv.Env, ns, profilerAddr string, extra [
 	if profilerAddr != "" {
 		args = append(args, "--profiler-address="+profilerAddr)
 	}
-	cmd = exec.Command(managerBinary, args...)
-	// The soft memory limit the Deployment gives the image's manager (measure.ManagerMemoryLimit).
-	cmd.Env = append(os.Environ(), "GOMEMLIMIT="+memoryLimit)
-	var logs bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	if err := cmd.Start(); err != nil {
+	m := &manager{cmd: exec.Command(managerBinary, args...), done: make(chan struct{})}
+	m.cmd.Env = slices.DeleteFunc(os.Environ(), func(v string) bool { return strings.HasPrefix(v, "GOMEMLIMIT=") })
+	var container *measure.Container
+	if containerLimit > 0 {
+		// As in a pod: the manager reads its limit from the cgroup, and its binary's pages, read
+		// afresh, count in it.
+		var err error
+		if container, err = measure.NewContainer(fmt.Sprintf("metalwire-bench-%d-%s", os.Getpid(), ns), containerLimit); err != nil {
+			t.Fatal(err)
+		}
+		if err := measure.Evict(managerBinary); err != nil {
+			t.Fatal(err)
+		}
+		container.Wrap(m.cmd)
+	} else {
+		// The soft memory limit the Deployment gives the image's manager (measure.ManagerMemoryLimit).
+		m.cmd.Env = append(m.cmd.Env, "GOMEMLIMIT="+memoryLimit)
+	}
+	logs, err := os.Create(filepath.Join(t.TempDir(), "manager.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.log = logs.Name()
+	m.cmd.Stdout, m.cmd.Stderr = logs, logs
+	err = m.cmd.Start()
+	_ = logs.Close()
+	if err != nil {
 		t.Fatalf("starting the manager: %v", err)
 	}
+	go func() {
+		m.err = m.cmd.Wait()
+		if container != nil {
+			if kills, err := container.OOMKills(); err != nil {
+				m.err = errors.Join(m.err, err)
+			} else if kills > 0 {
+				m.err = fmt.Errorf("%w; the kernel killed it %d times for its memory limit (%s)", m.err, kills, container.Describe())
+			}
+		}
+		close(m.done)
+	}()
 	var once sync.Once
-	stop = func() {
+	m.stop = func() {
 		once.Do(func() {
-			_ = cmd.Process.Signal(syscall.SIGTERM)
-			_ = cmd.Wait()
+			_ = m.cmd.Process.Signal(syscall.SIGTERM)
+			<-m.done
+			if container != nil {
+				var err error
+				if m.containerPeak, err = container.Peak(); err != nil {
+					t.Error(err)
+				}
+				if err := container.Remove(); err != nil {
+					t.Errorf("removing the manager's cgroup: %v", err)
+				}
+			}
 			if t.Failed() {
-				t.Logf("manager output:\n%s", logs.String())
+				out, _ := os.ReadFile(m.log)
+				t.Logf("manager output:\n%s", out)
 			}
 		})
 	}
-	t.Cleanup(stop)
-	return cmd, stop
+	t.Cleanup(m.stop)
+	return m
 }
 
 // waitForManager waits until the manager has started its controllers and finished its start-up
@@ -74,13 +165,13 @@ func startManager(t *testing.T, e *testenv.Env, ns, profilerAddr string, extra [
 // then seen no write and called no conversion webhook for 3 s. At 10,000 machines that pass takes a while, and must not be charged
 // to the data path: a quiet period alone can pass while the manager still fills its caches, and
 // leave the pass to run during the measured part (writes outside the data path, printed).
-func waitForManager(t *testing.T, e *testenv.Env, mgr *exec.Cmd, ns string) {
+func waitForManager(t *testing.T, e *testenv.Env, mgr *manager, ns string) {
 	t.Helper()
 	ctx := context.Background()
 	deadline := time.Now().Add(15 * time.Minute)
 	check := func() {
-		if mgr.ProcessState != nil {
-			t.Fatalf("the manager exited: %s", mgr.ProcessState)
+		if err := mgr.exited(); err != nil {
+			t.Fatalf("the manager stopped before the run: %v", err)
 		}
 		if time.Now().After(deadline) {
 			t.Fatal("the manager has not finished its start-up pass over the Metal3Machines 15 minutes after it started, before any claim exists")

@@ -27,6 +27,9 @@ const deploymentManifest = "config/manager/manager.yaml"
 // config/manager/manager.yaml (the cgroup limit a process on this machine does not have), or
 // MemoryLimitEnv. It returns the value and a line saying what it is, for the run's output.
 func ManagerMemoryLimit() (gomemlimit, describe string, err error) {
+	if os.Getenv(ContainerEnv) != "" {
+		return "", "", fmt.Errorf("%s runs the manager of make bench-data and bench-growth in a container; this benchmark's runs without one (unset it)", ContainerEnv)
+	}
 	if v := os.Getenv(MemoryLimitEnv); v != "" {
 		return v, fmt.Sprintf("GOMEMLIMIT=%s (%s)", v, MemoryLimitEnv), nil
 	}
