@@ -181,7 +181,7 @@ func run(t *testing.T, e *testenv.Env, n int, limits string, flags []string) run
 		t.Fatal(err)
 	}
 	before := metricsBefore.Writes()
-	cpuBefore := measure.ProcessCPU(mgr.cmd.Process.Pid)
+	cpuBefore, faultsBefore := measure.ProcessCPU(mgr.cmd.Process.Pid), measure.MajorFaults(mgr.cmd.Process.Pid)
 	peakAnon := measure.WatchPeakAnon(ctx, mgr.cmd.Process.Pid)
 	busy := measure.MachineBusy()
 	split := measure.CPUSplit(mgr.cmd.Process.Pid)
@@ -212,7 +212,8 @@ func run(t *testing.T, e *testenv.Env, n int, limits string, flags []string) run
 	}
 	took := time.Since(start)
 	used := split()
-	fmt.Printf("  (%s limits %s, %d machines: machine CPU %.0f%% busy, load %s; CPU used: %s)\n", limits, strings.Join(flags, " "), n, busy(), measure.LoadAverage(), used)
+	fmt.Printf("  (%s limits %s, %d machines: machine CPU %.0f%% busy, load %s; CPU used: %s; the manager's major page faults: %d)\n",
+		limits, strings.Join(flags, " "), n, busy(), measure.LoadAverage(), used, measure.MajorFaults(mgr.cmd.Process.Pid)-faultsBefore)
 	metricsAtServed, err := measure.ReadMetrics(ctx, e.Config)
 	if err != nil {
 		t.Fatal(err)

@@ -143,15 +143,7 @@ func Children(names ...string) map[int]string {
 // ProcessCPU is the CPU time (user + system) the process has used: a controller's own cost,
 // which unlike wall time does not depend on what else the machine runs.
 func ProcessCPU(pid int) time.Duration {
-	if pid == 0 {
-		return 0
-	}
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0
-	}
-	// Fields after the command name, which is in parentheses and may hold spaces.
-	fields := strings.Fields(string(data[bytes.LastIndexByte(data, ')')+1:]))
+	fields := stat(pid)
 	if len(fields) < 13 {
 		return 0
 	}
@@ -159,6 +151,31 @@ func ProcessCPU(pid int) time.Duration {
 	stime, _ := strconv.ParseInt(fields[12], 10, 64)
 	const ticksPerSecond = 100 // USER_HZ on Linux
 	return time.Duration(utime+stime) * time.Second / ticksPerSecond
+}
+
+// MajorFaults is how many times the process has waited for a page to be read from disk: in a
+// container near its memory limit, the binary's pages the kernel reclaimed and the process
+// needed again.
+func MajorFaults(pid int) int64 {
+	fields := stat(pid)
+	if len(fields) < 10 {
+		return 0
+	}
+	n, _ := strconv.ParseInt(fields[9], 10, 64)
+	return n
+}
+
+// stat is the fields of /proc/<pid>/stat after the command name (which is in parentheses and may
+// hold spaces): the process's state first. nil if unknown.
+func stat(pid int) []string {
+	if pid == 0 {
+		return nil
+	}
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return nil
+	}
+	return strings.Fields(string(data[bytes.LastIndexByte(data, ')')+1:]))
 }
 
 // PeakRSS is the process's peak resident memory (VmHWM), 0 if unknown.
