@@ -100,6 +100,19 @@ func TestDataScale(t *testing.T) {
 				PeakBytes: r.peakRSS, WatchBytes: r.bytes.Total()})
 		}
 		printSize(n, fl, runs)
+		if fl.took > 0 && os.Getenv("BENCH_DATA_FLOOR_AFTER") == "1" {
+			// The machine's speed can move between a floor and the run after it (another
+			// tenant of the host); a second floor after the runs brackets them.
+			var after floorResult
+			onFreshServer(t, func(e *testenv.Env) { after = floor(t, e, n, false) })
+			mean := (fl.took.Seconds() + after.took.Seconds()) / 2
+			fmt.Printf("\n  floor again after the runs: %.2fs (server floor %.2fs), %.2f x the floor before them, load %s\n",
+				after.took.Seconds(), after.server.Seconds(), after.took.Seconds()/fl.took.Seconds(), after.load)
+			for _, r := range runs {
+				fmt.Printf("  %s limits: %.2f x the floor before, %.2f x the floor after, %.2f x their mean (%.2fs)\n", r.limits,
+					r.took.Seconds()/fl.took.Seconds(), r.took.Seconds()/after.took.Seconds(), r.took.Seconds()/mean, mean)
+			}
+		}
 		for _, r := range runs {
 			printShapes(fl.shapes, r.shapes, r.limits)
 		}
