@@ -67,7 +67,14 @@ func (m *manager) softLimitFromContainer(t *testing.T) {
 	t.Fatalf("the manager's log does not say what soft memory limit it runs with:\n%s", out)
 }
 
-// exited is why the manager has ended, nil while it runs.
+// thrashFaults is how many major page faults say a manager in a container is thrashing: a
+// limit below what it needs makes the kernel take back the binary's pages as soon as they are
+// read, and the manager then waits for the disk instead of being killed. A run that fits has a
+// handful.
+const thrashFaults = 10000
+
+// exited is why the manager has ended, or is as good as ended (thrashing in its container); nil
+// while it runs.
 func (m *manager) exited() error {
 	select {
 	case <-m.done:
@@ -76,8 +83,14 @@ func (m *manager) exited() error {
 		}
 		return m.err
 	default:
-		return nil
 	}
+	if containerLimit > 0 {
+		if faults := measure.MajorFaults(m.cmd.Process.Pid); faults > thrashFaults {
+			return fmt.Errorf("it is thrashing: %d major page faults, its pages read from disk again and again; %s=%s is too small for it",
+				faults, measure.ContainerEnv, os.Getenv(measure.ContainerEnv))
+		}
+	}
+	return nil
 }
 
 // startManager runs the image's manager (cmd/manager built from this checkout) in a process of
@@ -96,16 +109,18 @@ func startManager(t *testing.T, e *testenv.Env, ns, profilerAddr string, extra [
 		args = append(args, "--profiler-address="+profilerAddr)
 	}
 	m := &manager{cmd: exec.Command(managerBinary, args...), done: make(chan struct{})}
+	// Gone with the benchmark, also when it is killed before its cleanups run.
+	m.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	m.cmd.Env = slices.DeleteFunc(os.Environ(), func(v string) bool { return strings.HasPrefix(v, "GOMEMLIMIT=") })
 	var container *measure.Container
 	if containerLimit > 0 {
 		// As in a pod: the manager reads its limit from the cgroup, and its binary's pages, read
 		// afresh, count in it.
-		var err error
-		if container, err = measure.NewContainer(fmt.Sprintf("metalwire-bench-%d-%s", os.Getpid(), ns), containerLimit); err != nil {
+		if err := measure.Evict(managerBinary); err != nil {
 			t.Fatal(err)
 		}
-		if err := measure.Evict(managerBinary); err != nil {
+		var err error
+		if container, err = measure.NewContainer(fmt.Sprintf("metalwire-bench-%d-%s", os.Getpid(), ns), containerLimit); err != nil {
 			t.Fatal(err)
 		}
 		container.Wrap(m.cmd)
@@ -114,14 +129,16 @@ func startManager(t *testing.T, e *testenv.Env, ns, profilerAddr string, extra [
 		m.cmd.Env = append(m.cmd.Env, "GOMEMLIMIT="+memoryLimit)
 	}
 	logs, err := os.Create(filepath.Join(t.TempDir(), "manager.log"))
-	if err != nil {
-		t.Fatal(err)
+	if err == nil {
+		m.log = logs.Name()
+		m.cmd.Stdout, m.cmd.Stderr = logs, logs
+		err = m.cmd.Start()
+		_ = logs.Close()
 	}
-	m.log = logs.Name()
-	m.cmd.Stdout, m.cmd.Stderr = logs, logs
-	err = m.cmd.Start()
-	_ = logs.Close()
 	if err != nil {
+		if container != nil {
+			_ = container.Remove()
+		}
 		t.Fatalf("starting the manager: %v", err)
 	}
 	go func() {
