@@ -20,6 +20,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+	"github.com/prometheus/procfs"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
@@ -115,26 +116,11 @@ func CPUSplit(manager int) func() CPUUse {
 // /proc/PID/stat), by pid.
 func Children(names ...string) map[int]string {
 	out := map[int]string{}
-	self := strconv.Itoa(os.Getpid())
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-		if err != nil {
-			continue
-		}
-		// The command name is in parentheses and may hold spaces; the parent's pid is the
-		// second field after it.
-		open, end := bytes.IndexByte(data, '('), bytes.LastIndexByte(data, ')')
-		if open < 0 || end < open {
-			continue
-		}
-		fields := strings.Fields(string(data[end+1:]))
-		if name := string(data[open+1 : end]); len(fields) > 1 && fields[1] == self && slices.Contains(names, name) {
-			out[pid] = name
+	procs, _ := procfs.AllProcs()
+	for _, p := range procs {
+		st, err := p.Stat()
+		if err == nil && st.PPID == os.Getpid() && slices.Contains(names, st.Comm) {
+			out[p.PID] = st.Comm
 		}
 	}
 	return out
@@ -143,57 +129,45 @@ func Children(names ...string) map[int]string {
 // ProcessCPU is the CPU time (user + system) the process has used: a controller's own cost,
 // which unlike wall time does not depend on what else the machine runs.
 func ProcessCPU(pid int) time.Duration {
-	fields := stat(pid)
-	if len(fields) < 13 {
+	st, ok := stat(pid)
+	if !ok {
 		return 0
 	}
-	utime, _ := strconv.ParseInt(fields[11], 10, 64)
-	stime, _ := strconv.ParseInt(fields[12], 10, 64)
-	const ticksPerSecond = 100 // USER_HZ on Linux
-	return time.Duration(utime+stime) * time.Second / ticksPerSecond
+	return time.Duration(st.CPUTime() * float64(time.Second))
 }
 
 // MajorFaults is how many times the process has waited for a page to be read from disk: in a
 // container near its memory limit, the binary's pages the kernel reclaimed and the process
 // needed again.
 func MajorFaults(pid int) int64 {
-	fields := stat(pid)
-	if len(fields) < 10 {
-		return 0
-	}
-	n, _ := strconv.ParseInt(fields[9], 10, 64)
-	return n
+	st, _ := stat(pid)
+	return int64(st.MajFlt)
 }
 
-// stat is the fields of /proc/<pid>/stat after the command name (which is in parentheses and may
-// hold spaces): the process's state first. nil if unknown.
-func stat(pid int) []string {
+// stat is the process's /proc/<pid>/stat; ok is false if it could not be read.
+func stat(pid int) (st procfs.ProcStat, ok bool) {
 	if pid == 0 {
-		return nil
+		return st, false
 	}
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	p, err := procfs.NewProc(pid)
 	if err != nil {
-		return nil
+		return st, false
 	}
-	return strings.Fields(string(data[bytes.LastIndexByte(data, ')')+1:]))
+	st, err = p.Stat()
+	return st, err == nil
 }
 
 // PeakRSS is the process's peak resident memory (VmHWM), 0 if unknown.
-func PeakRSS(pid int) int64 { return statusKiB(pid, "VmHWM:") << 10 }
+func PeakRSS(pid int) int64 { return int64(status(pid).VmHWM) }
 
-// statusKiB is a field of /proc/<pid>/status given in kB, 0 if unknown.
-func statusKiB(pid int, field string) int64 {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+// status is the process's /proc/<pid>/status; zero if it could not be read.
+func status(pid int) procfs.ProcStatus {
+	p, err := procfs.NewProc(pid)
 	if err != nil {
-		return 0
+		return procfs.ProcStatus{}
 	}
-	for line := range strings.Lines(string(data)) {
-		if f := strings.Fields(line); len(f) >= 2 && f[0] == field {
-			kb, _ := strconv.ParseInt(f[1], 10, 64)
-			return kb
-		}
-	}
-	return 0
+	st, _ := p.NewStatus()
+	return st
 }
 
 // Writes are the API server's counts of requests by resource, keyed
@@ -382,8 +356,8 @@ func (w Writes) Keys() []string {
 func WatchPeakAnon(ctx context.Context, pid int) func() int64 {
 	var peak atomic.Int64
 	sample := func() {
-		if v := statusKiB(pid, "RssAnon:"); v<<10 > peak.Load() {
-			peak.Store(v << 10)
+		if v := int64(status(pid).RssAnon); v > peak.Load() {
+			peak.Store(v)
 		}
 	}
 	sampleUntilDone(ctx, sample)
