@@ -141,7 +141,7 @@ func ProcessCPU(pid int) time.Duration {
 // needed again.
 func MajorFaults(pid int) int64 {
 	st, _ := stat(pid)
-	return int64(st.MajFlt)
+	return signed(uint64(st.MajFlt))
 }
 
 // stat is the process's /proc/<pid>/stat; ok is false if it could not be read.
@@ -158,7 +158,16 @@ func stat(pid int) (st procfs.ProcStat, ok bool) {
 }
 
 // PeakRSS is the process's peak resident memory (VmHWM), 0 if unknown.
-func PeakRSS(pid int) int64 { return int64(status(pid).VmHWM) }
+func PeakRSS(pid int) int64 { return signed(status(pid).VmHWM) }
+
+// signed is a count /proc gives unsigned as the int64 the benchmarks print, capped (no process
+// counts past it).
+func signed(v uint64) int64 {
+	if v > math.MaxInt64 {
+		return math.MaxInt64
+	}
+	return int64(v)
+}
 
 // status is the process's /proc/<pid>/status; zero if it could not be read.
 func status(pid int) procfs.ProcStatus {
@@ -356,7 +365,7 @@ func (w Writes) Keys() []string {
 func WatchPeakAnon(ctx context.Context, pid int) func() int64 {
 	var peak atomic.Int64
 	sample := func() {
-		if v := int64(status(pid).RssAnon); v > peak.Load() {
+		if v := signed(status(pid).RssAnon); v > peak.Load() {
 			peak.Store(v)
 		}
 	}
