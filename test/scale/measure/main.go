@@ -110,9 +110,9 @@ const CacheChecksEnv = "BENCH_CACHE_CHECKS"
 // the objects stored, not by the write, and when it comes depends on the API server's age: a
 // floor shorter than five minutes on a fresh server never meets it, while the manager's run on
 // another fresh server, which lives longer by the manager's start-up and the run's own length,
-// meets a whole round of it (34 checks at 5,000 machines). A ratio
-// to the floor would charge the manager a cost neither causes, so the benchmarks run without it
-// unless CacheChecksEnv=on, which runs it for floor and runs alike.
+// meets a whole round of it (34 checks at 5,000 machines). A ratio to the floor would charge the
+// manager a cost neither causes, so the benchmarks run without it unless CacheChecksEnv=on,
+// which runs it for floor and runs alike.
 func CacheChecks() bool { return os.Getenv(CacheChecksEnv) == "on" }
 
 // DescribeCacheChecks is a line for a benchmark's header saying whether the checker runs.
