@@ -28,6 +28,10 @@ func Main(m *testing.M, target string, binary *string) {
 		fmt.Printf("benchmark skipped: set %s=1 or run make %s\n", EnableEnv, target)
 		os.Exit(0)
 	}
+	if _, err := cacheChecks(os.Getenv(CacheChecksEnv)); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
 	// The benchmark's own informers would otherwise complain that no logger is set.
 	ctrl.SetLogger(logr.Discard())
 	if _, err := testenv.CheckControlPlane(); err != nil {
@@ -113,7 +117,23 @@ const CacheChecksEnv = "BENCH_CACHE_CHECKS"
 // meets a whole round of it (34 checks at 5,000 machines). A ratio to the floor would charge the
 // manager a cost neither causes, so the benchmarks run without it unless CacheChecksEnv=on,
 // which runs it for floor and runs alike.
-func CacheChecks() bool { return os.Getenv(CacheChecksEnv) == "on" }
+func CacheChecks() bool {
+	on, _ := cacheChecks(os.Getenv(CacheChecksEnv))
+	return on
+}
+
+// cacheChecks reads CacheChecksEnv's value: "on", or "off" or unset. Any other value is refused
+// (Main stops the benchmark on it) rather than read as off: the checker ran by default until
+// 2026-11-27, and a "1" or "true" meant to keep it must not drop it unsaid.
+func cacheChecks(v string) (bool, error) {
+	switch v {
+	case "on":
+		return true, nil
+	case "", "off":
+		return false, nil
+	}
+	return false, fmt.Errorf("%s=%q: say on (the API server's cache consistency checker runs, for floors and runs alike) or off (the default)", CacheChecksEnv, v)
+}
 
 // DescribeCacheChecks is a line for a benchmark's header saying whether the checker runs.
 func DescribeCacheChecks() string {
