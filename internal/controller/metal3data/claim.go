@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
@@ -37,7 +38,10 @@ func (r *Reconciler) reportToClaim(ctx context.Context, data *infrav1.Metal3Data
 	if last, unseen := r.claimWritten.Unseen(string(claim.UID), claim.ResourceVersion); unseen && equality.Semantic.DeepEqual(statusWithoutTimes(last), statusWithoutTimes(want.Status)) {
 		return nil // written a moment ago; the cache will show it
 	}
-	err := r.Client.Status().Patch(ctx, want, client.MergeFrom(claim))
+	patch, err := claimStatusPatch(claim, want)
+	if err == nil {
+		err = r.Client.Status().Patch(ctx, want, client.RawPatch(types.MergePatchType, patch))
+	}
 	if apierrors.IsNotFound(err) {
 		return nil // the claim went meanwhile
 	}

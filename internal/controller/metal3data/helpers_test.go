@@ -53,6 +53,8 @@ type managerOptions struct {
 	ipReuse bool
 	// quietWaits is the claim and data controllers' QuietWaits; zero: their default.
 	quietWaits time.Duration
+	// dataClient, when set, wraps the client the Metal3Data controller reads and writes with.
+	dataClient func(client.Client) client.Client
 }
 
 // startManager starts the image's manager (managertest) reconciling namespace ns with the three
@@ -67,8 +69,12 @@ func startManager(t *testing.T, ns string, opts managerOptions) *manager {
 	g.Expect((&metal3datatemplate.Reconciler{Client: mgr.GetClient()}).SetupWithManager(ctx, mgr, 4)).To(Succeed())
 	progress := &waits.Progress{} // shared, as the manager's controller setup shares it
 	g.Expect((&metal3dataclaim.Reconciler{Client: mgr.GetClient(), QuietWaits: opts.quietWaits, Progress: progress}).SetupWithManager(ctx, mgr, 4)).To(Succeed())
+	dataClient := mgr.GetClient()
+	if opts.dataClient != nil {
+		dataClient = opts.dataClient(dataClient)
+	}
 	g.Expect((&metal3data.Reconciler{
-		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), IPReuse: opts.ipReuse, Recorder: mgr.GetEventRecorder("metal3data"),
+		Client: dataClient, APIReader: mgr.GetAPIReader(), IPReuse: opts.ipReuse, Recorder: mgr.GetEventRecorder("metal3data"),
 		QuietWaits: opts.quietWaits, Progress: progress, RenderedSecrets: mgr.RenderedSecrets,
 	}).SetupWithManager(ctx, mgr, 4)).To(Succeed())
 	return &manager{client: mgr.GetClient(), cache: mgr.GetCache(), rendered: mgr.RenderedSecrets, stop: managertest.Run(t, mgr)}

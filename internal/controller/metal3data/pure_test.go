@@ -1,7 +1,12 @@
 package metal3data
 
 import (
+	"encoding/json"
+	"reflect"
+	"strings"
 	"testing"
+
+	jsonpatch "github.com/evanphx/json-patch/v5"
 
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
@@ -53,4 +58,50 @@ func TestOutputHash(t *testing.T) {
 	g.Expect(a.hash()).To(Equal(output{metaData: []byte("ab"), networkData: []byte("c")}.hash()))
 	g.Expect(a.hash()).NotTo(Equal(output{metaData: []byte("a"), networkData: []byte("bc")}.hash()), "moving bytes between the parts changes the digest")
 	g.Expect(a.hash()).NotTo(Equal(output{metaData: []byte("ab"), networkData: []byte("d")}.hash()))
+}
+
+// TestDataStatusPatchStatesTheWholeStatus: the status write sets the status it is given whatever
+// the API server held, so a write made from a copy that trails the server leaves nothing of the
+// server's status behind; every field of the status is in it.
+func TestDataStatusPatchStatesTheWholeStatus(t *testing.T) {
+	g := NewWithT(t)
+	now := metav1.Now().Rfc3339Copy() // as JSON holds it
+	failed := infrav1.Metal3DataStatus{
+		ErrorMessage: ptr.To(`host node-0 has no NIC "eth0"`),
+		Conditions:   []metav1.Condition{{Type: infrav1.DataReadyCondition, Status: metav1.ConditionFalse, Reason: infrav1.DataRenderFailedReason, LastTransitionTime: now}},
+		LastUpdated:  &now,
+	}
+	rendered := infrav1.Metal3DataStatus{Ready: true,
+		Conditions: []metav1.Condition{{Type: infrav1.DataReadyCondition, Status: metav1.ConditionTrue, Reason: infrav1.DataRenderedReason, LastTransitionTime: now}}}
+	for _, tt := range []struct {
+		name           string
+		stored, wanted infrav1.Metal3DataStatus
+	}{
+		{"rendered over an error", failed, rendered},
+		{"an error over a rendering", rendered, failed},
+		{"nothing over an error", failed, infrav1.Metal3DataStatus{}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			stored, err := json.Marshal(map[string]any{"status": tt.stored})
+			g.Expect(err).NotTo(HaveOccurred())
+			patch, err := dataStatusPatch(&tt.wanted)
+			g.Expect(err).NotTo(HaveOccurred())
+			merged, err := jsonpatch.MergePatch(stored, patch)
+			g.Expect(err).NotTo(HaveOccurred())
+			wanted, err := json.Marshal(map[string]any{"status": tt.wanted})
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(merged).To(MatchJSON(wanted))
+		})
+	}
+
+	patch, err := dataStatusPatch(&infrav1.Metal3DataStatus{})
+	g.Expect(err).NotTo(HaveOccurred())
+	var named struct{ Status map[string]any }
+	g.Expect(json.Unmarshal(patch, &named)).To(Succeed())
+	fields := reflect.TypeFor[infrav1.Metal3DataStatus]()
+	for i := range fields.NumField() {
+		name, _, _ := strings.Cut(fields.Field(i).Tag.Get("json"), ",")
+		g.Expect(named.Status).To(HaveKey(name), "the status write must name %s, or a stale copy leaves it standing", name)
+	}
 }

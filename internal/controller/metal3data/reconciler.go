@@ -118,6 +118,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		Normal:    phase(r.reconcileNormal),
 		Delete:    phase(r.reconcileDelete),
 		Ready:     &readySummary,
+		Write:     r.writeData,
 		Finish: func(s *skeleton.Scope[*infrav1.Metal3Data], res *ctrl.Result) {
 			data := s.Object
 			if after := r.unwrittenWait(before, data); after > 0 {
@@ -136,10 +137,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		},
 		Written: func(s *skeleton.Scope[*infrav1.Metal3Data]) {
 			if data := s.Object; data.Status.Ready && !before.Ready {
-				// Only once the status is written: a failed write must be retried in full. The
-				// patch helper leaves data at the version it was read at: the one the write was
-				// made against.
-				r.readyWritten.Wrote(string(data.UID), data.ResourceVersion, struct{}{})
+				// Only once the status is written: a failed write must be retried in full.
+				// writeData leaves data at the version its status write made.
+				r.readyWritten.WroteAt(string(data.UID), data.ResourceVersion, struct{}{})
 			}
 			written = s.Object
 		},
