@@ -23,7 +23,6 @@ import (
 // does not show: a host fixed while the cache still showed the Metal3Data before its error left
 // it Ready with the error, and nothing renders a Ready Metal3Data again.
 func (r *Reconciler) writeData(ctx context.Context, before, data *infrav1.Metal3Data) error {
-	status := data.Status.DeepCopy()
 	if !equality.Semantic.DeepEqual(before.ObjectMeta, data.ObjectMeta) || !equality.Semantic.DeepEqual(before.Spec, data.Spec) {
 		after := &infrav1.Metal3Data{TypeMeta: data.TypeMeta, ObjectMeta: data.ObjectMeta, Spec: data.Spec}
 		from := &infrav1.Metal3Data{TypeMeta: before.TypeMeta, ObjectMeta: before.ObjectMeta, Spec: before.Spec}
@@ -35,10 +34,10 @@ func (r *Reconciler) writeData(ctx context.Context, before, data *infrav1.Metal3
 		}
 		data.ObjectMeta, data.Spec = after.ObjectMeta, after.Spec // as stored: its resourceVersion
 	}
-	if equality.Semantic.DeepEqual(before.Status, *status) {
+	if equality.Semantic.DeepEqual(before.Status, data.Status) {
 		return nil
 	}
-	patch, err := dataStatusPatch(status)
+	patch, err := dataStatusPatch(&data.Status)
 	if err != nil {
 		return fmt.Errorf("writing Metal3Data %s status: %w", data.Name, err)
 	}
