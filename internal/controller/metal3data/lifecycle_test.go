@@ -344,3 +344,43 @@ func TestIPReuseSharesAnExistingHostClaim(t *testing.T) {
 	g.Expect(pre.OwnerReferences[0].UID).To(Equal(other.UID))
 	g.Expect(pre.Status.Address).NotTo(BeNil())
 }
+
+// TestSecretRestoredByHandClearsTheError: a deleted Secret that could not be re-created (an input
+// changed) and that someone then restored from a backup leaves no error behind: the Metal3Data's
+// next reconcile (here woken by its host) finds every Secret there.
+func TestSecretRestoredByHandClearsTheError(t *testing.T) {
+	ctx := context.Background()
+	ns := newNamespace(t)
+	startManager(t, ns, managerOptions{})
+	pool(t, ns, "prov", "192.168.0.10", "192.168.0.20", 24, "")
+	template(t, ns, "tmpl", specOf(t, simpleTemplate))
+	h := host(t, ns, "node-0", map[string]string{"example.com/rack": "r1"}, nil, "", "eth0=52:54:00:00:00:01")
+	machine(t, ns, "m3m-0", "tmpl", machineOpts{host: "node-0"})
+	data := renderedData(t, ns, "m3m-0")
+	g := NewWithT(t)
+	md := getSecret(g, ns, data.Spec.MetaData.Name)
+
+	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(h), h)).To(Succeed())
+	h.Labels["example.com/rack"] = "r9"
+	g.Expect(env.Client.Update(ctx, h)).To(Succeed())
+	g.Expect(env.Client.Delete(ctx, md)).To(Succeed())
+	NewWithT(t).Eventually(func(g Gomega) {
+		d := getData(g, ns, data.Name)
+		g.Expect(d.Status.ErrorMessage).To(gstruct.PointTo(ContainSubstring("rendering again gives different content")))
+	}).WithTimeout(timeout).WithPolling(poll).Should(Succeed())
+
+	backup := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: md.Name}, Data: md.Data}
+	g.Expect(env.Client.Create(ctx, backup)).To(Succeed())
+	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(h), h)).To(Succeed())
+	h.Annotations = map[string]string{"example.com/restored": "metaData"}
+	g.Expect(env.Client.Update(ctx, h)).To(Succeed())
+	NewWithT(t).Eventually(func(g Gomega) {
+		d := getData(g, ns, data.Name)
+		g.Expect(d.Status.ErrorMessage).To(BeNil())
+		g.Expect(d.Status.Ready).To(BeTrue())
+		g.Expect(condition(d.Status.Conditions, infrav1.DataSecretsReadyCondition).Status).To(Equal(metav1.ConditionTrue))
+		c := getClaim(g, ns, "m3m-0")
+		g.Expect(c.Status.ErrorMessage).To(BeNil())
+	}).WithTimeout(timeout).WithPolling(poll).Should(Succeed())
+	g.Expect(getSecret(g, ns, md.Name).Data).To(Equal(md.Data), "the restored Secret is left as restored")
+}

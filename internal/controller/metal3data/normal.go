@@ -132,11 +132,20 @@ func renderBlocker(err error) *blocker {
 // the same inputs and writes the result only if its digest is the one the surviving Secret
 // records (RenderedHashAnnotation); otherwise it says which input changed rather than hand the
 // host a different configuration. With both Secrets deleted no record is left, and they are
-// written from the inputs as they are.
+// written from the inputs as they are. A Secret it could not re-create that someone restored
+// clears the error at the next reconcile.
 func (r *Reconciler) recreateSecrets(ctx context.Context, data *infrav1.Metal3Data) (ctrl.Result, error) {
 	missing, digest, err := r.missingSecrets(ctx, data)
-	if err != nil || len(missing) == 0 {
+	if err != nil {
 		return ctrl.Result{}, err
+	}
+	if len(missing) == 0 {
+		if data.Status.ErrorMessage != nil {
+			// A Secret this controller could not re-create is back: restored by other hands.
+			data.Status.ErrorMessage = nil
+			setCondition(data, infrav1.DataSecretsReadyCondition, metav1.ConditionTrue, infrav1.DataRenderedReason, "")
+		}
+		return ctrl.Result{}, nil
 	}
 	if legacy := data.Annotations[RenderedHashAnnotation]; legacy != "" {
 		digest = legacy
