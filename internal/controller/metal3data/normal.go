@@ -19,10 +19,6 @@ import (
 // reconcileNormal claims addresses, renders and writes the Secrets — once. A rendered
 // Metal3Data only has its Secrets re-created if someone deleted them.
 func (r *Reconciler) reconcileNormal(ctx context.Context, data *infrav1.Metal3Data) (ctrl.Result, error) {
-	if _, unseen := r.readyWritten.Unseen(string(data.UID), data.ResourceVersion); unseen {
-		// Rendered by this process a moment ago; the cache will show it. Nothing to redo.
-		return ctrl.Result{}, nil
-	}
 	if data.Status.Ready {
 		if err := r.recheckHostSwitch(ctx, data); err != nil {
 			return ctrl.Result{}, err

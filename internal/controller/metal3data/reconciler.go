@@ -105,6 +105,7 @@ type Reconciler struct {
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	var written *infrav1.Metal3Data      // the Metal3Data as the reconcile left it, once it is stored
 	var before *infrav1.Metal3DataStatus // the status as read, for what the patch carries
+	var trailing bool                    // the copy read is older than this process's rendering
 	phase := func(next func(context.Context, *infrav1.Metal3Data) (ctrl.Result, error)) skeleton.Phase[*infrav1.Metal3Data] {
 		return func(ctx context.Context, s *skeleton.Scope[*infrav1.Metal3Data]) (ctrl.Result, error) {
 			before = s.Object.Status.DeepCopy()
@@ -115,10 +116,17 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		Client: r.Client, WatchFilter: r.WatchFilter,
 		New:       func() *infrav1.Metal3Data { return &infrav1.Metal3Data{} },
 		Finalizer: infrav1.DataFinalizer,
-		Normal:    phase(r.reconcileNormal),
-		Delete:    phase(r.reconcileDelete),
-		Ready:     &readySummary,
-		Write:     r.writeData,
+		Normal: phase(func(ctx context.Context, data *infrav1.Metal3Data) (ctrl.Result, error) {
+			if _, unseen := r.readyWritten.Unseen(string(data.UID), data.ResourceVersion); unseen {
+				// Rendered by this process a moment ago; the cache will show it. Nothing to redo.
+				trailing = true
+				return ctrl.Result{}, nil
+			}
+			return r.reconcileNormal(ctx, data)
+		}),
+		Delete: phase(r.reconcileDelete),
+		Ready:  &readySummary,
+		Write:  r.writeData,
 		Finish: func(s *skeleton.Scope[*infrav1.Metal3Data], res *ctrl.Result) {
 			data := s.Object
 			if after := r.unwrittenWait(before, data); after > 0 {
@@ -146,6 +154,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	})
 	if err != nil || written == nil {
 		return res, err
+	}
+	if trailing {
+		// What a copy older than this process's rendering says is no news for the claim, which
+		// heard of the rendering when it was written.
+		return res, nil
 	}
 	return res, r.reportToClaim(ctx, written)
 }
