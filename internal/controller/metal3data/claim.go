@@ -38,7 +38,7 @@ func (r *Reconciler) reportToClaim(ctx context.Context, data *infrav1.Metal3Data
 	if last, unseen := r.claimWritten.Unseen(string(claim.UID), claim.ResourceVersion); unseen && equality.Semantic.DeepEqual(statusWithoutTimes(last), statusWithoutTimes(want.Status)) {
 		return nil // written a moment ago; the cache will show it
 	}
-	patch, err := claimStatusPatch(claim, want)
+	patch, err := claimStatusPatch(&want.Status)
 	if err == nil {
 		err = r.Client.Status().Patch(ctx, want, client.RawPatch(types.MergePatchType, patch))
 	}

@@ -126,6 +126,15 @@ func host(t *testing.T, ns, name string, labels, annotations map[string]string, 
 	return h
 }
 
+// addNIC gives the host another NIC, as a re-inspection that finds it would.
+func addNIC(t *testing.T, h *bmov1.BareMetalHost, name, mac string) {
+	t.Helper()
+	g := NewWithT(t)
+	g.Expect(env.Client.Get(context.Background(), client.ObjectKeyFromObject(h), h)).To(Succeed())
+	h.Status.HardwareDetails.NIC = append(h.Status.HardwareDetails.NIC, bmov1.NIC{Name: name, MAC: mac})
+	g.Expect(env.Client.Status().Update(context.Background(), h)).To(Succeed())
+}
+
 // machineOpts shape the Machine -> Metal3Machine -> Metal3DataClaim chain.
 type machineOpts struct {
 	machine            string // CAPI Machine name; default: the Metal3Machine's

@@ -10,7 +10,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	bmov1 "github.com/metalwire/metalwire/api/baremetal/v1alpha1"
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
 )
 
@@ -68,7 +67,6 @@ func (c *laggingClient) Get(ctx context.Context, key client.ObjectKey, obj clien
 // the lag, then gives the host the NIC.
 func lagOnFixedHost(t *testing.T, ns string, lagging *laggingClient) {
 	t.Helper()
-	ctx := context.Background()
 	startManager(t, ns, managerOptions{dataClient: func(c client.Client) client.Client {
 		lagging.Client = c
 		return lagging
@@ -80,10 +78,7 @@ func lagOnFixedHost(t *testing.T, ns string, lagging *laggingClient) {
 	expectBlocked(t, ns, "m3m-0", infrav1.DataRenderFailedReason, `host node-0 has no NIC "eth0"`, true)
 
 	lagging.lag()
-	g := NewWithT(t)
-	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(h), h)).To(Succeed())
-	h.Status.HardwareDetails.NIC = append(h.Status.HardwareDetails.NIC, bmov1.NIC{Name: "eth0", MAC: "52:54:00:00:00:02"})
-	g.Expect(env.Client.Status().Update(ctx, h)).To(Succeed())
+	addNIC(t, h, "eth0", "52:54:00:00:00:02")
 }
 
 // TestRenderedOnALaggingCacheClearsTheError: the host is fixed while the controller's cache

@@ -13,7 +13,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	bmov1 "github.com/metalwire/metalwire/api/baremetal/v1alpha1"
 	infrav1 "github.com/metalwire/metalwire/api/infrastructure/v1beta2"
 	ipamv1 "github.com/metalwire/metalwire/api/ipam/v1alpha1"
 	"github.com/metalwire/metalwire/pkg/render"
@@ -106,12 +105,10 @@ func TestMissingNICReportedThenFixed(t *testing.T) {
 
 	expectBlocked(t, ns, "m3m-0", infrav1.DataRenderFailedReason, `host node-0 has no NIC "eth0"`, true)
 
-	g := NewWithT(t)
-	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(h), h)).To(Succeed())
-	h.Status.HardwareDetails.NIC = append(h.Status.HardwareDetails.NIC, bmov1.NIC{Name: "eth0", MAC: "52:54:00:00:00:02"})
-	g.Expect(env.Client.Status().Update(ctx, h)).To(Succeed())
+	addNIC(t, h, "eth0", "52:54:00:00:00:02")
 
 	data := renderedData(t, ns, "m3m-0")
+	g := NewWithT(t)
 	g.Expect(data.Status.ErrorMessage).To(BeNil())
 	nd := getSecret(g, ns, data.Spec.NetworkData.Name)
 	g.Expect(string(nd.Data["networkData"])).To(ContainSubstring(`ethernet_mac_address: "52:54:00:00:00:02"`))

@@ -62,7 +62,8 @@ func TestOutputHash(t *testing.T) {
 
 // TestDataStatusPatchStatesTheWholeStatus: the status write sets the status it is given whatever
 // the API server held, so a write made from a copy that trails the server leaves nothing of the
-// server's status behind; every field of the status is in it.
+// server's status behind; every field of the status is in it, and of the claim's status in the
+// report to the claim.
 func TestDataStatusPatchStatesTheWholeStatus(t *testing.T) {
 	g := NewWithT(t)
 	now := metav1.Now().Rfc3339Copy() // as JSON holds it
@@ -95,13 +96,22 @@ func TestDataStatusPatchStatesTheWholeStatus(t *testing.T) {
 		})
 	}
 
-	patch, err := dataStatusPatch(&infrav1.Metal3DataStatus{})
+	dataPatch, err := dataStatusPatch(&infrav1.Metal3DataStatus{})
 	g.Expect(err).NotTo(HaveOccurred())
-	var named struct{ Status map[string]any }
-	g.Expect(json.Unmarshal(patch, &named)).To(Succeed())
-	fields := reflect.TypeFor[infrav1.Metal3DataStatus]()
-	for i := range fields.NumField() {
-		name, _, _ := strings.Cut(fields.Field(i).Tag.Get("json"), ",")
-		g.Expect(named.Status).To(HaveKey(name), "the status write must name %s, or a stale copy leaves it standing", name)
+	claimPatch, err := claimStatusPatch(&infrav1.Metal3DataClaimStatus{})
+	g.Expect(err).NotTo(HaveOccurred())
+	for _, tt := range []struct {
+		patch  []byte
+		fields reflect.Type
+	}{
+		{dataPatch, reflect.TypeFor[infrav1.Metal3DataStatus]()},
+		{claimPatch, reflect.TypeFor[infrav1.Metal3DataClaimStatus]()},
+	} {
+		var named struct{ Status map[string]any }
+		g.Expect(json.Unmarshal(tt.patch, &named)).To(Succeed())
+		for i := range tt.fields.NumField() {
+			name, _, _ := strings.Cut(tt.fields.Field(i).Tag.Get("json"), ",")
+			g.Expect(named.Status).To(HaveKey(name), "the %s write must name %s, or a stale copy leaves it standing", tt.fields.Name(), name)
+		}
 	}
 }

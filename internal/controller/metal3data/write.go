@@ -61,25 +61,15 @@ func dataStatusPatch(s *infrav1.Metal3DataStatus) ([]byte, error) {
 	}})
 }
 
-// claimStatusPatch is the JSON merge patch from the claim as read to want, with the fields the
-// report sets (metal3dataclaim.Report) named even where the copy read already shows them: the
-// copy may trail what the API server holds, and a cleared errorMessage must be cleared there.
-// The conditions are patched as they differ: the claim controller writes the claim's status too.
-func claimStatusPatch(claim, want *infrav1.Metal3DataClaim) ([]byte, error) {
-	diff, err := client.MergeFrom(claim).Data(want)
-	if err != nil {
-		return nil, err
-	}
-	patch := map[string]any{}
-	if err := json.Unmarshal(diff, &patch); err != nil {
-		return nil, err
-	}
-	status, _ := patch["status"].(map[string]any)
-	if status == nil {
-		status = map[string]any{}
-		patch["status"] = status
-	}
-	status["renderedData"] = want.Status.RenderedData
-	status["errorMessage"] = want.Status.ErrorMessage
-	return json.Marshal(patch)
+// claimStatusPatch is the JSON merge patch that sets a claim's status to s whatever it held
+// before, as dataStatusPatch does for the Metal3Data: the claim read may trail what the API
+// server holds, and an errorMessage cleared must be cleared there. Every field is the report's
+// (metal3dataclaim.Report); the claim controller writes the same ones, and the same Ready
+// condition, only before a Metal3Data serves the claim.
+func claimStatusPatch(s *infrav1.Metal3DataClaimStatus) ([]byte, error) {
+	return json.Marshal(map[string]any{"status": map[string]any{
+		"renderedData": s.RenderedData,
+		"errorMessage": s.ErrorMessage,
+		"conditions":   s.Conditions,
+	}})
 }
